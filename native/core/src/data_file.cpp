@@ -1,0 +1,330 @@
+#include "dotcov/data_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+namespace dotcov {
+namespace {
+
+constexpr size_t Align8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+void PutU32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
+void PutU64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
+
+// Module record body, after the 16-byte record header:
+//   mvid[16] pdb_id[20] u32 site_count u32 path_len u32 counters_offset
+//   path (UTF-8), padded to 8; sites (u32 token, u32 il_offset) * n;
+//   counters (u64) * n at counters_offset from the record start.
+constexpr size_t kModuleFixed = 16 + 20 + 4 + 4 + 4;
+
+struct ModuleLayout {
+  size_t path_at, sites_at, counters_at, total;
+};
+
+ModuleLayout LayoutModule(size_t path_len, size_t n) {
+  ModuleLayout l;
+  l.path_at = kRecordHeaderSize + kModuleFixed;
+  l.sites_at = Align8(l.path_at + path_len);
+  l.counters_at = Align8(l.sites_at + 8 * n);
+  l.total = l.counters_at + 8 * n;
+  return l;
+}
+
+std::string ErrnoText(const char* what, const std::string& path) {
+  return std::string(what) + " " + path + ": " + std::strerror(errno);
+}
+
+uint64_t NowNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+}  // namespace
+
+DataFileWriter::~DataFileWriter() {
+  // The agent never destroys its writer (callbacks may outlive Shutdown); this
+  // is for tests and tools.
+  if (base_) munmap(base_, capacity_);
+  if (fd_ >= 0) close(fd_);
+}
+
+bool DataFileWriter::Reserve(size_t capacity, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (base_) return true;
+  void* p = mmap(nullptr, capacity, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    *error = std::string("cannot reserve address space: ") + std::strerror(errno);
+    return false;
+  }
+  base_ = static_cast<uint8_t*>(p);
+  capacity_ = capacity;
+  return true;
+}
+
+bool DataFileWriter::Create(const std::string& dir, uint32_t pid, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fd_ >= 0) return true;
+  if (!base_) {
+    *error = "data file: address space not reserved";
+    return false;
+  }
+  std::random_device rd;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    char name[96];
+    snprintf(name, sizeof name, "/dotcov.%u.%08x.cov", pid, static_cast<unsigned>(rd()));
+    std::string path = dir + name;
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) continue;
+    if (fd < 0) {
+      *error = ErrnoText("cannot create data file", path);
+      return false;
+    }
+    if (ftruncate(fd, kFileHeaderSize) != 0) {
+      *error = ErrnoText("cannot size data file", path);
+      close(fd);
+      unlink(path.c_str());
+      return false;
+    }
+    void* p = mmap(base_, capacity_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+      *error = ErrnoText("cannot map data file", path);
+      close(fd);
+      unlink(path.c_str());
+      return false;
+    }
+    std::memcpy(base_, kDataMagic, 8);
+    PutU32(base_ + 8, kDataFormatVersion);
+    PutU32(base_ + 12, kFileHeaderSize);
+    PutU32(base_ + 16, pid);
+    PutU64(base_ + 24, NowNs());
+    fd_ = fd;
+    path_ = path;
+    size_ = kFileHeaderSize;
+    return true;
+  }
+  *error = "cannot find a free data file name in " + dir;
+  return false;
+}
+
+std::optional<uint64_t> DataFileWriter::Append(RecordKind kind, size_t total, std::string* error) {
+  // Caller holds mu_.
+  if (fd_ < 0) {
+    *error = "data file not created";
+    return std::nullopt;
+  }
+  uint64_t offset = size_;
+  uint64_t end = offset + Align8(total);
+  if (end > capacity_) {
+    *error = "data file capacity exhausted";
+    return std::nullopt;
+  }
+  if (ftruncate(fd_, static_cast<off_t>(end)) != 0) {
+    *error = ErrnoText("cannot grow data file", path_);
+    return std::nullopt;
+  }
+  uint8_t* rec = base_ + offset;
+  PutU32(rec, static_cast<uint32_t>(kind));
+  PutU32(rec + 4, static_cast<uint32_t>(RecordState::kWriting));
+  PutU64(rec + 8, end - offset);
+  size_ = end;
+  return offset;
+}
+
+void DataFileWriter::Commit(uint64_t offset) {
+  auto* state = reinterpret_cast<std::atomic<uint32_t>*>(base_ + offset + 4);
+  state->store(static_cast<uint32_t>(RecordState::kCommitted), std::memory_order_release);
+}
+
+bool DataFileWriter::AddProcessInfo(const std::string& command_line, const std::string& cwd, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t total = kRecordHeaderSize + 8 + command_line.size() + cwd.size();
+  auto offset = Append(RecordKind::kProcess, total, error);
+  if (!offset) return false;
+  uint8_t* rec = base_ + *offset;
+  PutU32(rec + 16, static_cast<uint32_t>(command_line.size()));
+  PutU32(rec + 20, static_cast<uint32_t>(cwd.size()));
+  std::memcpy(rec + 24, command_line.data(), command_line.size());
+  std::memcpy(rec + 24 + command_line.size(), cwd.data(), cwd.size());
+  Commit(*offset);
+  return true;
+}
+
+std::optional<uint32_t> DataFileWriter::AddModule(const ModuleIdentity& id, const std::vector<ProbeSite>& sites,
+                                                  std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ModuleLayout l = LayoutModule(id.path.size(), sites.size());
+  auto offset = Append(RecordKind::kModule, l.total, error);
+  if (!offset) return std::nullopt;
+  if ((*offset + l.counters_at) / 8 + sites.size() > UINT32_MAX) {
+    *error = "slot space exhausted";
+    return std::nullopt;
+  }
+  uint8_t* rec = base_ + *offset;
+  uint8_t* body = rec + kRecordHeaderSize;
+  std::memcpy(body, id.mvid.data(), 16);
+  std::memcpy(body + 16, id.pdb_id.data(), 20);
+  PutU32(body + 36, static_cast<uint32_t>(sites.size()));
+  PutU32(body + 40, static_cast<uint32_t>(id.path.size()));
+  PutU32(body + 44, static_cast<uint32_t>(l.counters_at));
+  std::memcpy(rec + l.path_at, id.path.data(), id.path.size());
+  for (size_t i = 0; i < sites.size(); ++i) {
+    PutU32(rec + l.sites_at + 8 * i, sites[i].method_token);
+    PutU32(rec + l.sites_at + 8 * i + 4, sites[i].il_offset);
+  }
+  Commit(*offset);
+  return static_cast<uint32_t>((*offset + l.counters_at) / 8);
+}
+
+void DataFileWriter::Sync() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fd_ >= 0) msync(base_, size_, MS_ASYNC);
+}
+
+bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
+  *out = DataFile{};
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), kDataMagic, 8) != 0) {
+    *error = "not a dotcov data file";
+    return false;
+  }
+  ByteReader r(bytes);
+  r.Skip(8);
+  uint32_t version = r.U32();
+  uint32_t header_size = r.U32();
+  if (!r.ok()) {
+    *error = "data file header is truncated";
+    return false;
+  }
+  if (version != kDataFormatVersion) {
+    *error = "data file format version " + std::to_string(version) + " is not supported (this dotcov reads version " +
+             std::to_string(kDataFormatVersion) + ")";
+    return false;
+  }
+  out->format_version = version;
+  out->pid = r.U32();
+  r.U32();
+  out->start_time_ns = r.U64();
+  if (!r.ok() || header_size < 32 || header_size > bytes.size()) {
+    *error = "data file header is truncated";
+    return false;
+  }
+  size_t pos = header_size;
+  while (pos < bytes.size()) {
+    if (bytes.size() - pos < kRecordHeaderSize) {
+      out->warnings.push_back("file ends inside a record header at byte " + std::to_string(pos));
+      break;
+    }
+    ByteReader h(bytes.subspan(pos, kRecordHeaderSize));
+    uint32_t kind = h.U32();
+    uint32_t state = h.U32();
+    uint64_t size = h.U64();
+    if (size < kRecordHeaderSize || size % 8 != 0) {
+      out->warnings.push_back("corrupt record header at byte " + std::to_string(pos));
+      break;
+    }
+    if (size > bytes.size() - pos) {
+      out->warnings.push_back("file is cut short inside a record at byte " + std::to_string(pos));
+      break;
+    }
+    Bytes rec = bytes.subspan(pos, size);
+    pos += size;
+    if (state != static_cast<uint32_t>(RecordState::kCommitted)) {
+      out->warnings.push_back("skipped a record the process never finished writing");
+      continue;
+    }
+    ByteReader b(rec);
+    b.Skip(kRecordHeaderSize);
+    if (kind == static_cast<uint32_t>(RecordKind::kProcess)) {
+      uint32_t cl = b.U32(), cw = b.U32();
+      Bytes c1 = b.Take(cl), c2 = b.Take(cw);
+      if (!b.ok()) {
+        out->warnings.push_back("corrupt process record");
+        continue;
+      }
+      out->processes.push_back({std::string(c1.begin(), c1.end()), std::string(c2.begin(), c2.end())});
+    } else if (kind == static_cast<uint32_t>(RecordKind::kModule)) {
+      ModuleData m;
+      Bytes mvid = b.Take(16), pdb = b.Take(20);
+      uint32_t n = b.U32(), path_len = b.U32(), counters_at = b.U32();
+      Bytes path = b.Take(path_len);
+      if (!b.ok()) {
+        out->warnings.push_back("corrupt module record");
+        continue;
+      }
+      ModuleLayout l = LayoutModule(path_len, n);
+      if (counters_at != l.counters_at || l.total > rec.size()) {
+        out->warnings.push_back("corrupt module record (sizes disagree)");
+        continue;
+      }
+      std::memcpy(m.id.mvid.data(), mvid.data(), 16);
+      std::memcpy(m.id.pdb_id.data(), pdb.data(), 20);
+      m.id.path.assign(path.begin(), path.end());
+      m.sites.resize(n);
+      m.hits.resize(n);
+      ByteReader s(rec.subspan(l.sites_at));
+      for (uint32_t i = 0; i < n; ++i) {
+        m.sites[i].method_token = s.U32();
+        m.sites[i].il_offset = s.U32();
+      }
+      ByteReader c(rec.subspan(l.counters_at));
+      for (uint32_t i = 0; i < n; ++i) m.hits[i] = c.U64();
+      out->modules.push_back(std::move(m));
+    } else {
+      out->warnings.push_back("skipped a record of unknown kind " + std::to_string(kind));
+    }
+  }
+  return true;
+}
+
+std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
+  std::vector<uint8_t> out(kFileHeaderSize, 0);
+  std::memcpy(out.data(), kDataMagic, 8);
+  PutU32(out.data() + 8, kDataFormatVersion);
+  PutU32(out.data() + 12, kFileHeaderSize);
+  PutU32(out.data() + 16, file.pid);
+  PutU64(out.data() + 24, file.start_time_ns);
+  auto begin_record = [&](RecordKind kind, size_t total) {
+    size_t at = out.size();
+    out.resize(at + Align8(total), 0);
+    PutU32(out.data() + at, static_cast<uint32_t>(kind));
+    PutU32(out.data() + at + 4, static_cast<uint32_t>(RecordState::kCommitted));
+    PutU64(out.data() + at + 8, Align8(total));
+    return at;
+  };
+  for (const auto& p : file.processes) {
+    size_t at = begin_record(RecordKind::kProcess, kRecordHeaderSize + 8 + p.command_line.size() + p.cwd.size());
+    PutU32(out.data() + at + 16, static_cast<uint32_t>(p.command_line.size()));
+    PutU32(out.data() + at + 20, static_cast<uint32_t>(p.cwd.size()));
+    std::memcpy(out.data() + at + 24, p.command_line.data(), p.command_line.size());
+    std::memcpy(out.data() + at + 24 + p.command_line.size(), p.cwd.data(), p.cwd.size());
+  }
+  for (const auto& m : file.modules) {
+    size_t n = m.sites.size();
+    ModuleLayout l = LayoutModule(m.id.path.size(), n);
+    size_t at = begin_record(RecordKind::kModule, l.total);
+    uint8_t* rec = out.data() + at;
+    uint8_t* body = rec + kRecordHeaderSize;
+    std::memcpy(body, m.id.mvid.data(), 16);
+    std::memcpy(body + 16, m.id.pdb_id.data(), 20);
+    PutU32(body + 36, static_cast<uint32_t>(n));
+    PutU32(body + 40, static_cast<uint32_t>(m.id.path.size()));
+    PutU32(body + 44, static_cast<uint32_t>(l.counters_at));
+    std::memcpy(rec + l.path_at, m.id.path.data(), m.id.path.size());
+    for (size_t i = 0; i < n; ++i) {
+      PutU32(rec + l.sites_at + 8 * i, m.sites[i].method_token);
+      PutU32(rec + l.sites_at + 8 * i + 4, m.sites[i].il_offset);
+      PutU64(rec + l.counters_at + 8 * i, i < m.hits.size() ? m.hits[i] : 0);
+    }
+  }
+  return out;
+}
+
+}  // namespace dotcov

@@ -1,0 +1,184 @@
+#include "dotcov/data_file.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <cstring>
+#include <iterator>
+#include <set>
+
+namespace fs = std::filesystem;
+using namespace dotcov;
+
+namespace {
+
+fs::path MakeTempDir() {
+  char tmpl[] = "/tmp/dotcov-test-XXXXXX";
+  return fs::path(mkdtemp(tmpl));
+}
+
+std::vector<uint8_t> ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+ModuleIdentity Ident(uint8_t seed, std::string path) {
+  ModuleIdentity id;
+  for (int i = 0; i < 16; ++i) id.mvid[i] = uint8_t(seed + i);
+  for (int i = 0; i < 20; ++i) id.pdb_id[i] = uint8_t(seed * 3 + i);
+  id.path = std::move(path);
+  return id;
+}
+
+}  // namespace
+
+TEST(DataFile, WriterAndReaderAgree) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err)) << err;
+  ASSERT_TRUE(w.Create(dir, 4242, &err)) << err;
+  ASSERT_TRUE(w.AddProcessInfo("dotnet test", "/src", &err)) << err;
+  std::vector<ProbeSite> sites = {{0x06000001, 0}, {0x06000001, 7}, {0x06000002, 0}};
+  auto slot = w.AddModule(Ident(1, "/src/bin/Calc.dll"), sites, &err);
+  ASSERT_TRUE(slot) << err;
+  auto* counters = reinterpret_cast<uint64_t*>(w.base()) + *slot;
+  counters[0] = 5;
+  counters[2] = 1;
+  auto slot2 = w.AddModule(Ident(9, "/x/Other.dll"), {{0x06000003, 4}}, &err);
+  ASSERT_TRUE(slot2);
+  EXPECT_GT(*slot2, *slot + 2);
+  reinterpret_cast<uint64_t*>(w.base())[*slot2] = 77;
+
+  struct stat st {};
+  ASSERT_EQ(stat(w.path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_TRUE(f.warnings.empty());
+  EXPECT_EQ(f.pid, 4242u);
+  ASSERT_EQ(f.processes.size(), 1u);
+  EXPECT_EQ(f.processes[0].command_line, "dotnet test");
+  ASSERT_EQ(f.modules.size(), 2u);
+  EXPECT_EQ(f.modules[0].id.path, "/src/bin/Calc.dll");
+  EXPECT_EQ(f.modules[0].id.mvid, Ident(1, "").mvid);
+  EXPECT_EQ(f.modules[0].id.pdb_id, Ident(1, "").pdb_id);
+  EXPECT_EQ(f.modules[0].sites, sites);
+  EXPECT_EQ(f.modules[0].hits, (std::vector<uint64_t>{5, 0, 1}));
+  EXPECT_EQ(f.modules[1].hits, (std::vector<uint64_t>{77}));
+  fs::remove_all(dir);
+}
+
+TEST(DataFile, TwoWritersNeverShareAFile) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter a, b;
+  std::string err;
+  ASSERT_TRUE(a.Reserve(1 << 16, &err) && a.Create(dir, 7, &err)) << err;
+  ASSERT_TRUE(b.Reserve(1 << 16, &err) && b.Create(dir, 7, &err)) << err;  // same pid, as after PID reuse
+  EXPECT_NE(a.path(), b.path());
+  fs::remove_all(dir);
+}
+
+TEST(DataFile, CountsSurviveSigkill) {
+  fs::path dir = MakeTempDir();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    DataFileWriter w;
+    std::string err;
+    if (!w.Reserve(1 << 20, &err) || !w.Create(dir, getpid(), &err)) _exit(2);
+    auto slot = w.AddModule(Ident(2, "/a.dll"), {{0x06000001, 0}, {0x06000001, 3}}, &err);
+    if (!slot) _exit(3);
+    auto* c = reinterpret_cast<volatile uint64_t*>(w.base()) + *slot;
+    for (int i = 0; i < 1000; ++i) c[1] = c[1] + 1;
+    kill(getpid(), SIGKILL);  // no destructor, no msync
+    _exit(4);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_EQ(WTERMSIG(status), SIGKILL);
+  std::vector<fs::path> files(fs::directory_iterator(dir), {});
+  ASSERT_EQ(files.size(), 1u);
+  DataFile f;
+  std::string err;
+  ASSERT_TRUE(ParseDataFile(ReadAll(files[0]), &f, &err)) << err;
+  ASSERT_EQ(f.modules.size(), 1u);
+  EXPECT_EQ(f.modules[0].hits, (std::vector<uint64_t>{0, 1000}));
+  fs::remove_all(dir);
+}
+
+TEST(DataFile, EveryTruncationIsReadSafely) {
+  DataFile src;
+  src.pid = 3;
+  src.processes.push_back({"cmd", "/w"});
+  for (int m = 0; m < 3; ++m) {
+    ModuleData md;
+    md.id = Ident(uint8_t(m), "/m" + std::to_string(m) + ".dll");
+    md.sites = {{0x06000001, 0}, {0x06000001, 2}};
+    md.hits = {uint64_t(m), 1};
+    src.modules.push_back(md);
+  }
+  std::vector<uint8_t> bytes = SerializeDataFile(src);
+  DataFile full;
+  std::string err;
+  ASSERT_TRUE(ParseDataFile(bytes, &full, &err));
+  ASSERT_EQ(full.modules.size(), 3u);
+  EXPECT_TRUE(full.warnings.empty());
+  // Record boundaries: a file cut exactly there is a valid, shorter file.
+  std::set<size_t> boundaries = {bytes.size()};
+  for (size_t at = kFileHeaderSize; at < bytes.size();) {
+    boundaries.insert(at);
+    uint64_t size;
+    std::memcpy(&size, bytes.data() + at + 8, 8);
+    at += size;
+  }
+  size_t last_count = 0;
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    DataFile f;
+    bool ok = ParseDataFile(Bytes(bytes.data(), n), &f, &err);
+    if (n < kFileHeaderSize) {
+      EXPECT_FALSE(ok) << n;
+      continue;
+    }
+    ASSERT_TRUE(ok) << n;
+    EXPECT_GE(f.modules.size(), last_count);  // a longer prefix never loses modules
+    last_count = f.modules.size();
+    for (size_t i = 0; i < f.modules.size(); ++i) EXPECT_EQ(f.modules[i].hits, src.modules[i].hits);
+    EXPECT_EQ(f.warnings.empty(), boundaries.count(n) == 1) << n;
+  }
+}
+
+TEST(DataFile, RejectsOtherFilesAndVersions) {
+  DataFile f;
+  std::string err;
+  std::vector<uint8_t> junk = {'h', 'e', 'l', 'l', 'o'};
+  EXPECT_FALSE(ParseDataFile(junk, &f, &err));
+  EXPECT_NE(err.find("not a dotcov data file"), std::string::npos);
+  std::vector<uint8_t> bytes = SerializeDataFile(DataFile{});
+  bytes[8] = 99;
+  EXPECT_FALSE(ParseDataFile(bytes, &f, &err));
+  EXPECT_NE(err.find("version 99"), std::string::npos);
+}
+
+TEST(DataFile, UncommittedRecordIsSkippedNotFatal) {
+  DataFile src;
+  ModuleData md;
+  md.id = Ident(1, "/a.dll");
+  md.sites = {{0x06000001, 0}};
+  md.hits = {4};
+  src.modules = {md, md};
+  std::vector<uint8_t> bytes = SerializeDataFile(src);
+  bytes[kFileHeaderSize + 4] = 0;  // first record: state "writing"
+  DataFile f;
+  std::string err;
+  ASSERT_TRUE(ParseDataFile(bytes, &f, &err));
+  EXPECT_EQ(f.modules.size(), 1u);
+  EXPECT_EQ(f.warnings.size(), 1u);
+}

@@ -1,0 +1,73 @@
+"""The coverage results every report is made from.
+
+`results.py` builds these from data files and PDBs; the report modules only read
+them, so every output agrees with every other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class MethodCoverage:
+    """One user method (compiler-generated parts folded in later)."""
+
+    name: str  # e.g. "Add"
+    signature: str  # e.g. "(System.Int32,System.Int32)"
+    lines: dict[int, int] = field(default_factory=dict)  # line -> hits (0 = missed)
+
+
+@dataclass
+class ClassCoverage:
+    """A type, as reported in Cobertura's <class>: one per (type, source file)."""
+
+    name: str  # full name, nested types as "Outer/Inner"
+    filename: str  # absolute path of the source file
+    methods: list[MethodCoverage] = field(default_factory=list)
+    lines: dict[int, int] = field(default_factory=dict)  # line -> hits for this type in this file
+
+
+@dataclass
+class FileCoverage:
+    path: str  # absolute path of the source file
+    lines: dict[int, int] = field(default_factory=dict)  # line -> hits (0 = missed)
+
+    @property
+    def statements(self) -> int:
+        return len(self.lines)
+
+    @property
+    def missed(self) -> int:
+        return sum(1 for h in self.lines.values() if h == 0)
+
+    @property
+    def covered(self) -> int:
+        return self.statements - self.missed
+
+    def missed_lines(self) -> list[int]:
+        return sorted(n for n, h in self.lines.items() if h == 0)
+
+
+@dataclass
+class AssemblyCoverage:
+    name: str  # simple assembly name, Cobertura's <package>
+    classes: list[ClassCoverage] = field(default_factory=list)
+    files: dict[str, FileCoverage] = field(default_factory=dict)  # path -> file
+
+
+@dataclass
+class CoverageResult:
+    assemblies: list[AssemblyCoverage] = field(default_factory=list)
+    source_root: str = ""  # directory reports make paths relative to
+    timestamp: int = 0  # seconds since the epoch of the newest data
+
+    def all_files(self) -> list[FileCoverage]:
+        """Every source file once; a file compiled into several assemblies adds its hits."""
+        merged: dict[str, FileCoverage] = {}
+        for asm in self.assemblies:
+            for path, fc in asm.files.items():
+                into = merged.setdefault(path, FileCoverage(path))
+                for line, hits in fc.lines.items():
+                    into.lines[line] = into.lines.get(line, 0) + hits
+        return [merged[p] for p in sorted(merged)]
