@@ -1,0 +1,78 @@
+#include "dotcov/process_filter.h"
+
+namespace dotcov {
+namespace {
+
+std::string Basename(const std::string& p) {
+  size_t slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+std::string Dirname(const std::string& p) {
+  size_t slash = p.rfind('/');
+  return slash == std::string::npos ? std::string() : p.substr(0, slash);
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// `dotnet exec` options that take a value (hostfxr's muxer options).
+bool TakesValue(const std::string& opt) {
+  return opt == "--runtimeconfig" || opt == "--depsfile" || opt == "--additionalprobingpath" ||
+         opt == "--additional-deps" || opt == "--fx-version" || opt == "--roll-forward" ||
+         opt == "--runtimeconfig-json";
+}
+
+}  // namespace
+
+ProcessDecision DecideProcess(const std::vector<std::string>& argv, const std::string& exe) {
+  ProcessDecision d;
+  if (argv.empty()) {
+    d.reason = "no command line; covering";
+    return d;
+  }
+  bool muxer = Basename(exe) == "dotnet" || Basename(argv[0]) == "dotnet";
+  if (!muxer) {
+    d.app = exe.empty() ? argv[0] : exe;
+    d.reason = "app host " + d.app;
+    return d;
+  }
+  // The dotnet muxer: `dotnet app.dll`, `dotnet exec [opts] app.dll`, or an SDK command.
+  size_t i = 1;
+  if (i < argv.size() && argv[i] == "exec") {
+    ++i;
+    while (i < argv.size() && argv[i].rfind("--", 0) == 0) i += TakesValue(argv[i]) ? 2 : 1;
+  }
+  if (i >= argv.size()) {
+    d.cover = false;
+    d.reason = "dotnet muxer without an app";
+    return d;
+  }
+  const std::string& app = argv[i];
+  if (!EndsWith(app, ".dll") && !EndsWith(app, ".exe")) {
+    d.cover = false;
+    d.reason = "SDK command 'dotnet " + app + "'";
+    return d;
+  }
+  d.app = app;
+  std::string root = Dirname(exe);
+  if (!root.empty() && app.rfind(root + "/sdk/", 0) == 0) {
+    d.cover = false;
+    d.reason = "SDK tool " + Basename(app);
+    return d;
+  }
+  static const char* const kTools[] = {"MSBuild.dll", "VBCSCompiler.dll", "vstest.console.dll", "csc.dll",
+                                       "dotnet.dll", "datacollector.dll"};
+  for (const char* tool : kTools) {
+    if (Basename(app) == tool) {
+      d.cover = false;
+      d.reason = "tool " + Basename(app);
+      return d;
+    }
+  }
+  d.reason = "app " + app;
+  return d;
+}
+
+}  // namespace dotcov

@@ -1,0 +1,111 @@
+// dotcov._native: the C++ core for Python (data files, assemblies, PDBs, IL).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "dotcov/data_file.h"
+#include "native_symbols.h"
+
+namespace py = pybind11;
+using namespace dotcov;
+
+namespace {
+
+
+py::bytes ToBytes(const uint8_t* p, size_t n) { return py::bytes(reinterpret_cast<const char*>(p), n); }
+
+py::dict ReadDataFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
+    throw py::error_already_set();
+  }
+  std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
+  DataFile f;
+  std::string error;
+  if (!ParseDataFile(bytes, &f, &error)) throw py::value_error(error);
+  py::dict out;
+  out["format_version"] = f.format_version;
+  out["pid"] = f.pid;
+  out["start_time_ns"] = f.start_time_ns;
+  py::list processes;
+  for (const auto& p : f.processes) {
+    py::dict d;
+    d["command_line"] = py::bytes(p.command_line).attr("decode")("utf-8", "replace");
+    d["cwd"] = py::bytes(p.cwd).attr("decode")("utf-8", "replace");
+    processes.append(d);
+  }
+  out["processes"] = processes;
+  py::list modules;
+  for (const auto& m : f.modules) {
+    py::dict d;
+    d["mvid"] = ToBytes(m.id.mvid.data(), 16);
+    d["pdb_id"] = ToBytes(m.id.pdb_id.data(), 20);
+    d["path"] = py::bytes(m.id.path).attr("decode")("utf-8", "replace");
+    py::list tokens, offsets;
+    for (const auto& s : m.sites) {
+      tokens.append(s.method_token);
+      offsets.append(s.il_offset);
+    }
+    d["tokens"] = tokens;
+    d["offsets"] = offsets;
+    d["hits"] = m.hits;
+    modules.append(d);
+  }
+  out["modules"] = modules;
+  out["warnings"] = f.warnings;
+  return out;
+}
+
+template <size_t N>
+std::array<uint8_t, N> FixedBytes(py::handle h, const char* what) {
+  std::string s = py::cast<std::string>(py::bytes(py::reinterpret_borrow<py::object>(h)));
+  if (s.size() != N) throw py::value_error(std::string(what) + " has the wrong length");
+  std::array<uint8_t, N> a{};
+  std::memcpy(a.data(), s.data(), N);
+  return a;
+}
+
+void WriteDataFile(const std::string& path, py::dict data) {
+  DataFile f;
+  if (data.contains("pid")) f.pid = py::cast<uint32_t>(data["pid"]);
+  for (py::handle h : py::list(data["processes"])) {
+    py::dict p = py::reinterpret_borrow<py::dict>(h);
+    f.processes.push_back({py::cast<std::string>(p["command_line"]), py::cast<std::string>(p["cwd"])});
+  }
+  for (py::handle h : py::list(data["modules"])) {
+    py::dict m = py::reinterpret_borrow<py::dict>(h);
+    ModuleData md;
+    md.id.mvid = FixedBytes<16>(m["mvid"], "mvid");
+    md.id.pdb_id = FixedBytes<20>(m["pdb_id"], "pdb_id");
+    md.id.path = py::cast<std::string>(m["path"]);
+    auto tokens = py::cast<std::vector<uint32_t>>(m["tokens"]);
+    auto offsets = py::cast<std::vector<uint32_t>>(m["offsets"]);
+    md.hits = py::cast<std::vector<uint64_t>>(m["hits"]);
+    if (tokens.size() != offsets.size() || tokens.size() != md.hits.size())
+      throw py::value_error("tokens, offsets and hits differ in length");
+    for (size_t i = 0; i < tokens.size(); ++i) md.sites.push_back({tokens[i], offsets[i]});
+    f.modules.push_back(std::move(md));
+  }
+  std::vector<uint8_t> bytes = SerializeDataFile(f);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.flush();
+  if (!out) {
+    PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
+    throw py::error_already_set();
+  }
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "dotcov's C++ core: data files, assemblies, portable PDBs";
+  m.attr("DATA_FORMAT_VERSION") = kDataFormatVersion;
+  m.def("read_data_file", &ReadDataFile, py::arg("path"),
+        "Reads a data file; raises OSError if unreadable, ValueError if not a usable data file.");
+  m.def("write_data_file", &WriteDataFile, py::arg("path"), py::arg("data"));
+  RegisterSymbols(m);
+}

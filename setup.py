@@ -1,0 +1,50 @@
+"""Builds the native parts (the agent .so and dotcov._native) with CMake.
+
+Everything else lives in pyproject.toml. The agent is placed inside the package
+so that `dotcov run` finds it with no configuration.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+
+
+class CMakeBuild(build_ext):
+    def build_extension(self, ext):
+        target = Path(self.get_ext_fullpath(ext.name)).resolve()
+        build_dir = Path(os.environ.get("DOTCOV_CMAKE_BUILD_DIR", ROOT / "build" / "python")).resolve()
+        build_dir.mkdir(parents=True, exist_ok=True)
+        args = [
+            "cmake", "-S", str(ROOT / "native"), "-B", str(build_dir),
+            "-DCMAKE_BUILD_TYPE=Release",
+            "-DDOTCOV_BUILD_TESTS=OFF",
+            f"-DPython3_EXECUTABLE={sys.executable}",
+        ]
+        try:
+            import pybind11
+
+            args.append(f"-Dpybind11_DIR={pybind11.get_cmake_dir()}")
+        except ImportError:
+            pass
+        if shutil.which("ninja"):
+            args += ["-G", "Ninja"]
+        subprocess.check_call(args)
+        subprocess.check_call(["cmake", "--build", str(build_dir), "--target", "_native", "dotcov_agent"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        built = next((build_dir / "python").glob("_native*.so"))
+        shutil.copyfile(built, target)
+        shutil.copyfile(build_dir / "agent" / "libdotcov_agent.so", target.parent / "libdotcov_agent.so")
+
+
+setup(
+    ext_modules=[Extension("dotcov._native", sources=[])],
+    cmdclass={"build_ext": CMakeBuild},
+    package_data={"dotcov": ["libdotcov_agent.so"]},
+)

@@ -1,0 +1,3 @@
+from dotcov.cli import main
+
+main()
