@@ -1,0 +1,23 @@
+#include "agent_config.h"
+
+#include <cstdlib>
+
+namespace dotcov::agent {
+namespace {
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+}  // namespace
+
+AgentConfig AgentConfig::FromEnvironment() {
+  AgentConfig c;
+  c.data_dir = Env("DOTCOV_DATA_DIR");
+  c.source_root = Env("DOTCOV_SOURCE_ROOT");
+  while (c.source_root.size() > 1 && c.source_root.back() == '/') c.source_root.pop_back();
+  c.include_test_assemblies = Env("DOTCOV_INCLUDE_TEST_ASSEMBLIES") == "1";
+  c.log = Env("DOTCOV_LOG");
+  return c;
+}
+
+}  // namespace dotcov::agent

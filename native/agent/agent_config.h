@@ -1,0 +1,17 @@
+// The agent's settings, read once from the environment `dotcov run` prepares.
+#pragma once
+
+#include <string>
+
+namespace dotcov::agent {
+
+struct AgentConfig {
+  std::string data_dir;     // DOTCOV_DATA_DIR: where data files go (required)
+  std::string source_root;  // DOTCOV_SOURCE_ROOT: cover modules whose sources lie here ("" = any)
+  bool include_test_assemblies = false;  // DOTCOV_INCLUDE_TEST_ASSEMBLIES=1
+  std::string log;          // DOTCOV_LOG (see agent_log.h)
+
+  static AgentConfig FromEnvironment();
+};
+
+}  // namespace dotcov::agent

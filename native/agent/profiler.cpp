@@ -1,0 +1,276 @@
+#include "profiler.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <vector>
+
+#include "agent_log.h"
+#include "com_ptr.h"
+#include "dotcov/il_rewriter.h"
+#include "dotcov/module_filter.h"
+#include "dotcov/module_sites.h"
+#include "dotcov/process_filter.h"
+#include "dotcov/utf.h"
+
+namespace dotcov::agent {
+namespace {
+
+// Address space for counters and module records; touched pages only cost memory.
+constexpr size_t kCounterCapacity = size_t(1) << 30;
+
+std::vector<std::string> ReadCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all{std::istreambuf_iterator<char>(in), {}};
+  std::vector<std::string> argv;
+  size_t start = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i] == '\0') {
+      argv.push_back(all.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (start < all.size()) argv.push_back(all.substr(start));
+  return argv;
+}
+
+std::string ReadLink(const char* path) {
+  char buf[4096];
+  ssize_t n = readlink(path, buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, size_t(n)) : std::string();
+}
+
+std::string Join(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+bool EndsWith(const std::string& s, const char* suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// The JIT compilations in progress on this thread, innermost last, with the
+// epoch at which each started (see JITInlining). Plain TLS: no destructor.
+constexpr int kMaxJitDepth = 64;
+thread_local uint64_t t_jit_epochs[kMaxJitDepth];
+thread_local int t_jit_depth = 0;
+
+}  // namespace
+
+clr::HRESULT Profiler::Initialize(clr::IUnknown* info_unknown) {
+  config_ = AgentConfig::FromEnvironment();
+  if (config_.data_dir.empty()) return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  std::vector<std::string> argv = ReadCommandLine();
+  ProcessDecision decision = DecideProcess(argv, ReadLink("/proc/self/exe"));
+  if (!decision.cover) {
+    // Declined processes write neither data nor log.
+    return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+  InitLog(config_.log, config_.data_dir);
+  Log("agent loaded: %s (%s)", Join(argv).c_str(), decision.reason.c_str());
+  if (info_unknown->QueryInterface(clr::IID_ICorProfilerInfo5, reinterpret_cast<void**>(&info_)) != clr::S_OK) {
+    Log("ICorProfilerInfo5 unavailable; declining");
+    return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+  std::string error;
+  if (!writer_.Reserve(kCounterCapacity, &error)) {
+    Log("declining: %s", error.c_str());
+    return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+  clr::DWORD mask = clr::COR_PRF_MONITOR_MODULE_LOADS | clr::COR_PRF_MONITOR_JIT_COMPILATION |
+                    clr::COR_PRF_MONITOR_CACHE_SEARCHES;
+  clr::HRESULT hr = info_->SetEventMask(mask);
+  if (hr != clr::S_OK) {
+    Log("SetEventMask failed 0x%08x; declining", unsigned(hr));
+    return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::Shutdown() {
+  // Never tear anything down: callbacks may still arrive, and the counters
+  // are already in the page cache.
+  writer_.Sync();
+  Log("shutdown");
+  return clr::S_OK;
+}
+
+bool Profiler::EnsureDataFile() {
+  if (writer_.created()) return true;
+  if (data_file_failed_) return false;
+  std::string error;
+  if (!writer_.Create(config_.data_dir, uint32_t(getpid()), &error)) {
+    data_file_failed_ = true;
+    Log("no coverage for this process: %s", error.c_str());
+    return false;
+  }
+  char cwd[4096];
+  writer_.AddProcessInfo(Join(ReadCommandLine()), getcwd(cwd, sizeof cwd) ? cwd : "", &error);
+  Log("data file %s", writer_.path().c_str());
+  return true;
+}
+
+clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT status) {
+  if (status != clr::S_OK || !info_) return clr::S_OK;
+  char16_t name[4096];
+  clr::ULONG name_len = 0;
+  clr::AssemblyID assembly = 0;
+  clr::DWORD flags = 0;
+  const uint8_t* base = nullptr;
+  if (info_->GetModuleInfo2(module, &base, 4096, &name_len, name, &assembly, &flags) != clr::S_OK) return clr::S_OK;
+  std::string path = Utf16ToUtf8(std::u16string_view(name, name_len ? name_len - 1 : 0));
+  if (EndsWith(path, "/System.Private.CoreLib.dll")) {
+    std::string error;
+    if (!helper_.InjectIntoCoreLib(info_, module, writer_.base(), &error))
+      Log("CoreLib helper injection failed, nothing will be covered: %s", error.c_str());
+    return clr::S_OK;
+  }
+  ConsiderModule(module, path, flags);
+  return clr::S_OK;
+}
+
+void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags) {
+  if (flags & (clr::COR_PRF_MODULE_DYNAMIC | clr::COR_PRF_MODULE_RESOURCE)) return;
+  if (!(flags & clr::COR_PRF_MODULE_DISK) || path.empty() || path[0] != '/') return;
+  ModuleSites sites;
+  std::string error;
+  if (!LoadModuleSites(path, &sites, &error)) {
+    Log("skip %s: %s", path.c_str(), error.c_str());
+    return;
+  }
+  FilterDecision d = DecideModule(sites.facts, {config_.source_root, config_.include_test_assemblies});
+  if (!d.cover) {
+    Log("skip %s: %s", path.c_str(), d.reason.c_str());
+    return;
+  }
+  if (!helper_.ready()) {
+    Log("skip %s: the CoreLib helper is not available", path.c_str());
+    return;
+  }
+  if (!EnsureDataFile()) return;
+  auto m = std::make_shared<CoveredModule>();
+  m->id = module;
+  m->path = path;
+  m->sites = std::move(sites.sites);
+  m->Index(sites.method_count);
+  if (!helper_.ReferenceFrom(info_, module, &m->helper_ref, &error)) {
+    Log("skip %s: %s", path.c_str(), error.c_str());
+    return;
+  }
+  auto slot = writer_.AddModule(sites.identity, m->sites, &error);
+  if (!slot) {
+    Log("skip %s: %s", path.c_str(), error.c_str());
+    return;
+  }
+  m->slot_base = *slot;
+  Log("cover %s: %zu probe sites in %u methods (%s)", path.c_str(), m->sites.size(), m->method_count(),
+      d.reason.c_str());
+  std::unique_lock lock(modules_mu_);
+  modules_[module] = std::move(m);
+}
+
+clr::HRESULT Profiler::ModuleUnloadStarted(clr::ModuleID module) {
+  // ModuleIDs can be reused after a collectible unload. Counters stay in the file.
+  std::unique_lock lock(modules_mu_);
+  modules_.erase(module);
+  return clr::S_OK;
+}
+
+std::shared_ptr<CoveredModule> Profiler::Find(clr::ModuleID module) {
+  std::shared_lock lock(modules_mu_);
+  auto it = modules_.find(module);
+  return it == modules_.end() ? nullptr : it->second;
+}
+
+bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
+  uint32_t rid = token & 0x00FFFFFF;
+  if ((token & 0xFF000000) != 0x06000000 || rid == 0 || rid > m.method_count()) return true;  // not ours
+  if (m.rewritten[rid].load(std::memory_order_acquire)) return true;
+  std::lock_guard<std::mutex> lock(m.rewrite_mu);
+  if (m.rewritten[rid].load(std::memory_order_acquire)) return true;
+  uint32_t first = m.method_first[rid], end = m.method_first[rid + 1];
+  if (first < end) {
+    const uint8_t* header = nullptr;
+    clr::ULONG size = 0;
+    clr::HRESULT hr = info_->GetILFunctionBody(m.id, token, &header, &size);
+    std::vector<std::pair<uint32_t, uint32_t>> probes;
+    for (uint32_t i = first; i < end; ++i) probes.emplace_back(m.sites[i].il_offset, m.slot_base + i);
+    std::vector<uint8_t> body;
+    std::string error;
+    if (hr != clr::S_OK || !header) {
+      Log("method 0x%08x of %s left uninstrumented: GetILFunctionBody failed 0x%08x", token, m.path.c_str(),
+          unsigned(hr));
+    } else if (!il::InsertProbes(Bytes(header, size), probes, m.helper_ref, &body, &error)) {
+      Log("method 0x%08x of %s left uninstrumented: %s", token, m.path.c_str(), error.c_str());
+    } else {
+      ComPtr<clr::IMethodMalloc> alloc;
+      void* mem = nullptr;
+      if (info_->GetILFunctionBodyAllocator(m.id, alloc.Out()) == clr::S_OK && alloc)
+        mem = alloc->Alloc(static_cast<clr::ULONG>(body.size()));
+      if (!mem) {
+        Log("method 0x%08x of %s left uninstrumented: no IL allocator", token, m.path.c_str());
+      } else {
+        std::memcpy(mem, body.data(), body.size());
+        hr = info_->SetILFunctionBody(m.id, token, static_cast<const uint8_t*>(mem));
+        if (hr != clr::S_OK)
+          Log("method 0x%08x of %s left uninstrumented: SetILFunctionBody failed 0x%08x", token, m.path.c_str(),
+              unsigned(hr));
+      }
+    }
+  }
+  // Final either way: the IL never changes again (OSR may swap bodies mid-method).
+  m.rewritten[rid].store(epoch_.fetch_add(1) + 1, std::memory_order_release);
+  return true;
+}
+
+clr::HRESULT Profiler::JITCompilationStarted(clr::FunctionID function, clr::BOOL) {
+  if (t_jit_depth < kMaxJitDepth) t_jit_epochs[t_jit_depth] = epoch_.load(std::memory_order_acquire);
+  ++t_jit_depth;
+  clr::ClassID cls = 0;
+  clr::ModuleID module = 0;
+  clr::mdToken token = 0;
+  if (info_->GetFunctionInfo(function, &cls, &module, &token) != clr::S_OK) return clr::S_OK;
+  if (auto m = Find(module)) EnsureRewritten(*m, token);
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::JITCompilationFinished(clr::FunctionID, clr::HRESULT, clr::BOOL) {
+  if (t_jit_depth > 0) --t_jit_depth;
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::JITCachedFunctionSearchStarted(clr::FunctionID function, clr::BOOL* use_cached) {
+  // Precompiled (ReadyToRun) code of a covered method has no probes: refuse it.
+  clr::ClassID cls = 0;
+  clr::ModuleID module = 0;
+  clr::mdToken token = 0;
+  if (info_->GetFunctionInfo(function, &cls, &module, &token) == clr::S_OK && Find(module)) *use_cached = 0;
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::JITInlining(clr::FunctionID caller, clr::FunctionID callee, clr::BOOL* should_inline) {
+  clr::ClassID cls = 0;
+  clr::ModuleID module = 0;
+  clr::mdToken token = 0;
+  if (info_->GetFunctionInfo(callee, &cls, &module, &token) != clr::S_OK) return clr::S_OK;
+  auto m = Find(module);
+  if (!m) return clr::S_OK;
+  uint32_t rid = token & 0x00FFFFFF;
+  if ((token & 0xFF000000) != 0x06000000 || rid == 0 || rid > m->method_count()) return clr::S_OK;
+  uint64_t done = m->rewritten[rid].load(std::memory_order_acquire);
+  // The JIT read the callee's IL after the caller's compilation started. Only
+  // IL that was final before then certainly has its probes; otherwise veto
+  // this inline (the callee is then called, and rewritten at its own JIT).
+  int depth = t_jit_depth;
+  uint64_t started = depth > 0 && depth <= kMaxJitDepth ? t_jit_epochs[depth - 1] : 0;
+  if (done == 0 || done > started) *should_inline = 0;
+  return clr::S_OK;
+}
+
+}  // namespace dotcov::agent

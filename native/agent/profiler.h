@@ -1,0 +1,48 @@
+// The coverage profiler: decides what to cover at module load, rewrites each
+// covered method once at JIT time, and keeps inlining from hiding probes.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+
+#include "agent_config.h"
+#include "callback_base.h"
+#include "covered_module.h"
+#include "dotcov/data_file.h"
+#include "probe_helper.h"
+
+namespace dotcov::agent {
+
+class Profiler final : public CallbackBase {
+ public:
+  clr::HRESULT Initialize(clr::IUnknown* info_unknown) override;
+  clr::HRESULT Shutdown() override;
+  clr::HRESULT ModuleLoadFinished(clr::ModuleID module, clr::HRESULT status) override;
+  clr::HRESULT ModuleUnloadStarted(clr::ModuleID module) override;
+  clr::HRESULT JITCompilationStarted(clr::FunctionID function, clr::BOOL safe_to_block) override;
+  clr::HRESULT JITCompilationFinished(clr::FunctionID function, clr::HRESULT status, clr::BOOL safe_to_block) override;
+  clr::HRESULT JITCachedFunctionSearchStarted(clr::FunctionID function, clr::BOOL* use_cached) override;
+  clr::HRESULT JITInlining(clr::FunctionID caller, clr::FunctionID callee, clr::BOOL* should_inline) override;
+
+ private:
+  std::shared_ptr<CoveredModule> Find(clr::ModuleID module);
+  // Rewrites the method once; returns true when its IL is final (rewritten or nothing to do).
+  bool EnsureRewritten(CoveredModule& m, uint32_t method_token);
+  void ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags);
+  bool EnsureDataFile();
+
+  clr::ICorProfilerInfo5* info_ = nullptr;
+  AgentConfig config_;
+  DataFileWriter writer_;
+  ProbeHelper helper_;
+  std::atomic<bool> data_file_failed_{false};
+  std::atomic<uint64_t> epoch_{1};
+
+  std::shared_mutex modules_mu_;
+  std::unordered_map<clr::ModuleID, std::shared_ptr<CoveredModule>> modules_;
+};
+
+}  // namespace dotcov::agent

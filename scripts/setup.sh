@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Sets up a development machine: Debian packages, .venv, the native build, and
+# an editable install of dotcov (so .venv/bin/dotcov works). Safe to re-run.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+PACKAGES=(
+  python3 python3-venv python3-dev python3-pip python3-setuptools
+  python3-click python3-lxml python3-jinja2 python3-pygments python3-rich
+  python3-pytest python3-hypothesis python3-pybind11 pybind11-dev
+  cmake ninja-build g++ libgtest-dev zlib1g-dev
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+command -v dotnet >/dev/null || { echo "setup: the .NET SDK (dotnet) is required on PATH" >&2; exit 1; }
+
+if [ ! -x .venv/bin/python ]; then
+  /usr/bin/python3 -m venv --system-site-packages .venv
+fi
+# Builds native/ with CMake (setup.py) and puts the agent inside the package.
+.venv/bin/pip install --quiet --no-build-isolation --no-deps -e . 
+.venv/bin/dotcov --version

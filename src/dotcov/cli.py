@@ -1,0 +1,198 @@
+"""The `dotcov` command line, on coverage.py's conventions.
+
+Exit codes: 0 success; 1 an error dotcov reports (bad input, no data); 2 the
+total is below --fail-under. `dotcov run` exits with the command's own status
+(128+N when a signal N ended it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from dotcov import __version__
+
+EXIT_ERROR = 1
+EXIT_FAIL_UNDER = 2
+
+
+def _data_dir_option(f):
+    return click.option(
+        "--data-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        envvar="DOTCOV_DATA_DIR",
+        default=".dotcov",
+        show_default=True,
+        help="Directory of the coverage data files (also DOTCOV_DATA_DIR).",
+    )(f)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"dotcov: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def _load_result(data_dir: Path):
+    from dotcov import data, results
+
+    data_dir = data_dir.resolve()
+    if not data.data_files(data_dir):
+        _fail(f"no coverage data in {data_dir}; run your tests with 'dotcov run -- dotnet test' first")
+    cov = data.load(data_dir)
+    for w in cov.warnings:
+        click.echo(f"dotcov: warning: {w}", err=True)
+    result, problems = results.build(cov, Path.cwd())
+    for p in problems:
+        click.echo(f"dotcov: warning: {p}", err=True)
+    if not result.assemblies:
+        _fail("the data holds no module that can be reported (see the warnings above)")
+    return result
+
+
+def _check_fail_under(result, fail_under: float | None) -> None:
+    if fail_under is None:
+        return
+    from dotcov.report import total_percent
+
+    total = total_percent(result)
+    if total < fail_under:
+        click.echo(f"dotcov: total line coverage {total:.2f}% is below --fail-under={fail_under:g}", err=True)
+        sys.exit(EXIT_FAIL_UNDER)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dotcov")
+def cli():
+    """Code coverage for .NET: run tests under dotcov, then report."""
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@_data_dir_option
+@click.option("--append", is_flag=True, help="Keep the data of earlier runs instead of erasing it.")
+@click.option("--include-tests", is_flag=True, help="Also cover test assemblies (those referencing xunit, NUnit, MSTest).")
+@click.option("--log", "agent_log", is_flag=True, help="Write the agent's log to DATA_DIR/logs/.")
+@click.option("--no-report", is_flag=True, help="Do not print the summary table afterwards.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
+def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_report: bool, command):
+    """Run COMMAND with the agent loaded into every .NET process it starts.
+
+    Example: dotcov run -- dotnet test
+    """
+    from dotcov import data, results
+    from dotcov.agent import AgentError
+    from dotcov.report import render_table
+    from dotcov.run import RunError, check_data_dir, run_command
+
+    data_dir = data_dir.resolve()
+    try:
+        check_data_dir(data_dir)
+        if not append:
+            data.erase(data_dir)
+        status = run_command(list(command), data_dir, source_root=Path.cwd(), include_tests=include_tests,
+                             log=agent_log)
+    except (RunError, AgentError) as e:
+        _fail(str(e))
+    cov = data.combine(data_dir)
+    for w in cov.warnings:
+        click.echo(f"dotcov: warning: {w}", err=True)
+    if not cov.modules:
+        click.echo(
+            "dotcov: warning: no coverage was collected. No .NET process started by the command loaded an "
+            "assembly with a portable PDB whose sources lie under " + str(Path.cwd()) + ". Run with --log "
+            "and read " + str(data_dir / "logs") + " to see what each process saw.",
+            err=True,
+        )
+    elif not no_report:
+        result, problems = results.build(cov, Path.cwd())
+        for p in problems:
+            click.echo(f"dotcov: warning: {p}", err=True)
+        if result.assemblies:
+            click.echo(render_table(result, relative_to=str(Path.cwd())))
+    sys.exit(status)
+
+
+@cli.command()
+@_data_dir_option
+@click.option("-m", "--show-missing", is_flag=True, help="Show the line numbers that were not run.")
+@click.option("--skip-covered", is_flag=True, help="Leave out fully covered files.")
+@click.option("--precision", type=click.IntRange(0, 10), default=0, show_default=True)
+@click.option("--sort", type=click.Choice(["name", "stmts", "miss", "cover", "-name", "-stmts", "-miss", "-cover"]))
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True)
+@click.option("--fail-under", type=float, help="Exit with status 2 if the total is below this percentage.")
+def report(data_dir, show_missing, skip_covered, precision, sort, fmt, fail_under):
+    """Print a coverage summary table."""
+    from dotcov.report import render_markdown, render_table
+
+    result = _load_result(data_dir)
+    kwargs = dict(show_missing=show_missing, skip_covered=skip_covered, precision=precision, sort=sort,
+                  relative_to=str(Path.cwd()))
+    click.echo(render_markdown(result, **kwargs) if fmt == "markdown" else render_table(result, **kwargs))
+    _check_fail_under(result, fail_under)
+
+
+@cli.command()
+@_data_dir_option
+@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="coverage.cobertura.xml",
+              show_default=True, help="Where to write the Cobertura XML ('-' for standard output).")
+@click.option("--fail-under", type=float, help="Exit with status 2 if the total is below this percentage.")
+def xml(data_dir, output: Path, fail_under):
+    """Write a Cobertura XML report."""
+    from dotcov.cobertura import cobertura_xml
+
+    result = _load_result(data_dir)
+    payload = cobertura_xml(result, version=__version__)
+    if str(output) == "-":
+        sys.stdout.buffer.write(payload)
+    else:
+        try:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            tmp = output.with_name(output.name + ".tmp")
+            tmp.write_bytes(payload)
+            os.replace(tmp, output)
+        except OSError as e:
+            _fail(f"cannot write {output}: {e.strerror}")
+        click.echo(f"Wrote Cobertura XML to {output}")
+    _check_fail_under(result, fail_under)
+
+
+@cli.command()
+@_data_dir_option
+def combine(data_dir: Path):
+    """Merge the data files of many processes into one, keeping hit counts."""
+    from dotcov import data
+
+    data_dir = data_dir.resolve()
+    files = data.data_files(data_dir)
+    if not files:
+        _fail(f"no coverage data in {data_dir}")
+    cov = data.combine(data_dir)
+    for w in cov.warnings:
+        click.echo(f"dotcov: warning: {w}", err=True)
+    click.echo(f"Combined {len(files)} data file(s) into {data_dir / data.COMBINED_NAME}")
+
+
+@cli.command()
+@_data_dir_option
+def erase(data_dir: Path):
+    """Delete the collected coverage data."""
+    from dotcov import data
+
+    n = data.erase(data_dir.resolve())
+    click.echo(f"Erased {n} data file(s)")
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(EXIT_ERROR)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(EXIT_ERROR)
+    except SystemExit:
+        raise
+    sys.exit(0)

@@ -1,0 +1,179 @@
+"""Turns merged counters plus each module's portable PDB into line coverage.
+
+A line's statements are the module's non-hidden sequence points; a line is
+covered when a sequence point spanning it was hit, and its hits are the most
+hits of those points. Compiler-generated types (closures, state machines) are
+reported under the user type that contains them, and state-machine MoveNext
+methods under the method the user wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from dotcov import _native
+from dotcov.data import CoverageData, ModuleHits
+from dotcov.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage
+from dotcov.signatures import SignatureError, decode_type, method_signature
+
+# `<Name>b__0_0`, `<Name>d__3`, `<Name>g__Local|0_0` -> Name
+_GENERATED_METHOD = re.compile(r"^<([^>]*)>")
+
+
+@dataclass
+class Symbols:
+    raw: dict
+
+    @property
+    def mvid(self) -> bytes:
+        return self.raw["mvid"]
+
+    @property
+    def pdb_id(self) -> bytes:
+        return self.raw["pdb_id"]
+
+    def type_full_name(self, rid: int) -> str:
+        ns, name, enclosing, _flags = self.raw["types"][rid - 1]
+        if enclosing:
+            return f"{self.type_full_name(enclosing)}/{name}"
+        return f"{ns}.{name}" if ns else name
+
+    def user_type(self, rid: int) -> int:
+        """The outermost type that is not compiler-generated (`<>c`, `<M>d__1`, display classes)."""
+        types = self.raw["types"]
+        while True:
+            _ns, name, enclosing, _flags = types[rid - 1]
+            if name.startswith("<") and enclosing:
+                rid = enclosing
+            else:
+                return rid
+
+    def type_ref_name(self, tag: int, rid: int) -> str:
+        try:
+            if tag == 0:
+                return self.type_full_name(rid)
+            if tag == 1:
+                ns, name = self.raw["typerefs"][rid - 1]
+                return f"{ns}.{name}" if ns else name
+            if tag == 2:
+                return decode_type(self.raw["typespecs"][rid - 1], self.type_ref_name)
+        except (IndexError, SignatureError):
+            pass
+        return "?"
+
+    def signature(self, method_rid: int) -> str:
+        _name, _type, _flags, sig = self.raw["methods"][method_rid - 1]
+        try:
+            _ret, params = method_signature(sig, self.type_ref_name)
+        except SignatureError:
+            return "(?)"
+        return "(" + ",".join(params) + ")"
+
+
+class SymbolsError(Exception):
+    pass
+
+
+def load_symbols(module: ModuleHits) -> Symbols:
+    try:
+        raw = _native.read_symbols(module.path)
+    except (OSError, ValueError) as e:
+        raise SymbolsError(f"{module.path}: {e}") from e
+    if raw["mvid"] != module.mvid:
+        raise SymbolsError(
+            f"{module.path} was rebuilt after the coverage run (its MVID changed); "
+            "run the tests again to report it"
+        )
+    if raw["pdb_id"] != module.pdb_id:
+        raise SymbolsError(f"{module.path}: its PDB changed after the coverage run (PDB id differs); run again")
+    return Symbols(raw)
+
+
+def _user_method(sym: Symbols, rid: int) -> int:
+    """MoveNext of an async/iterator state machine reports as the method the user wrote."""
+    return sym.raw["kickoff"].get(rid, rid)
+
+
+def module_coverage(module: ModuleHits, sym: Symbols) -> AssemblyCoverage:
+    asm = AssemblyCoverage(sym.raw["assembly_name"])
+    hits = {site: h for site, h in zip(module.sites, module.hits)}
+    documents = sym.raw["documents"]
+    classes: dict[tuple[int, str], ClassCoverage] = {}
+    methods: dict[tuple[int, str, int], MethodCoverage] = {}
+    def is_generated(rid: int) -> bool:
+        name = sym.raw["methods"][_user_method(sym, rid) - 1][0]
+        return bool(_GENERATED_METHOD.match(name))
+
+    # User-written methods first, so lambdas and local functions find the method they fold into.
+    order = sorted(sym.raw["sequence_points"], key=lambda r: (is_generated(r), r))
+    for rid in order:
+        points = sym.raw["sequence_points"][rid]
+        token = 0x06000000 | rid
+        owner_rid = _user_method(sym, rid)
+        name, type_rid, _flags, _sig = sym.raw["methods"][owner_rid - 1]
+        generated = _GENERATED_METHOD.match(name)
+        if generated and generated.group(1):
+            name = generated.group(1)
+        user_type = sym.user_type(type_rid) if type_rid else 0
+        class_name = sym.type_full_name(user_type) if user_type else "<Module>"
+        for offset, start_line, _sc, end_line, _ec, doc in points:
+            if not 0 < doc <= len(documents):
+                continue
+            path = documents[doc - 1]
+            h = hits.get((token, offset), 0)
+            fc = asm.files.setdefault(path, FileCoverage(path))
+            cc = classes.get((user_type, path))
+            if cc is None:
+                cc = classes[(user_type, path)] = ClassCoverage(class_name, path)
+            if generated:
+                mc = next((m for m in cc.methods if m.name == name), None)
+                if mc is None:
+                    mc = MethodCoverage(name, sym.signature(owner_rid))
+                    cc.methods.append(mc)
+            else:
+                mkey = (user_type, path, owner_rid)
+                mc = methods.get(mkey)
+                if mc is None:
+                    mc = methods[mkey] = MethodCoverage(name, sym.signature(owner_rid))
+                    cc.methods.append(mc)
+            for line in range(start_line, end_line + 1):
+                for lines in (fc.lines, cc.lines, mc.lines):
+                    lines[line] = max(lines.get(line, 0), h)
+    asm.classes = sorted(classes.values(), key=lambda c: (c.name, c.filename))
+    return asm
+
+
+def build(data: CoverageData, source_root: Path) -> tuple[CoverageResult, list[str]]:
+    """Returns the result and the problems found (modules that could not be reported)."""
+    result = CoverageResult(source_root=str(source_root), timestamp=int(data.newest_mtime))
+    problems: list[str] = []
+    by_name: dict[str, AssemblyCoverage] = {}
+    for module in data.modules.values():
+        try:
+            sym = load_symbols(module)
+        except SymbolsError as e:
+            problems.append(str(e))
+            continue
+        asm = module_coverage(module, sym)
+        have = by_name.get(asm.name)
+        if have is None:
+            by_name[asm.name] = asm
+            continue
+        # Another build of the same assembly (e.g. another target framework): merge.
+        for path, fc in asm.files.items():
+            into = have.files.setdefault(path, FileCoverage(path))
+            for line, h in fc.lines.items():
+                into.lines[line] = into.lines.get(line, 0) + h
+        have.classes.extend(asm.classes)
+    result.assemblies = [by_name[n] for n in sorted(by_name)]
+    return result, problems
+
+
+def relative_name(path: str, root: str) -> str:
+    p = Path(path)
+    try:
+        return p.relative_to(root).as_posix()
+    except ValueError:
+        return p.as_posix()

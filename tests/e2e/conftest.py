@@ -1,0 +1,76 @@
+"""Fixtures that build the samples once and run commands under `dotcov run`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "samples"
+
+
+def _dotnet_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
+    env.setdefault("DOTNET_NOLOGO", "1")
+    env.setdefault("DOTNET_SKIP_FIRST_TIME_EXPERIENCE", "1")
+    # Keep `dotnet build` from leaving build servers behind between tests.
+    env["DOTNET_CLI_USE_MSBUILD_SERVER"] = "0"
+    env["UseSharedCompilation"] = "false"
+    return env
+
+
+@pytest.fixture(scope="session")
+def dotnet() -> str:
+    path = shutil.which("dotnet")
+    if not path:
+        pytest.fail("the .NET SDK (dotnet) is required for the end-to-end tests")
+    return path
+
+
+@pytest.fixture(scope="session")
+def built_samples(dotnet) -> Path:
+    """Builds every sample once (Debug, offline restore from samples/NuGet.config)."""
+    for project in ("Calc.Tests", "Crash"):
+        subprocess.run([dotnet, "build", project, "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], cwd=SAMPLES,
+                       env=_dotnet_env(), check=True)
+    return SAMPLES
+
+
+@dataclass
+class Run:
+    status: int
+    stdout: str
+    stderr: str
+    data_dir: Path
+
+
+@pytest.fixture
+def dotcov_run(tmp_path):
+    """Runs `dotcov run --data-dir <tmp> -- CMD` in `cwd` and returns the status, output and data dir."""
+
+    def run(cmd: list[str], *, cwd: Path, env_extra: dict[str, str] | None = None, args: list[str] = ()) -> Run:
+        data_dir = tmp_path / "data"
+        env = _dotnet_env()
+        env.update(env_extra or {})
+        proc = subprocess.run(
+            [sys.executable, "-m", "dotcov", "run", "--data-dir", str(data_dir), *args, "--", *cmd],
+            cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+        )
+        return Run(proc.returncode, proc.stdout, proc.stderr, data_dir)
+
+    return run
+
+
+def coverage_by_file(data_dir: Path, source_root: Path):
+    from dotcov import data, results
+
+    result, problems = results.build(data.load(data_dir), source_root)
+    assert not problems, problems
+    return {fc.path: fc for fc in result.all_files()}
