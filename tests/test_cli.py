@@ -1,0 +1,76 @@
+"""Command-line behaviour that needs no .NET: errors before the command starts, exit codes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def dotcov(*args, cwd, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "dotcov", *args], cwd=cwd, env=e, capture_output=True, text=True)
+
+
+def test_run_passes_the_exit_status_through(tmp_path):
+    r = dotcov("run", "--data-dir", str(tmp_path / "d"), "--", "sh", "-c", "exit 7", cwd=tmp_path)
+    assert r.returncode == 7
+    assert "no coverage was collected" in r.stderr
+
+
+def test_run_reports_a_signal_as_the_shell_does(tmp_path):
+    r = dotcov("run", "--data-dir", str(tmp_path / "d"), "--", "sh", "-c", "kill -TERM $$", cwd=tmp_path)
+    assert r.returncode == 128 + 15
+
+
+def test_run_sets_the_profiler_variables(tmp_path):
+    r = dotcov("run", "--data-dir", str(tmp_path / "d"), "--", "sh", "-c",
+               'echo "$CORECLR_ENABLE_PROFILING $CORECLR_PROFILER $DOTCOV_SOURCE_ROOT"; test -f "$CORECLR_PROFILER_PATH"',
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[:3] == ["1", "{066BACCC-BAC2-4894-ACF1-83D37AEAB145}", str(tmp_path)]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_data_dir_fails_before_the_command(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    marker = tmp_path / "ran"
+    r = dotcov("run", "--data-dir", str(ro / "d"), "--", "touch", str(marker), cwd=tmp_path)
+    assert r.returncode == 1
+    assert not marker.exists()
+
+
+def test_data_dir_that_is_a_file_fails_before_the_command(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    marker = tmp_path / "ran"
+    r = dotcov("run", "--data-dir", str(f), "--", "touch", str(marker), cwd=tmp_path)
+    assert r.returncode == 1
+    assert "cannot create the data directory" in r.stderr
+    assert not marker.exists()
+
+
+def test_command_not_found(tmp_path):
+    r = dotcov("run", "--data-dir", str(tmp_path / "d"), "--", "no-such-command-xyz", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "command not found: no-such-command-xyz" in r.stderr
+
+
+def test_another_profiler_is_refused(tmp_path):
+    marker = tmp_path / "ran"
+    r = dotcov("run", "--data-dir", str(tmp_path / "d"), "--", "touch", str(marker), cwd=tmp_path,
+               env={"CORECLR_ENABLE_PROFILING": "1", "CORECLR_PROFILER": "{11111111-2222-3333-4444-555555555555}"})
+    assert r.returncode == 1
+    assert "another CLR profiler is configured" in r.stderr
+    assert not marker.exists()
+
+
+def test_report_without_data_says_what_to_do(tmp_path):
+    r = dotcov("report", "--data-dir", str(tmp_path / "none"), cwd=tmp_path)
+    assert r.returncode == 1
+    assert "dotcov run -- dotnet test" in r.stderr

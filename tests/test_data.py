@@ -1,0 +1,86 @@
+"""Data files: merging, combining, damaged files, erase."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dotcov import _native, data
+
+MVID = b"m" * 16
+PDB = b"p" * 20
+
+
+def write(path: Path, hits: list[int], *, mvid=MVID, tokens=None, offsets=None, cmd="testhost") -> Path:
+    tokens = tokens or [0x06000001] * len(hits)
+    offsets = offsets or list(range(len(hits)))
+    _native.write_data_file(str(path), {
+        "processes": [{"command_line": cmd, "cwd": "/src"}],
+        "modules": [{"mvid": mvid, "pdb_id": PDB, "path": "/src/bin/Calc.dll", "tokens": tokens,
+                     "offsets": offsets, "hits": hits}],
+    })
+    return path
+
+
+def test_load_adds_hits_of_the_same_build_across_processes(tmp_path):
+    write(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 0, 2])
+    write(tmp_path / "dotcov.2.bbbbbbbb.cov", [0, 0, 5])
+    write(tmp_path / "dotcov.3.cccccccc.cov", [9], mvid=b"o" * 16)
+    cov = data.load(tmp_path)
+    assert cov.modules[(MVID, PDB)].hits == [1, 0, 7]
+    assert cov.modules[(MVID, PDB)].processes == 2
+    assert cov.modules[(b"o" * 16, PDB)].hits == [9]
+    assert len(cov.processes) == 3
+    assert not cov.warnings
+
+
+def test_combine_merges_then_removes_inputs_and_is_repeatable(tmp_path):
+    write(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 0])
+    write(tmp_path / "dotcov.2.bbbbbbbb.cov", [1, 3])
+    data.combine(tmp_path)
+    assert [p.name for p in data.data_files(tmp_path)] == [data.COMBINED_NAME]
+    write(tmp_path / "dotcov.3.cccccccc.cov", [1, 1])
+    data.combine(tmp_path)  # the combined file is an input too
+    assert data.load(tmp_path).modules[(MVID, PDB)].hits == [3, 4]
+
+
+def test_truncated_file_keeps_what_it_holds_and_is_set_aside(tmp_path):
+    good = write(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 2])
+    cut = tmp_path / "dotcov.2.bbbbbbbb.cov"
+    write(cut, [5, 5], mvid=b"z" * 16)
+    raw = cut.read_bytes()
+    cut.write_bytes(raw[:-4])  # inside the module record
+    cov = data.load(tmp_path)
+    assert (MVID, PDB) in cov.modules
+    assert (b"z" * 16, PDB) not in cov.modules
+    assert any("cut short" in w for w in cov.warnings)
+    data.combine(tmp_path)
+    assert (tmp_path / (cut.name + ".damaged")).exists()
+    assert not good.exists()
+
+
+def test_garbage_and_future_versions_are_reported_not_fatal(tmp_path):
+    (tmp_path / "dotcov.9.junk0000.cov").write_bytes(b"not coverage data at all")
+    future = write(tmp_path / "dotcov.8.future00.cov", [1])
+    raw = bytearray(future.read_bytes())
+    raw[8] = 2
+    future.write_bytes(bytes(raw))
+    cov = data.load(tmp_path)
+    assert not cov.modules
+    text = "\n".join(cov.warnings)
+    assert "not a dotcov data file" in text
+    assert "version 2 is not supported" in text
+
+
+def test_erase_removes_only_data_files(tmp_path):
+    write(tmp_path / "dotcov.1.aaaaaaaa.cov", [1])
+    (tmp_path / "notes.txt").write_text("mine")
+    assert data.erase(tmp_path) == 1
+    assert (tmp_path / "notes.txt").exists()
+
+
+def test_write_data_file_rejects_inconsistent_lengths(tmp_path):
+    with pytest.raises(ValueError):
+        _native.write_data_file(str(tmp_path / "x.cov"), {"processes": [], "modules": [
+            {"mvid": MVID, "pdb_id": PDB, "path": "/a", "tokens": [1, 2], "offsets": [0], "hits": [0, 0]}]})
