@@ -40,7 +40,11 @@ class CMakeBuild(build_ext):
         target.parent.mkdir(parents=True, exist_ok=True)
         built = next((build_dir / "python").glob("_native*.so"))
         shutil.copyfile(built, target)
-        shutil.copyfile(build_dir / "agent" / "libdotcov_agent.so", target.parent / "libdotcov_agent.so")
+        agent = build_dir / "agent" / "libdotcov_agent.so"
+        shutil.copyfile(agent, target.parent / "libdotcov_agent.so")
+        if getattr(self, "editable_mode", False) or self.inplace:
+            # An editable install imports the package from src/: the agent must be there.
+            shutil.copyfile(agent, ROOT / "src" / "dotcov" / "libdotcov_agent.so")
 
 
 setup(

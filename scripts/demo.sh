@@ -6,6 +6,6 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup.sh >/dev/null
 cd samples
-../.venv/bin/dotcov run -- dotnet test Calc.Tests --nologo -v quiet
+../.venv/bin/dotcov run --no-report -- dotnet test Calc.Tests --nologo -v quiet
 ../.venv/bin/dotcov report --show-missing
 ../.venv/bin/dotcov xml -o coverage.cobertura.xml

@@ -13,6 +13,7 @@
 #include "com_ptr.h"
 #include "dotcov/il_rewriter.h"
 #include "dotcov/module_filter.h"
+#include "dotcov/module_info.h"
 #include "dotcov/module_sites.h"
 #include "dotcov/process_filter.h"
 #include "dotcov/utf.h"
@@ -126,6 +127,11 @@ clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT sta
   if (info_->GetModuleInfo2(module, &base, 4096, &name_len, name, &assembly, &flags) != clr::S_OK) return clr::S_OK;
   std::string path = Utf16ToUtf8(std::u16string_view(name, name_len ? name_len - 1 : 0));
   if (EndsWith(path, "/System.Private.CoreLib.dll")) {
+    // Shared-framework layout: <root>/shared/Microsoft.NETCore.App/<version>/. A
+    // self-contained app has CoreLib beside its own assemblies: no shortcut then.
+    std::string dir = path.substr(0, path.rfind('/'));
+    std::string fx = dir.substr(0, dir.rfind('/'));
+    if (EndsWith(fx, "/shared/Microsoft.NETCore.App")) runtime_dir_ = fx.substr(0, fx.rfind('/'));
     std::string error;
     if (!helper_.InjectIntoCoreLib(info_, module, writer_.base(), &error))
       Log("CoreLib helper injection failed, nothing will be covered: %s", error.c_str());
@@ -138,13 +144,14 @@ clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT sta
 void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags) {
   if (flags & (clr::COR_PRF_MODULE_DYNAMIC | clr::COR_PRF_MODULE_RESOURCE)) return;
   if (!(flags & clr::COR_PRF_MODULE_DISK) || path.empty() || path[0] != '/') return;
-  ModuleSites sites;
+  if (!runtime_dir_.empty() && PathIsUnder(path, runtime_dir_)) return;  // the shared framework
+  ModuleSymbols symbols;
   std::string error;
-  if (!LoadModuleSites(path, &sites, &error)) {
+  if (!LoadModuleSymbols(path, &symbols, &error)) {
     Log("skip %s: %s", path.c_str(), error.c_str());
     return;
   }
-  FilterDecision d = DecideModule(sites.facts, {config_.source_root, config_.include_test_assemblies});
+  FilterDecision d = DecideModule(FactsOf(symbols), {config_.source_root, config_.include_test_assemblies});
   if (!d.cover) {
     Log("skip %s: %s", path.c_str(), d.reason.c_str());
     return;
@@ -157,13 +164,15 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   auto m = std::make_shared<CoveredModule>();
   m->id = module;
   m->path = path;
-  m->sites = std::move(sites.sites);
-  m->Index(sites.method_count);
+  std::vector<std::string> skipped;
+  m->sites = CollectSites(symbols, &skipped);
+  for (const auto& why : skipped) Log("%s: %s left uninstrumented", path.c_str(), why.c_str());
+  m->Index(symbols.pdb ? symbols.pdb->method_count() : 0);
   if (!helper_.ReferenceFrom(info_, module, &m->helper_ref, &error)) {
     Log("skip %s: %s", path.c_str(), error.c_str());
     return;
   }
-  auto slot = writer_.AddModule(sites.identity, m->sites, &error);
+  auto slot = writer_.AddModule(IdentityOf(symbols), m->sites, &error);
   if (!slot) {
     Log("skip %s: %s", path.c_str(), error.c_str());
     return;

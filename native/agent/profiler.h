@@ -40,6 +40,7 @@ class Profiler final : public CallbackBase {
   ProbeHelper helper_;
   std::atomic<bool> data_file_failed_{false};
   std::atomic<uint64_t> epoch_{1};
+  std::string runtime_dir_;  // CoreLib's directory: the shared framework, never covered
 
   std::shared_mutex modules_mu_;
   std::unordered_map<clr::ModuleID, std::shared_ptr<CoveredModule>> modules_;

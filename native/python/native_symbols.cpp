@@ -1,3 +1,92 @@
 #include "native_symbols.h"
 
-void RegisterSymbols(pybind11::module_& m) {}
+#include <pybind11/stl.h>
+
+#include "dotcov/metadata.h"
+#include "dotcov/module_info.h"
+#include "dotcov/pe_image.h"
+
+namespace py = pybind11;
+using namespace dotcov;
+
+namespace {
+
+py::bytes ToBytes(const uint8_t* p, size_t n) { return py::bytes(reinterpret_cast<const char*>(p), n); }
+py::str ToStr(std::string_view s) { return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(s.data(), s.size(), "replace")); }
+
+// Everything reports need from an assembly and its portable PDB; raises
+// ValueError with a human-facing message when they cannot be read.
+py::dict ReadSymbols(const std::string& path) {
+  ModuleSymbols sym;
+  std::string error;
+  if (!LoadModuleSymbols(path, &sym, &error)) throw py::value_error(error);
+  std::vector<uint8_t> file;
+  if (!ReadWholeFile(path, &file, &error)) throw py::value_error(error);
+  auto pe = PeImage::Parse(file, &error);
+  if (!pe) throw py::value_error(path + ": " + error);
+  auto md = MetadataReader::Parse(pe->metadata(), &error);
+  if (!md) throw py::value_error(path + ": " + error);
+
+  py::dict out;
+  out["mvid"] = ToBytes(sym.mvid.data(), 16);
+  out["pdb_id"] = ToBytes(sym.pdb_id.data(), 20);
+  out["assembly_name"] = ToStr(sym.assembly_name);
+  out["pdb_path"] = ToStr(sym.pdb_path);
+  out["embedded"] = sym.embedded;
+  py::list documents;
+  for (const auto& d : sym.documents) documents.append(ToStr(d.name));
+  out["documents"] = documents;
+
+  py::list types;
+  for (const auto& t : md->TypeDefs())
+    types.append(py::make_tuple(ToStr(t.name_space), ToStr(t.name), t.enclosing_type, t.flags));
+  out["types"] = types;
+  py::list methods;
+  for (const auto& m : md->MethodDefs())
+    methods.append(py::make_tuple(ToStr(m.name), m.declaring_type, m.flags, ToBytes(m.signature.data(), m.signature.size())));
+  out["methods"] = methods;
+  py::list typerefs;
+  uint32_t nrefs = md->RowCount(TableId::kTypeRef);
+  for (uint32_t rid = 1; rid <= nrefs; ++rid) {
+    std::string full = md->TypeRefFullName(rid);
+    size_t dot = full.rfind('.');
+    typerefs.append(dot == std::string::npos ? py::make_tuple(py::str(""), ToStr(full))
+                                             : py::make_tuple(ToStr(full.substr(0, dot)), ToStr(full.substr(dot + 1))));
+  }
+  out["typerefs"] = typerefs;
+  py::list typespecs;
+  uint32_t nspecs = md->RowCount(TableId::kTypeSpec);
+  for (uint32_t rid = 1; rid <= nspecs; ++rid) {
+    Bytes b = md->GetBlob(md->GetColumn(TableId::kTypeSpec, rid, 0));
+    typespecs.append(ToBytes(b.data(), b.size()));
+  }
+  out["typespecs"] = typespecs;
+
+  py::dict points, kickoff;
+  if (sym.pdb) {
+    std::vector<SequencePoint> sps;
+    for (uint32_t rid = 1; rid <= sym.pdb->method_count(); ++rid) {
+      if (!sym.pdb->ReadSequencePoints(rid, &sps, &error)) continue;
+      py::list l;
+      uint32_t last = UINT32_MAX;
+      for (const auto& p : sps) {
+        if (p.hidden || p.start_line == kHiddenSequencePointLine) continue;
+        if (p.il_offset == last) continue;  // as CollectSites: the first point at an offset wins
+        last = p.il_offset;
+        l.append(py::make_tuple(p.il_offset, p.start_line, p.start_column, p.end_line, p.end_column, p.document));
+      }
+      if (py::len(l)) points[py::int_(rid)] = l;
+      if (uint32_t k = sym.pdb->StateMachineKickoff(rid)) kickoff[py::int_(rid)] = k & 0x00FFFFFF;
+    }
+  }
+  out["sequence_points"] = points;
+  out["kickoff"] = kickoff;
+  return out;
+}
+
+}  // namespace
+
+void RegisterSymbols(py::module_& m) {
+  m.def("read_symbols", &ReadSymbols, py::arg("assembly_path"),
+        "Reads an assembly's identity, types, methods and portable-PDB sequence points.");
+}
