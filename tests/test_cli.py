@@ -34,14 +34,12 @@ def test_run_sets_the_profiler_variables(tmp_path):
     assert r.stdout.split()[:3] == ["1", "{066BACCC-BAC2-4894-ACF1-83D37AEAB145}", str(tmp_path)]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
 def test_unwritable_data_dir_fails_before_the_command(tmp_path):
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(0o500)
+    # /proc refuses new directories even to root, so this holds in CI too.
     marker = tmp_path / "ran"
-    r = dotcov("run", "--data-dir", str(ro / "d"), "--", "touch", str(marker), cwd=tmp_path)
+    r = dotcov("run", "--data-dir", "/proc/dotcov-data", "--", "touch", str(marker), cwd=tmp_path)
     assert r.returncode == 1
+    assert "cannot create the data directory /proc/dotcov-data" in r.stderr
     assert not marker.exists()
 
 
@@ -51,7 +49,7 @@ def test_data_dir_that_is_a_file_fails_before_the_command(tmp_path):
     marker = tmp_path / "ran"
     r = dotcov("run", "--data-dir", str(f), "--", "touch", str(marker), cwd=tmp_path)
     assert r.returncode == 1
-    assert "cannot create the data directory" in r.stderr
+    assert "is a file" in r.stderr
     assert not marker.exists()
 
 
