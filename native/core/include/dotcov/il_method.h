@@ -1,0 +1,135 @@
+// The IL method body model: decodes a method body as returned by
+// ICorProfilerInfo::GetILFunctionBody (header, code, extra data sections with
+// exception clauses), accepts instructions inserted before original
+// instructions, and re-encodes it with branch targets and exception clauses
+// re-resolved. All input is untrusted: every failure is a false return with a
+// message; nothing throws across this API.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dotcov/byte_reader.h"
+#include "dotcov/il_opcodes.h"
+
+namespace dotcov::il {
+
+// COR_ILEXCEPTION_CLAUSE flags.
+constexpr uint32_t kClauseCatch = 0;
+constexpr uint32_t kClauseFilter = 1;
+constexpr uint32_t kClauseFinally = 2;
+constexpr uint32_t kClauseFault = 4;
+
+struct ExceptionClause {
+  uint32_t flags = 0;  // 0 catch, 1 filter, 2 finally, 4 fault
+  uint32_t try_offset = 0, try_length = 0, handler_offset = 0, handler_length = 0;
+  uint32_t class_token_or_filter_offset = 0;  // class token (catch) or filter start (filter)
+
+  bool is_filter() const { return (flags & kClauseFilter) != 0; }
+  bool operator==(const ExceptionClause&) const = default;
+};
+
+struct Instruction {
+  uint32_t offset = 0;  // offset in the decoded code (for inserted ones: the anchor's offset)
+  uint16_t opcode = 0;  // 0x00XX or 0xFEXX
+  // Immediate value: sign-extended for int8/int32/int64, zero-extended for
+  // uint8/uint16/token, raw IEEE bits for float32/float64. For branches the
+  // ABSOLUTE target offset in the decoded code (end of instruction + displacement).
+  int64_t operand = 0;
+  // switch: absolute target offsets (end of the switch + displacement, modulo 2^32).
+  std::vector<int32_t> switch_targets;
+
+  // Encoded size in bytes (opcode + operand); 0 for an undefined opcode.
+  uint32_t Size() const;
+  bool operator==(const Instruction&) const = default;
+};
+
+inline Instruction MakeInstruction(uint16_t opcode, int64_t operand = 0) {
+  Instruction i;
+  i.opcode = opcode;
+  i.operand = operand;
+  return i;
+}
+
+// One extra data section holding exception clauses, as it was decoded.
+struct EhSectionForm {
+  bool fat = false;
+  uint32_t clause_count = 0;
+  bool operator==(const EhSectionForm&) const = default;
+};
+
+class MethodBody {
+ public:
+  // `body` starts at the method header (tiny or fat). Rejects bad headers,
+  // truncated code or sections, undefined opcodes, truncated operands and
+  // extra data sections that are not exception tables.
+  static bool Decode(Bytes body, MethodBody* out, std::string* error);
+
+  // Header + code + exception sections. Tiny header when the body was tiny
+  // (or built from nothing) and still fits (code < 64 bytes, max stack <= 8,
+  // no locals signature, no InitLocals, no clauses); otherwise fat, keeping the
+  // original fat flags. Exception sections keep the decoded section layout when
+  // the clause count is unchanged and every small section still fits the small
+  // form; otherwise one section, small when every clause fits (offsets <=
+  // 0xFFFF, lengths <= 0xFF, at most 20 clauses), else fat. With insertions,
+  // short branches are widened (never narrowed) until the layout is stable,
+  // every target and EH boundary is re-resolved and max stack grows by the
+  // largest probe stack need. Unmodified bodies re-encode byte-identically when
+  // the original used these same form choices.
+  bool Encode(std::vector<uint8_t>* out, std::string* error) const;
+
+  // Queues `probe` to run before the original instruction at
+  // `original_offset`. Branches, switch entries and EH region starts that
+  // target that instruction will target the probe; an EH region END at that
+  // offset also moves to the probe start (the probe belongs to the code that
+  // follows). Errors (and no change) when the offset is not an instruction
+  // boundary, follows a prefix, or is a `ret` right after a `tail.` call; when
+  // the probe contains an undefined opcode, a prefix, a branch/switch or any
+  // instruction that does not fall through (ret, throw, jmp ...), or, when all
+  // its stack effects are known, is not stack neutral or pops what it did not
+  // push. `probe_max_stack` is the probe's peak stack depth; -1 computes it
+  // from the table (call family counted conservatively as push 1, pop 0).
+  // Several probes at one offset run in the order they were inserted.
+  bool InsertBefore(uint32_t original_offset, std::vector<Instruction> probe, std::string* error,
+                    int probe_max_stack = -1);
+
+  bool fat_header() const { return fat_header_; }
+  uint16_t header_flags() const { return header_flags_; }  // fat header flags (12 bits); 0 for tiny
+  uint16_t max_stack() const { return max_stack_; }        // 8 for a tiny header
+  uint32_t local_var_sig_token() const { return local_var_sig_token_; }
+  bool init_locals() const { return init_locals_; }
+  uint32_t code_size() const { return code_size_; }
+  const std::vector<Instruction>& instructions() const { return instructions_; }  // decoded ones only
+  const std::vector<ExceptionClause>& clauses() const { return clauses_; }        // decoded offsets
+  const std::vector<EhSectionForm>& eh_sections() const { return eh_sections_; }
+  bool has_insertions() const { return !inserts_.empty(); }
+  uint16_t probe_stack() const { return probe_stack_; }
+
+  // Index into instructions() of the instruction starting at `offset`, or -1.
+  long FindInstruction(uint32_t offset) const;
+
+ private:
+  struct Laid;
+  bool LayOut(Laid* out, std::string* error) const;
+  static bool DecodeImpl(Bytes body, MethodBody* out, std::string* error);
+  bool EncodeImpl(std::vector<uint8_t>* out, std::string* error) const;
+  bool InsertBeforeImpl(uint32_t original_offset, std::vector<Instruction>& probe, std::string* error,
+                        int probe_max_stack);
+
+  bool fat_header_ = false;
+  uint16_t header_flags_ = 0;
+  uint16_t max_stack_ = 8;
+  uint32_t local_var_sig_token_ = 0;
+  bool init_locals_ = false;
+  uint32_t code_size_ = 0;
+  std::vector<Instruction> instructions_;
+  std::vector<ExceptionClause> clauses_;
+  std::vector<EhSectionForm> eh_sections_;
+  // Instructions to insert before instructions_[key].
+  std::map<size_t, std::vector<Instruction>> inserts_;
+  uint16_t probe_stack_ = 0;
+};
+
+}  // namespace dotcov::il

@@ -1,0 +1,62 @@
+// Coverage probe insertion and structural verification of IL method bodies.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dotcov/byte_reader.h"
+#include "dotcov/il_method.h"
+
+namespace dotcov::il {
+
+// `ldc.i4 <slot>` (always the 5-byte 0x20 form) + `call <helper_method_token>`.
+// Stack neutral when the helper is `static void (int32)`; peak depth 1.
+std::vector<Instruction> MakeCounterProbe(uint32_t slot, uint32_t helper_method_token);
+
+// Decodes `original_body`, inserts a counter probe before the instruction at
+// each (il offset, slot) pair (pairs in any order; several at one offset run in
+// the given order) and encodes the result into `new_body` (max stack + 1).
+// Fails, leaving `new_body` untouched, when the body does not decode, an offset
+// is not an instruction boundary, follows a prefix or is the ret of a `tail.`
+// call, or a branch target / exception boundary does not resolve. The caller
+// then leaves the method uninstrumented. With no probes the body is re-encoded
+// unchanged.
+bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                  uint32_t helper_method_token, std::vector<uint8_t>* new_body, std::string* error);
+
+// Stack effect of a call-family token, as for `call`: pops = number of
+// parameters + 1 when the signature has HASTHIS without EXPLICITTHIS, pushes =
+// 0 for a void return, else 1. Verify derives newobj (pops - 1, pushes 1) and
+// calli (pops + 1 for the function pointer) from it. Return false when unknown.
+using CallResolver = std::function<bool(uint32_t token, int* pops, int* pushes)>;
+
+struct VerifyOptions {
+  CallResolver call_resolver;  // may be empty
+  int return_values = -1;      // 0 or 1 when the method's return type is known; -1 accepts either at ret
+};
+
+// Structural checks of a decoded body (a body with pending insertions is
+// encoded and decoded first):
+//  - a prefix is followed by an instruction; branch/switch targets are
+//    instruction boundaries that do not follow a prefix;
+//  - each exception clause: non-empty try and handler within the code, starts
+//    on instruction boundaries, ends on a boundary or the code end, filter
+//    start on a boundary before the handler; try, filter and handler blocks of
+//    one clause disjoint; blocks of different clauses disjoint or nested
+//    (identical try blocks allowed); a clause with a block inside another's try
+//    block is listed first;
+//  - stack depth simulation from offset 0 (depth 0), catch and filter entries
+//    (depth 1) and finally/fault entries (depth 0): no underflow, depth never
+//    above max stack, equal depths where paths join, empty stack at try starts
+//    and jmp, at most one value at ret (exactly return_values when known),
+//    exactly one at endfilter, no fall-through past the end of the code.
+//    Call-family instructions whose effect is unknown (no resolver, or it
+//    returns false) make the depth unknown on that path only: checks resume
+//    where a known depth reaches (a branch target or handler entry from
+//    elsewhere); code reachable only through unknown paths is not depth-checked.
+bool Verify(const MethodBody& body, std::string* error, const VerifyOptions& options = {});
+
+}  // namespace dotcov::il

@@ -1,0 +1,255 @@
+#include "dotcov/il_rewriter.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+
+namespace dotcov::il {
+namespace {
+
+bool Fail(std::string* error, const std::string& message) {
+  if (error) *error = message;
+  return false;
+}
+
+std::string Hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string At(uint64_t offset) { return " at IL offset " + Hex(offset); }
+
+struct Block {
+  uint64_t begin, end;
+  size_t clause;
+  bool is_try;
+  const char* what;
+};
+
+bool CheckClauses(const MethodBody& body, std::string* error) {
+  const uint64_t code_size = body.code_size();
+  auto start_ok = [&](uint64_t o) { return o < code_size && body.FindInstruction(static_cast<uint32_t>(o)) >= 0; };
+  auto end_ok = [&](uint64_t o) { return o == code_size || start_ok(o); };
+  std::vector<Block> blocks;
+  const auto& clauses = body.clauses();
+  for (size_t i = 0; i < clauses.size(); ++i) {
+    const ExceptionClause& c = clauses[i];
+    std::string name = "exception clause " + std::to_string(i);
+    uint64_t try_end = uint64_t{c.try_offset} + c.try_length;
+    uint64_t handler_end = uint64_t{c.handler_offset} + c.handler_length;
+    if (c.flags != kClauseCatch && c.flags != kClauseFilter && c.flags != kClauseFinally && c.flags != kClauseFault)
+      return Fail(error, name + ": unknown flags " + Hex(c.flags));
+    if (c.try_length == 0 || c.handler_length == 0) return Fail(error, name + ": empty region");
+    if (!start_ok(c.try_offset) || !end_ok(try_end))
+      return Fail(error, name + ": try region is not on instruction boundaries");
+    if (!start_ok(c.handler_offset) || !end_ok(handler_end))
+      return Fail(error, name + ": handler region is not on instruction boundaries");
+    blocks.push_back({c.try_offset, try_end, i, true, "try"});
+    blocks.push_back({c.handler_offset, handler_end, i, false, "handler"});
+    if (c.is_filter()) {
+      uint64_t f = c.class_token_or_filter_offset;
+      if (!start_ok(f) || f >= c.handler_offset)
+        return Fail(error, name + ": filter start is not an instruction boundary before the handler");
+      blocks.push_back({f, c.handler_offset, i, false, "filter"});
+    }
+  }
+  for (size_t a = 0; a < blocks.size(); ++a) {
+    for (size_t b = a + 1; b < blocks.size(); ++b) {
+      const Block& x = blocks[a];
+      const Block& y = blocks[b];
+      bool disjoint = x.end <= y.begin || y.end <= x.begin;
+      if (disjoint) continue;
+      std::string names = std::string(x.what) + " of clause " + std::to_string(x.clause) + " and " + y.what +
+                          " of clause " + std::to_string(y.clause);
+      if (x.clause == y.clause) return Fail(error, names + " overlap");
+      bool equal = x.begin == y.begin && x.end == y.end;
+      if (equal) {
+        if (x.is_try && y.is_try) continue;  // several handlers for one try block
+        return Fail(error, names + " are the same region");
+      }
+      bool x_in_y = y.begin <= x.begin && x.end <= y.end;
+      bool y_in_x = x.begin <= y.begin && y.end <= x.end;
+      if (!x_in_y && !y_in_x) return Fail(error, names + " overlap without nesting");
+      // Inner clauses come before the clauses whose try block encloses them.
+      if (x_in_y && y.is_try && x.clause > y.clause) return Fail(error, names + ": inner clause listed after outer");
+      if (y_in_x && x.is_try && y.clause > x.clause) return Fail(error, names + ": inner clause listed after outer");
+    }
+  }
+  return true;
+}
+
+constexpr int kUnvisited = INT_MIN;
+constexpr int kUnknown = -1;
+
+bool SimulateStack(const MethodBody& body, const VerifyOptions& options, std::string* error) {
+  const auto& ins = body.instructions();
+  const size_t n = ins.size();
+  if (n == 0) return true;
+  std::vector<int> state(n, kUnvisited);
+  std::vector<bool> try_start(n, false);
+  std::vector<size_t> work;
+  auto index_of = [&](uint64_t offset) { return static_cast<size_t>(body.FindInstruction(static_cast<uint32_t>(offset))); };
+  std::string failure;
+  auto reach = [&](size_t idx, int depth) {
+    int prev = state[idx];
+    if (prev == kUnvisited || (prev == kUnknown && depth != kUnknown)) {
+      state[idx] = depth;
+      work.push_back(idx);
+      return true;
+    }
+    if (depth == kUnknown || prev == kUnknown || prev == depth) return true;
+    failure = "inconsistent stack depth (" + std::to_string(prev) + " vs " + std::to_string(depth) + ")" +
+              At(ins[idx].offset);
+    return false;
+  };
+
+  if (!reach(0, 0)) return Fail(error, failure);
+  for (const ExceptionClause& c : body.clauses()) {
+    try_start[index_of(c.try_offset)] = true;
+    int entry = (c.flags == kClauseFinally || c.flags == kClauseFault) ? 0 : 1;
+    if (!reach(index_of(c.handler_offset), entry)) return Fail(error, failure);
+    if (c.is_filter() && !reach(index_of(c.class_token_or_filter_offset), 1)) return Fail(error, failure);
+  }
+  const int max_stack = body.max_stack();
+  while (!work.empty()) {
+    size_t idx = work.back();
+    work.pop_back();
+    const Instruction& in = ins[idx];
+    const OpcodeInfo* info = LookupOpcode(in.opcode);
+    const int depth = state[idx];
+    if (depth > max_stack) return Fail(error, "stack depth " + std::to_string(depth) + " exceeds max stack" + At(in.offset));
+    if (try_start[idx] && depth > 0) return Fail(error, "stack not empty at try start" + At(in.offset));
+    int next = kUnknown;
+    if (depth != kUnknown) {
+      int pops = info->pops, pushes = info->pushes;
+      bool resolved = true;
+      if (in.opcode == op::kRet) {
+        if (options.return_values >= 0 ? depth != options.return_values : depth > 1)
+          return Fail(error, "stack depth " + std::to_string(depth) + " at ret" + At(in.offset));
+        pops = depth;
+      } else if (in.opcode == op::kJmp) {
+        if (depth != 0) return Fail(error, "stack not empty at jmp" + At(in.offset));
+      } else if (in.opcode == op::kEndfilter) {
+        if (depth != 1) return Fail(error, "stack depth " + std::to_string(depth) + " at endfilter" + At(in.offset));
+      } else if (pops == kClearsStack) {
+        pops = depth;
+      } else if (IsCallFamily(in.opcode)) {
+        int p = 0, q = 0;
+        resolved = options.call_resolver && options.call_resolver(static_cast<uint32_t>(in.operand), &p, &q) &&
+                   p >= 0 && q >= 0 && q <= 1;
+        if (resolved) {
+          if (in.opcode == op::kNewobj) {
+            pops = std::max(0, p - 1);
+            pushes = 1;
+          } else {
+            pops = p + (in.opcode == op::kCalli ? 1 : 0);
+            pushes = q;
+          }
+        }
+      }
+      if (resolved) {
+        if (pops > depth)
+          return Fail(error, std::string("stack underflow in ") + info->name + At(in.offset));
+        next = depth - pops + pushes;
+        if (next > max_stack)
+          return Fail(error, "stack depth " + std::to_string(next) + " exceeds max stack " +
+                                 std::to_string(max_stack) + " after " + info->name + At(in.offset));
+      }
+    }
+    bool falls_through = false;
+    switch (info->flow) {
+      case FlowKind::kNext:
+      case FlowKind::kMeta:
+        falls_through = true;
+        break;
+      case FlowKind::kCall:
+        falls_through = in.opcode != op::kJmp;
+        break;
+      case FlowKind::kBranch:
+      case FlowKind::kCondBranch:
+        if (IsBranch(in.opcode)) {
+          if (!reach(index_of(static_cast<uint64_t>(in.operand)), next)) return Fail(error, failure);
+        } else {
+          for (int32_t t : in.switch_targets)
+            if (!reach(index_of(static_cast<uint32_t>(t)), next)) return Fail(error, failure);
+        }
+        falls_through = info->flow == FlowKind::kCondBranch;
+        break;
+      case FlowKind::kReturn:
+      case FlowKind::kThrow:
+        break;
+    }
+    if (falls_through) {
+      if (idx + 1 >= n) return Fail(error, std::string("control falls off the end of the code after ") + info->name);
+      if (!reach(idx + 1, next)) return Fail(error, failure);
+    }
+  }
+  return true;
+}
+
+bool VerifyDecoded(const MethodBody& body, const VerifyOptions& options, std::string* error) {
+  const auto& ins = body.instructions();
+  const uint64_t code_size = body.code_size();
+  auto target_ok = [&](uint64_t t) {
+    if (t >= code_size) return false;
+    long idx = body.FindInstruction(static_cast<uint32_t>(t));
+    return idx == 0 || (idx > 0 && !IsPrefix(ins[static_cast<size_t>(idx) - 1].opcode));
+  };
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const Instruction& in = ins[i];
+    if (IsPrefix(in.opcode) && i + 1 == ins.size())
+      return Fail(error, "prefix at the end of the code" + At(in.offset));
+    if (IsBranch(in.opcode)) {
+      if (in.operand < 0 || !target_ok(static_cast<uint64_t>(in.operand)))
+        return Fail(error, "branch target " + Hex(static_cast<uint64_t>(in.operand)) + " is not a valid instruction" +
+                               At(in.offset));
+    }
+    for (int32_t t : in.switch_targets)
+      if (!target_ok(static_cast<uint32_t>(t)))
+        return Fail(error, "switch target " + Hex(static_cast<uint32_t>(t)) + " is not a valid instruction" +
+                               At(in.offset));
+  }
+  if (!CheckClauses(body, error)) return false;
+  return SimulateStack(body, options, error);
+}
+
+}  // namespace
+
+std::vector<Instruction> MakeCounterProbe(uint32_t slot, uint32_t helper_method_token) {
+  return {MakeInstruction(op::kLdcI4, static_cast<int32_t>(slot)), MakeInstruction(op::kCall, helper_method_token)};
+}
+
+bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                  uint32_t helper_method_token, std::vector<uint8_t>* new_body, std::string* error) {
+  try {
+    if (!new_body) return Fail(error, "no output buffer");
+    MethodBody body;
+    if (!MethodBody::Decode(original_body, &body, error)) return false;
+    for (const auto& [offset, slot] : probes) {
+      if (!body.InsertBefore(offset, MakeCounterProbe(slot, helper_method_token), error, /*probe_max_stack=*/1))
+        return false;
+    }
+    std::vector<uint8_t> out;
+    if (!body.Encode(&out, error)) return false;
+    *new_body = std::move(out);
+    return true;
+  } catch (...) {
+    return Fail(error, "out of memory inserting probes");
+  }
+}
+
+bool Verify(const MethodBody& body, std::string* error, const VerifyOptions& options) {
+  try {
+    if (!body.has_insertions()) return VerifyDecoded(body, options, error);
+    std::vector<uint8_t> bytes;
+    if (!body.Encode(&bytes, error)) return false;
+    MethodBody decoded;
+    if (!MethodBody::Decode(bytes, &decoded, error)) return false;
+    return VerifyDecoded(decoded, options, error);
+  } catch (...) {
+    return Fail(error, "exception while verifying");
+  }
+}
+
+}  // namespace dotcov::il

@@ -1,0 +1,786 @@
+#include "dotcov/il_rewriter.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+
+using namespace dotcov;
+using namespace dotcov::il;
+
+namespace {
+
+// --- hand assembly ---------------------------------------------------------
+
+struct Asm {
+  std::vector<uint8_t> b;
+  std::map<std::string, uint32_t> labels;
+  struct Fixup {
+    size_t at;
+    int size;
+    uint32_t end;
+    std::string label;
+  };
+  std::vector<Fixup> fixups;
+
+  uint32_t here() const { return static_cast<uint32_t>(b.size()); }
+  Asm& op(uint16_t opcode) {
+    if ((opcode >> 8) == 0xFE) b.push_back(0xFE);
+    b.push_back(static_cast<uint8_t>(opcode));
+    return *this;
+  }
+  Asm& u8(uint8_t v) {
+    b.push_back(v);
+    return *this;
+  }
+  Asm& u16(uint16_t v) { return u8(v & 0xFF).u8(v >> 8); }
+  Asm& u32(uint32_t v) { return u16(v & 0xFFFF).u16(v >> 16); }
+  Asm& tok(uint16_t opcode, uint32_t token) { return op(opcode).u32(token); }
+  Asm& label(const std::string& name) {
+    labels[name] = here();
+    return *this;
+  }
+  Asm& br(uint16_t opcode, const std::string& target) {
+    op(opcode);
+    int size = IsShortBranch(opcode) ? 1 : 4;
+    fixups.push_back({b.size(), size, here() + size, target});
+    for (int i = 0; i < size; ++i) b.push_back(0);
+    return *this;
+  }
+  Asm& sw(const std::vector<std::string>& targets) {
+    op(op::kSwitch).u32(static_cast<uint32_t>(targets.size()));
+    uint32_t end = here() + 4 * static_cast<uint32_t>(targets.size());
+    for (const auto& t : targets) {
+      fixups.push_back({b.size(), 4, end, t});
+      u32(0);
+    }
+    return *this;
+  }
+  Asm& nops(int n) {
+    for (int i = 0; i < n; ++i) op(op::kNop);
+    return *this;
+  }
+  uint32_t at(const std::string& name) const { return labels.at(name); }
+  // False when a short displacement does not fit.
+  bool Resolve(std::vector<uint8_t>* out) const {
+    *out = b;
+    for (const auto& f : fixups) {
+      int32_t rel = static_cast<int32_t>(labels.at(f.label)) - static_cast<int32_t>(f.end);
+      if (f.size == 1) {
+        if (rel < -128 || rel > 127) return false;
+        (*out)[f.at] = static_cast<uint8_t>(static_cast<int8_t>(rel));
+      } else {
+        for (int i = 0; i < 4; ++i) (*out)[f.at + i] = static_cast<uint8_t>(static_cast<uint32_t>(rel) >> (8 * i));
+      }
+    }
+    return true;
+  }
+  std::vector<uint8_t> code() const {
+    std::vector<uint8_t> out;
+    EXPECT_TRUE(Resolve(&out));
+    return out;
+  }
+};
+
+std::vector<uint8_t> Tiny(const std::vector<uint8_t>& code) {
+  std::vector<uint8_t> out{static_cast<uint8_t>(0x2 | (code.size() << 2))};
+  out.insert(out.end(), code.begin(), code.end());
+  return out;
+}
+
+std::vector<uint8_t> SmallEh(const std::vector<ExceptionClause>& clauses, bool more = false) {
+  std::vector<uint8_t> s{static_cast<uint8_t>(0x01 | (more ? 0x80 : 0)),
+                         static_cast<uint8_t>(4 + 12 * clauses.size()), 0, 0};
+  Asm a;
+  for (const auto& c : clauses) {
+    a.u16(static_cast<uint16_t>(c.flags)).u16(static_cast<uint16_t>(c.try_offset)).u8(static_cast<uint8_t>(c.try_length));
+    a.u16(static_cast<uint16_t>(c.handler_offset)).u8(static_cast<uint8_t>(c.handler_length));
+    a.u32(c.class_token_or_filter_offset);
+  }
+  s.insert(s.end(), a.b.begin(), a.b.end());
+  return s;
+}
+
+std::vector<uint8_t> FatEh(const std::vector<ExceptionClause>& clauses, bool more = false) {
+  uint32_t size = 4 + 24 * static_cast<uint32_t>(clauses.size());
+  std::vector<uint8_t> s{static_cast<uint8_t>(0x41 | (more ? 0x80 : 0)), static_cast<uint8_t>(size),
+                         static_cast<uint8_t>(size >> 8), static_cast<uint8_t>(size >> 16)};
+  Asm a;
+  for (const auto& c : clauses)
+    a.u32(c.flags).u32(c.try_offset).u32(c.try_length).u32(c.handler_offset).u32(c.handler_length).u32(
+        c.class_token_or_filter_offset);
+  s.insert(s.end(), a.b.begin(), a.b.end());
+  return s;
+}
+
+std::vector<uint8_t> Fat(const std::vector<uint8_t>& code, uint16_t max_stack, uint32_t locals = 0,
+                         bool init_locals = false, const std::vector<std::vector<uint8_t>>& sections = {}) {
+  Asm a;
+  uint16_t flags = 0x3 | (sections.empty() ? 0 : 0x8) | (init_locals ? 0x10 : 0);
+  a.u16(flags | 0x3000).u16(max_stack).u32(static_cast<uint32_t>(code.size())).u32(locals);
+  a.b.insert(a.b.end(), code.begin(), code.end());
+  for (const auto& s : sections) {
+    while (a.b.size() % 4) a.b.push_back(0);
+    a.b.insert(a.b.end(), s.begin(), s.end());
+  }
+  return a.b;
+}
+
+// --- tokens and signatures -----------------------------------------------
+
+constexpr uint32_t kHelper = 0x0A00FFFF;    // static void Hit(int32)
+constexpr uint32_t kVoid1 = 0x0A000011;     // instance void M() / static void M(object): pops 1
+constexpr uint32_t kVoid0 = 0x0A000012;     // static void M()
+constexpr uint32_t kInt0 = 0x0A000013;      // static int M()
+constexpr uint32_t kCtor1 = 0x0A000014;     // instance void .ctor(int32): pops 2 as a call
+constexpr uint32_t kField = 0x04000001;
+constexpr uint32_t kType = 0x01000001;
+
+VerifyOptions Opts() {
+  VerifyOptions o;
+  o.call_resolver = [](uint32_t token, int* pops, int* pushes) {
+    static const std::map<uint32_t, std::pair<int, int>> sigs = {
+        {kHelper, {1, 0}}, {kVoid1, {1, 0}}, {kVoid0, {0, 0}}, {kInt0, {0, 1}}, {kCtor1, {2, 0}}};
+    auto it = sigs.find(token);
+    if (it == sigs.end()) return false;
+    *pops = it->second.first;
+    *pushes = it->second.second;
+    return true;
+  };
+  return o;
+}
+
+using Probes = std::vector<std::pair<uint32_t, uint32_t>>;
+
+// Rewrites `original`, then decodes the output and checks: Verify passes; each
+// requested probe (ldc.i4 <slot>; call kHelper, 5-byte ldc.i4) sits right
+// before its instruction in request order and nowhere else; the remaining
+// instructions equal the original ones (short branches possibly widened) with
+// every branch/switch target, EH boundary and filter start re-mapped to the
+// probe start of the original target; max stack + 1; locals kept.
+void RewriteAndCheck(const std::vector<uint8_t>& original, const Probes& probes, MethodBody* result = nullptr,
+                     const VerifyOptions& opts = Opts()) {
+  MethodBody orig;
+  std::string error;
+  ASSERT_TRUE(MethodBody::Decode(original, &orig, &error)) << error;
+  std::vector<uint8_t> out;
+  ASSERT_TRUE(InsertProbes(original, probes, kHelper, &out, &error)) << error;
+  MethodBody nb;
+  ASSERT_TRUE(MethodBody::Decode(out, &nb, &error)) << error;
+  EXPECT_TRUE(Verify(nb, &error, opts)) << error;
+
+  std::map<uint32_t, std::vector<uint32_t>> expected;
+  for (const auto& [off, slot] : probes) expected[off].push_back(slot);
+  const auto& oi = orig.instructions();
+  const auto& ni = nb.instructions();
+  std::vector<uint32_t> label(oi.size()), at(oi.size());
+  size_t i = 0;
+  for (size_t j = 0; j < oi.size(); ++j) {
+    ASSERT_LT(i, ni.size());
+    label[j] = ni[i].offset;
+    std::vector<uint32_t> slots;
+    while (i + 1 < ni.size() && ni[i].opcode == op::kLdcI4 && ni[i + 1].opcode == op::kCall &&
+           ni[i + 1].operand == kHelper) {
+      EXPECT_EQ(ni[i].Size(), 5u);
+      slots.push_back(static_cast<uint32_t>(ni[i].operand));
+      i += 2;
+    }
+    ASSERT_LT(i, ni.size());
+    at[j] = ni[i].offset;
+    EXPECT_EQ(slots, expected[oi[j].offset]) << "probes before original IL offset " << oi[j].offset;
+    EXPECT_TRUE(ni[i].opcode == oi[j].opcode ||
+                (IsShortBranch(oi[j].opcode) && ni[i].opcode == LongFormOf(oi[j].opcode)))
+        << "opcode at original offset " << oi[j].offset;
+    ++i;
+  }
+  EXPECT_EQ(i, ni.size());
+  auto map_start = [&](uint64_t o) -> int64_t {
+    long idx = orig.FindInstruction(static_cast<uint32_t>(o));
+    EXPECT_GE(idx, 0) << o;
+    return idx < 0 ? -1 : label[static_cast<size_t>(idx)];
+  };
+  auto map_end = [&](uint64_t o) -> int64_t { return o == orig.code_size() ? nb.code_size() : map_start(o); };
+  i = 0;
+  for (size_t j = 0; j < oi.size(); ++j) {
+    while (ni[i].offset != at[j]) ++i;
+    const Instruction& a = oi[j];
+    const Instruction& b = ni[i];
+    if (IsBranch(a.opcode)) {
+      EXPECT_EQ(b.operand, map_start(static_cast<uint64_t>(a.operand))) << "branch at original " << a.offset;
+    } else if (a.opcode == op::kSwitch) {
+      ASSERT_EQ(a.switch_targets.size(), b.switch_targets.size());
+      for (size_t k = 0; k < a.switch_targets.size(); ++k)
+        EXPECT_EQ(b.switch_targets[k], map_start(static_cast<uint32_t>(a.switch_targets[k])));
+    } else {
+      EXPECT_EQ(a.operand, b.operand);
+    }
+  }
+  ASSERT_EQ(orig.clauses().size(), nb.clauses().size());
+  for (size_t k = 0; k < orig.clauses().size(); ++k) {
+    const ExceptionClause& a = orig.clauses()[k];
+    const ExceptionClause& b = nb.clauses()[k];
+    EXPECT_EQ(a.flags, b.flags);
+    EXPECT_EQ(b.try_offset, map_start(a.try_offset));
+    EXPECT_EQ(b.try_offset + b.try_length, map_end(uint64_t{a.try_offset} + a.try_length));
+    EXPECT_EQ(b.handler_offset, map_start(a.handler_offset));
+    EXPECT_EQ(b.handler_offset + b.handler_length, map_end(uint64_t{a.handler_offset} + a.handler_length));
+    if (a.is_filter())
+      EXPECT_EQ(b.class_token_or_filter_offset, map_start(a.class_token_or_filter_offset));
+    else
+      EXPECT_EQ(b.class_token_or_filter_offset, a.class_token_or_filter_offset);
+  }
+  EXPECT_EQ(nb.max_stack(), orig.max_stack() + (probes.empty() ? 0 : 1));
+  EXPECT_EQ(nb.local_var_sig_token(), orig.local_var_sig_token());
+  EXPECT_EQ(nb.init_locals(), orig.init_locals());
+  if (probes.empty()) {
+    EXPECT_EQ(out, original);
+  }
+  if (result) *result = std::move(nb);
+}
+
+std::string InsertError(const std::vector<uint8_t>& original, const Probes& probes) {
+  std::vector<uint8_t> out{1, 2, 3};
+  std::string error;
+  bool ok = InsertProbes(original, probes, kHelper, &out, &error);
+  EXPECT_FALSE(ok);
+  EXPECT_EQ(out, (std::vector<uint8_t>{1, 2, 3})) << "output must be untouched on failure";
+  EXPECT_FALSE(error.empty());
+  return error;
+}
+
+bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::vector<uint32_t> Offsets(const std::vector<uint8_t>& body) {
+  MethodBody m;
+  std::string error;
+  EXPECT_TRUE(MethodBody::Decode(body, &m, &error)) << error;
+  std::vector<uint32_t> v;
+  for (const auto& ins : m.instructions()) v.push_back(ins.offset);
+  return v;
+}
+
+Probes AllOffsets(const std::vector<uint8_t>& body) {
+  Probes p;
+  uint32_t slot = 100;
+  for (uint32_t o : Offsets(body)) p.push_back({o, slot++});
+  return p;
+}
+
+}  // namespace
+
+TEST(IlRewriter, TinyBodyGetsProbesAndBecomesFat) {
+  auto body = Tiny(Asm().op(0x02).op(0x03).op(0x58).op(op::kRet).code());  // ldarg.0 ldarg.1 add ret
+  MethodBody nb;
+  RewriteAndCheck(body, {{0, 7}, {2, 8}, {3, 9}}, &nb);
+  EXPECT_TRUE(nb.fat_header());  // implied max stack 8 + 1
+  EXPECT_EQ(nb.max_stack(), 9);
+  ASSERT_EQ(nb.instructions().size(), 10u);
+  EXPECT_EQ(nb.instructions()[0].operand, 7);
+  // Exact bytes of the first probe.
+  std::vector<uint8_t> out;
+  std::string error;
+  ASSERT_TRUE(InsertProbes(body, {{0, 0x01020304}}, kHelper, &out, &error)) << error;
+  std::vector<uint8_t> expected = {0x03, 0x30, 9, 0, 14, 0, 0, 0, 0, 0, 0, 0,
+                                   0x20, 0x04, 0x03, 0x02, 0x01, 0x28, 0xFF, 0xFF, 0x00, 0x0A,
+                                   0x02, 0x03, 0x58, 0x2A};
+  EXPECT_EQ(out, expected);
+}
+
+TEST(IlRewriter, TinyPromotedToFatOnlyWhenCodePasses63Bytes) {
+  auto body = Tiny(Asm().nops(59).op(op::kRet).code());  // 60 bytes
+  auto rewrite = [&](int probes) {
+    MethodBody m;
+    std::string error;
+    EXPECT_TRUE(MethodBody::Decode(body, &m, &error)) << error;
+    for (int i = 0; i < probes; ++i) EXPECT_TRUE(m.InsertBefore(i, {MakeInstruction(op::kNop)}, &error)) << error;
+    std::vector<uint8_t> out;
+    EXPECT_TRUE(m.Encode(&out, &error)) << error;
+    EXPECT_TRUE(Verify(m, &error)) << error;
+    return out;
+  };
+  auto three = rewrite(3);  // 63 bytes
+  EXPECT_EQ(three.size(), 64u);
+  EXPECT_EQ(three[0], 0x2 | (63 << 2));
+  auto four = rewrite(4);  // 64 bytes
+  ASSERT_EQ(four.size(), 12u + 64);
+  EXPECT_EQ(four[0] & 0x3, 0x3);
+  MethodBody m;
+  std::string error;
+  ASSERT_TRUE(MethodBody::Decode(four, &m, &error)) << error;
+  EXPECT_EQ(m.max_stack(), 8);  // nop probes need no stack
+  EXPECT_EQ(m.code_size(), 64u);
+  EXPECT_FALSE(m.init_locals());
+  EXPECT_EQ(m.local_var_sig_token(), 0u);
+}
+
+TEST(IlRewriter, FatBodyKeepsLocalsAndInitLocals) {
+  Asm a;
+  a.op(0x16).op(0x0A).op(0x06).op(0x17).op(0x58).op(0x0A).op(0x06).op(op::kRet);  // loc0 = 0; loc0 += 1; ret loc0
+  auto body = Fat(a.code(), 2, 0x11000003, true);
+  MethodBody nb;
+  RewriteAndCheck(body, AllOffsets(body), &nb);
+  EXPECT_TRUE(nb.init_locals());
+  EXPECT_EQ(nb.local_var_sig_token(), 0x11000003u);
+  EXPECT_EQ(nb.max_stack(), 3);
+  RewriteAndCheck(Fat(a.code(), 2, 0x11000003, false), {{2, 1}});
+}
+
+TEST(IlRewriter, NoProbesReproducesTheBody) {
+  Asm a;
+  a.op(op::kNop).br(op::kLeaveS, "end").label("h").op(0x26).br(op::kLeaveS, "end").label("end").op(op::kRet);
+  auto body = Fat(a.code(), 1, 0, false, {SmallEh({{kClauseCatch, 0, 3, 3, 3, kType}})});
+  RewriteAndCheck(body, {});
+}
+
+TEST(IlRewriter, PrefixesStayWithTheirInstructions) {
+  Asm a;
+  a.label("ldarg").op(0x02);                                          // ldarg.0 (int*)
+  a.label("unaligned").op(op::kUnaligned).u8(1).label("ldind").op(0x4A).op(0x26);  // unaligned. 1 ldind.i4; pop
+  a.label("volatile").op(op::kVolatile).label("ldsfld").tok(0x7E, kField).op(0x26);
+  a.op(0x02).op(0x16).label("readonly").op(op::kReadonly).label("ldelema").tok(0x8F, kType).op(0x26);
+  a.op(0x0F).u8(0).label("constrained").tok(op::kConstrained, kType).label("callvirt").tok(op::kCallvirt, kVoid1);
+  a.op(0x02).op(0x16).label("no").op(op::kNo).u8(2).label("ldelem").op(0x9A).op(0x26);
+  a.label("tail").op(op::kTail).label("call").tok(op::kCall, kVoid0).label("ret").op(op::kRet);
+  auto body = Fat(a.code(), 2);
+  std::set<uint32_t> after_prefix = {a.at("ldind"), a.at("ldsfld"), a.at("ldelema"), a.at("callvirt"),
+                                     a.at("ldelem"), a.at("call")};
+  Probes allowed;
+  for (uint32_t o : Offsets(body)) {
+    if (after_prefix.count(o)) {
+      EXPECT_TRUE(Contains(InsertError(body, {{o, 1}}), "follows a prefix")) << o;
+    } else if (o == a.at("ret")) {
+      EXPECT_TRUE(Contains(InsertError(body, {{o, 1}}), "tail call"));
+    } else {
+      RewriteAndCheck(body, {{o, 1}});
+      allowed.push_back({o, o + 1000});
+    }
+  }
+  EXPECT_EQ(allowed.size(), Offsets(body).size() - 7);
+  MethodBody nb;
+  RewriteAndCheck(body, allowed, &nb);
+  // Each prefix is still immediately followed by its instruction.
+  const auto& ins = nb.instructions();
+  for (size_t i = 0; i + 1 < ins.size(); ++i) {
+    if (IsPrefix(ins[i].opcode)) {
+      EXPECT_NE(ins[i + 1].opcode, op::kLdcI4);
+    }
+  }
+  EXPECT_EQ(ins.back().opcode, op::kRet);
+  EXPECT_EQ(ins[ins.size() - 2].opcode, op::kCall);
+  EXPECT_EQ(ins[ins.size() - 3].opcode, op::kTail);
+}
+
+TEST(IlRewriter, TailCallAndItsRetStayTogether) {
+  auto tail = Asm().op(0x02).op(op::kTail).tok(op::kCall, kVoid1).op(op::kRet).code();  // ret at 7
+  EXPECT_TRUE(Contains(InsertError(Tiny(tail), {{8, 1}}), "tail call"));
+  EXPECT_TRUE(Contains(InsertError(Tiny(tail), {{3, 1}}), "prefix"));
+  RewriteAndCheck(Tiny(tail), {{0, 1}, {1, 2}});
+  // constrained. tail. callvirt; ret
+  auto ctail = Asm().op(0x02).tok(op::kConstrained, kType).op(op::kTail).tok(op::kCallvirt, kVoid1).op(op::kRet).code();
+  EXPECT_TRUE(Contains(InsertError(Tiny(ctail), {{14, 1}}), "tail call"));
+  // Without tail. a probe before ret is fine.
+  auto plain = Asm().op(0x02).tok(op::kCall, kVoid1).op(op::kRet).code();
+  RewriteAndCheck(Tiny(plain), {{6, 1}});
+  // A ret after a tail. prefixed non-call (not a tail call) is not special.
+  auto other = Asm().op(0x02).op(0x26).op(op::kRet).code();
+  RewriteAndCheck(Tiny(other), {{2, 1}});
+}
+
+TEST(IlRewriter, SwitchTargetsFollowProbes) {
+  Asm a;
+  a.op(0x02).sw({"A", "B", "C", "A"}).br(op::kBrS, "D");
+  a.label("A").op(op::kNop).br(op::kBrS, "D");
+  a.label("B").op(op::kNop).br(op::kBrS, "D");
+  a.label("C").op(op::kNop);
+  a.label("D").op(op::kRet);
+  auto body = Tiny(a.code());
+  RewriteAndCheck(body, {{a.at("A"), 1}, {a.at("B"), 2}, {a.at("C"), 3}, {a.at("D"), 4}});
+  RewriteAndCheck(body, AllOffsets(body));
+  RewriteAndCheck(body, {{a.at("B"), 2}});
+}
+
+TEST(IlRewriter, ShortBranchWidenedExactlyWhenNeeded) {
+  // br.s T over 117 nops: displacement 117; each probe inside adds 10.
+  Asm a;
+  a.br(op::kBrS, "T").label("n0").op(op::kNop).label("n1").nops(116).label("T").op(op::kRet);
+  auto body = Fat(a.code(), 0);
+  auto first_opcode = [](const MethodBody& m) { return m.instructions()[0].opcode; };
+  MethodBody nb;
+  RewriteAndCheck(body, {{a.at("n0"), 1}}, &nb);  // 127: fits
+  EXPECT_EQ(first_opcode(nb), op::kBrS);
+  RewriteAndCheck(body, {{0, 5}, {a.at("n0"), 1}, {a.at("T"), 2}}, &nb);  // a probe at the target does not count
+  EXPECT_EQ(first_opcode(nb), op::kLdcI4);
+  EXPECT_EQ(nb.instructions()[2].opcode, op::kBrS);
+  RewriteAndCheck(body, {{a.at("n0"), 1}, {a.at("n1"), 2}}, &nb);  // 137: widened
+  EXPECT_EQ(first_opcode(nb), op::kBr);
+  EXPECT_EQ(nb.instructions()[0].operand, nb.instructions().back().offset);
+
+  // Conditional short branch, same rule.
+  Asm c;
+  c.op(0x02).br(0x2D, "T").label("n0").op(op::kNop).label("n1").nops(116).label("T").op(op::kRet);
+  RewriteAndCheck(Fat(c.code(), 1), {{c.at("n0"), 1}}, &nb);
+  EXPECT_EQ(nb.instructions()[1].opcode, 0x2D);
+  RewriteAndCheck(Fat(c.code(), 1), {{c.at("n0"), 1}, {c.at("n1"), 2}}, &nb);
+  EXPECT_EQ(nb.instructions()[1].opcode, 0x3A);  // brtrue
+}
+
+TEST(IlRewriter, BackwardBranches) {
+  // T: 116 nops; br.s T (displacement -118); a probe at T moves the target back.
+  Asm a;
+  a.label("T").op(op::kNop).label("n1").nops(115).label("br").br(op::kBrS, "T").op(op::kRet);
+  auto body = Fat(a.code(), 0);
+  MethodBody nb;
+  RewriteAndCheck(body, {{a.at("n1"), 1}}, &nb);  // -128: fits
+  EXPECT_EQ(nb.instructions()[nb.instructions().size() - 2].opcode, op::kBrS);
+  RewriteAndCheck(body, {{a.at("T"), 1}}, &nb);  // target is the probe: -128
+  EXPECT_EQ(nb.instructions()[nb.instructions().size() - 2].opcode, op::kBrS);
+  EXPECT_EQ(nb.instructions()[nb.instructions().size() - 2].operand, 0);
+  RewriteAndCheck(body, {{a.at("T"), 1}, {a.at("n1"), 2}}, &nb);  // -138
+  EXPECT_EQ(nb.instructions()[nb.instructions().size() - 2].opcode, op::kBr);
+  RewriteAndCheck(body, {{a.at("br"), 1}, {a.at("n1"), 2}}, &nb);  // the probe before the branch counts: -138
+  EXPECT_EQ(nb.instructions()[nb.instructions().size() - 2].opcode, op::kBr);
+  RewriteAndCheck(body, {{a.at("br") + 2, 1}}, &nb);  // after the branch: no effect
+  EXPECT_EQ(nb.instructions()[nb.instructions().size() - 4].opcode, op::kBrS);
+}
+
+TEST(IlRewriter, WideningCascades) {
+  // A: br.s TA (displacement 125) spans B: br.s TB (displacement 124). A probe
+  // at TA widens B (+10 for B, not for A); B's widening (+3) then widens A.
+  Asm a;
+  a.label("A").br(op::kBrS, "TA").label("B").br(op::kBrS, "TB").nops(123).label("TA").op(op::kNop).label("TB").op(
+      op::kRet);
+  auto body = Fat(a.code(), 0);
+  ASSERT_EQ(a.at("TA"), 127u);
+  MethodBody nb;
+  RewriteAndCheck(body, {{a.at("TA"), 1}}, &nb);
+  EXPECT_EQ(nb.instructions()[0].opcode, op::kBr);
+  EXPECT_EQ(nb.instructions()[1].opcode, op::kBr);
+  RewriteAndCheck(body, {{a.at("TB"), 1}}, &nb);
+  EXPECT_EQ(nb.instructions()[0].opcode, op::kBrS);
+  EXPECT_EQ(nb.instructions()[1].opcode, op::kBrS);
+  RewriteAndCheck(body, AllOffsets(body));
+}
+
+TEST(IlRewriter, TryCatch) {
+  Asm a;
+  a.label("try").op(op::kNop).op(0x02).tok(op::kCall, kVoid1).br(op::kLeaveS, "end");
+  a.label("h").op(0x26).br(op::kLeaveS, "end");  // catch: the exception object is on the stack
+  a.label("end").op(op::kRet);
+  ExceptionClause c{kClauseCatch, 0, a.at("h"), a.at("h"), a.at("end") - a.at("h"), kType};
+  auto body = Fat(a.code(), 1, 0, false, {SmallEh({c})});
+  MethodBody nb;
+  RewriteAndCheck(body, AllOffsets(body), &nb);
+  ASSERT_EQ(nb.clauses().size(), 1u);
+  const ExceptionClause& n = nb.clauses()[0];
+  // The probes at try start and handler start are inside their regions.
+  EXPECT_EQ(nb.instructions()[nb.FindInstruction(n.try_offset)].opcode, op::kLdcI4);
+  EXPECT_EQ(nb.instructions()[nb.FindInstruction(n.handler_offset)].opcode, op::kLdcI4);
+  EXPECT_EQ(nb.instructions()[nb.FindInstruction(n.handler_offset) + 2].opcode, 0x26);
+  // The probe at `end` is after the handler.
+  EXPECT_EQ(nb.instructions()[nb.FindInstruction(n.handler_offset + n.handler_length)].opcode, op::kLdcI4);
+  EXPECT_EQ(nb.eh_sections(), (std::vector<EhSectionForm>{{false, 1}}));
+  RewriteAndCheck(body, {{a.at("h"), 1}});
+  RewriteAndCheck(body, {{a.at("end"), 1}});
+}
+
+TEST(IlRewriter, TryFinallyAndFault) {
+  for (uint32_t kind : {kClauseFinally, kClauseFault}) {
+    Asm a;
+    a.label("try").op(op::kNop).br(op::kLeaveS, "end");
+    a.label("h").op(op::kNop).op(op::kEndfinally);
+    a.label("end").op(op::kRet);
+    ExceptionClause c{kind, 0, a.at("h"), a.at("h"), a.at("end") - a.at("h"), 0};
+    auto body = Fat(a.code(), 0, 0, false, {SmallEh({c})});
+    RewriteAndCheck(body, AllOffsets(body));
+    RewriteAndCheck(body, {{a.at("h"), 1}});
+    RewriteAndCheck(body, {{a.at("h") + 1, 1}, {a.at("end"), 2}});
+  }
+}
+
+TEST(IlRewriter, FilterStartAndHandlerStartBothProbed) {
+  Asm a;
+  a.label("try").op(op::kNop).br(op::kLeaveS, "end");
+  a.label("filter").op(0x26).op(0x17).op(op::kEndfilter);  // pop; ldc.i4.1; endfilter
+  a.label("h").op(0x26).br(op::kLeaveS, "end");
+  a.label("end").op(op::kRet);
+  ExceptionClause c{kClauseFilter, 0, a.at("filter"), a.at("h"), a.at("end") - a.at("h"), a.at("filter")};
+  auto body = Fat(a.code(), 1, 0, false, {SmallEh({c})});
+  MethodBody nb;
+  RewriteAndCheck(body, {{a.at("filter"), 1}, {a.at("h"), 2}}, &nb);
+  const ExceptionClause& n = nb.clauses()[0];
+  EXPECT_EQ(nb.instructions()[nb.FindInstruction(n.class_token_or_filter_offset)].operand, 1);
+  EXPECT_EQ(nb.instructions()[nb.FindInstruction(n.handler_offset)].operand, 2);
+  EXPECT_EQ(n.try_length, 3u);  // try ends where the filter's probe starts
+  RewriteAndCheck(body, AllOffsets(body));
+}
+
+TEST(IlRewriter, NestedTryInTryAndSeveralSections) {
+  Asm a;
+  a.label("t").op(op::kNop).br(op::kLeaveS, "x");     // inner and outer try start at 0
+  a.label("c").op(0x26).br(op::kLeaveS, "x");         // inner catch
+  a.label("x").br(op::kLeaveS, "end");                // still in the outer try
+  a.label("f").op(op::kNop).op(op::kEndfinally);      // outer finally
+  a.label("end").op(op::kRet);
+  ExceptionClause inner{kClauseCatch, 0, a.at("c"), a.at("c"), a.at("x") - a.at("c"), kType};
+  ExceptionClause outer{kClauseFinally, 0, a.at("f"), a.at("f"), a.at("end") - a.at("f"), 0};
+  auto one = Fat(a.code(), 1, 0, false, {SmallEh({inner, outer})});
+  auto two = Fat(a.code(), 1, 0, false, {SmallEh({inner}, true), FatEh({outer})});
+  auto fat = Fat(a.code(), 1, 0, false, {FatEh({inner, outer})});
+  MethodBody nb;
+  RewriteAndCheck(one, AllOffsets(one), &nb);
+  EXPECT_EQ(nb.eh_sections(), (std::vector<EhSectionForm>{{false, 2}}));
+  EXPECT_EQ(nb.clauses()[0].try_offset, 0u);
+  EXPECT_EQ(nb.clauses()[1].try_offset, 0u);
+  RewriteAndCheck(two, AllOffsets(two), &nb);
+  EXPECT_EQ(nb.eh_sections(), (std::vector<EhSectionForm>{{false, 1}, {true, 1}}));
+  RewriteAndCheck(two, {{0, 1}}, &nb);
+  RewriteAndCheck(fat, {{a.at("x"), 1}, {a.at("f"), 2}}, &nb);
+  EXPECT_EQ(nb.eh_sections(), (std::vector<EhSectionForm>{{true, 2}}));
+}
+
+TEST(IlRewriter, SmallSectionPromotedToFatWhenRegionsGrow) {
+  Asm a;
+  a.label("try").nops(240).br(op::kLeave, "end");
+  a.label("h").op(0x26).br(op::kLeaveS, "end");
+  a.label("end").op(op::kRet);
+  ExceptionClause c{kClauseCatch, 0, a.at("h"), a.at("h"), a.at("end") - a.at("h"), kType};
+  auto body = Fat(a.code(), 1, 0, false, {SmallEh({c})});
+  MethodBody nb;
+  RewriteAndCheck(body, {{0, 1}}, &nb);  // 255: still small
+  EXPECT_EQ(nb.clauses()[0].try_length, 255u);
+  EXPECT_EQ(nb.eh_sections(), (std::vector<EhSectionForm>{{false, 1}}));
+  RewriteAndCheck(body, {{0, 1}, {1, 2}}, &nb);  // 265: fat
+  EXPECT_EQ(nb.clauses()[0].try_length, 265u);
+  EXPECT_EQ(nb.eh_sections(), (std::vector<EhSectionForm>{{true, 1}}));
+  // Two sections: when the small one can no longer hold its clause, one fat section holds both.
+  Asm b;
+  b.label("try").nops(240).br(op::kLeave, "end");
+  b.label("h").op(0x26).br(op::kLeaveS, "end");
+  b.label("end").br(op::kLeaveS, "out");
+  b.label("f").op(op::kEndfinally);
+  b.label("out").op(op::kRet);
+  ExceptionClause inner{kClauseCatch, 0, b.at("h"), b.at("h"), b.at("end") - b.at("h"), kType};
+  ExceptionClause outer{kClauseFinally, 0, b.at("f"), b.at("f"), 1, 0};
+  auto two = Fat(b.code(), 1, 0, false, {SmallEh({inner}, true), FatEh({outer})});
+  RewriteAndCheck(two, {{0, 1}, {b.at("f"), 2}}, &nb);
+  EXPECT_EQ(nb.eh_sections(), (std::vector<EhSectionForm>{{false, 1}, {true, 1}}));
+  RewriteAndCheck(two, {{0, 1}, {1, 2}}, &nb);
+  EXPECT_EQ(nb.eh_sections(), (std::vector<EhSectionForm>{{true, 2}}));
+}
+
+TEST(IlRewriter, ProbesWithValuesOnTheStack) {
+  // ldc.i4.1 ldc.i4.2 [probe] add ret: depth 2 at the probe, max stack 2 -> 3.
+  auto body = Fat(Asm().op(0x17).op(0x18).op(0x58).op(op::kRet).code(), 2);
+  MethodBody nb;
+  RewriteAndCheck(body, {{2, 1}, {3, 2}}, &nb);
+  EXPECT_EQ(nb.max_stack(), 3);
+  VerifyOptions strict = Opts();
+  strict.return_values = 1;
+  std::string error;
+  EXPECT_TRUE(Verify(nb, &error, strict)) << error;
+  // The same code with no room for the probe fails verification.
+  auto too_small = Fat(Asm().op(0x17).op(0x18).op(0x20).u32(1).op(0x28).u32(kHelper).op(0x58).op(op::kRet).code(), 2);
+  MethodBody m;
+  ASSERT_TRUE(MethodBody::Decode(too_small, &m, &error));
+  EXPECT_FALSE(Verify(m, &error, Opts()));
+  EXPECT_TRUE(Contains(error, "exceeds max stack")) << error;
+}
+
+TEST(IlRewriter, SeveralProbesAtOneOffsetRunInOrder) {
+  auto body = Tiny(Asm().op(op::kNop).op(op::kRet).code());
+  RewriteAndCheck(body, {{1, 5}, {0, 3}, {1, 6}});
+}
+
+TEST(IlRewriter, RejectsBadRequestsAndBadBodies) {
+  auto body = Tiny(Asm().op(0x20).u32(5).op(0x26).op(op::kRet).code());
+  EXPECT_TRUE(Contains(InsertError(body, {{2, 1}}), "not an instruction boundary"));
+  EXPECT_TRUE(Contains(InsertError(body, {{7, 1}}), "not an instruction boundary"));  // code end
+  EXPECT_TRUE(Contains(InsertError(body, {{0, 1}, {99, 2}}), "not an instruction boundary"));
+  auto truncated = body;
+  truncated.pop_back();
+  EXPECT_TRUE(Contains(InsertError(truncated, {{0, 1}}), "truncated"));
+  EXPECT_TRUE(Contains(InsertError({}, {{0, 1}}), "empty"));
+
+  // Branch into the middle of an instruction: cannot be re-targeted.
+  auto mid = Tiny({0x2B, 0x01, 0x20, 0x01, 0x00, 0x00, 0x00, 0x2A});  // br.s +1 -> 3 (inside ldc.i4)
+  EXPECT_TRUE(Contains(InsertError(mid, {{0, 1}}), "branch target"));
+  auto mid_switch = Tiny({0x45, 0x01, 0, 0, 0, 0x02, 0, 0, 0, 0x00, 0x20, 0x01, 0x00, 0x00, 0x00, 0x2A});
+  EXPECT_TRUE(Contains(InsertError(mid_switch, {{9, 1}}), "switch target"));
+  auto out_of_range = Tiny({0x2B, 0x70, 0x2A});
+  EXPECT_TRUE(Contains(InsertError(out_of_range, {{2, 1}}), "branch target"));
+
+  // Exception regions that do not lie on instruction boundaries.
+  Asm a;
+  a.op(0x20).u32(1).op(0x26).br(op::kLeaveS, "end").label("h").op(0x26).br(op::kLeaveS, "end").label("end").op(
+      op::kRet);
+  ExceptionClause bad{kClauseCatch, 1, 6, a.at("h"), 3, kType};
+  EXPECT_TRUE(Contains(InsertError(Fat(a.code(), 1, 0, false, {SmallEh({bad})}), {{0, 1}}), "try region"));
+  ExceptionClause bad_handler{kClauseCatch, 0, a.at("h"), a.at("h"), 2, kType};
+  EXPECT_TRUE(
+      Contains(InsertError(Fat(a.code(), 1, 0, false, {SmallEh({bad_handler})}), {{0, 1}}), "handler region"));
+  ExceptionClause bad_filter{kClauseFilter, 0, a.at("h"), a.at("h"), 3, 2};
+  EXPECT_TRUE(
+      Contains(InsertError(Fat(a.code(), 1, 0, false, {SmallEh({bad_filter})}), {{0, 1}}), "filter start"));
+  ExceptionClause past_end{kClauseCatch, 0, a.at("h"), a.at("h"), 200, kType};
+  EXPECT_TRUE(Contains(InsertError(Fat(a.code(), 1, 0, false, {SmallEh({past_end})}), {{0, 1}}), "handler region"));
+  auto section = SmallEh({{kClauseCatch, 0, a.at("h"), a.at("h"), 3, kType}});
+  section[0] = 0x03;
+  EXPECT_TRUE(Contains(InsertError(Fat(a.code(), 1, 0, false, {section}), {{0, 1}}), "section kind"));
+  auto truncated_eh = Fat(a.code(), 1, 0, false, {SmallEh({{kClauseCatch, 0, a.at("h"), a.at("h"), 3, kType}})});
+  truncated_eh.resize(truncated_eh.size() - 4);
+  EXPECT_TRUE(Contains(InsertError(truncated_eh, {{0, 1}}), "truncated"));
+
+  // max stack cannot grow past 0xFFFF.
+  EXPECT_TRUE(Contains(InsertError(Fat({op::kRet}, 0xFFFF), {{0, 1}}), "max stack"));
+}
+
+TEST(IlRewriter, InsertBeforeRejectsUnsafeProbes) {
+  MethodBody m;
+  std::string error;
+  ASSERT_TRUE(MethodBody::Decode(Tiny({op::kNop, op::kRet}), &m, &error));
+  EXPECT_FALSE(m.InsertBefore(0, {MakeInstruction(op::kBrS, 1)}, &error));
+  EXPECT_FALSE(m.InsertBefore(0, {MakeInstruction(op::kRet)}, &error));
+  EXPECT_FALSE(m.InsertBefore(0, {MakeInstruction(op::kTail), MakeInstruction(op::kCall, kVoid0)}, &error));
+  EXPECT_FALSE(m.InsertBefore(0, {MakeInstruction(0x17)}, &error));  // leaves a value
+  EXPECT_TRUE(Contains(error, "stack neutral"));
+  EXPECT_FALSE(m.InsertBefore(0, {MakeInstruction(0x26)}, &error));  // pops the program's value
+  EXPECT_FALSE(m.InsertBefore(0, {MakeInstruction(0x24)}, &error));  // undefined
+  EXPECT_FALSE(m.InsertBefore(0, {MakeInstruction(op::kJmp, kVoid0)}, &error));
+  EXPECT_FALSE(m.InsertBefore(0, {MakeInstruction(op::kThrow)}, &error));
+  EXPECT_FALSE(m.has_insertions());
+  EXPECT_TRUE(m.InsertBefore(0, {MakeInstruction(0x17), MakeInstruction(0x26)}, &error)) << error;
+  EXPECT_EQ(m.probe_stack(), 1);
+  EXPECT_TRUE(Verify(m, &error)) << error;  // encodes and decodes first
+}
+
+TEST(IlRewriter, VerifyCatchesBrokenBodies) {
+  auto verify = [](const std::vector<uint8_t>& body, VerifyOptions opts = Opts()) {
+    MethodBody m;
+    std::string error;
+    EXPECT_TRUE(MethodBody::Decode(body, &m, &error)) << error;
+    if (Verify(m, &error, opts)) return std::string();
+    EXPECT_FALSE(error.empty());
+    return error;
+  };
+  {
+    Asm a;  // ldarg.0; brtrue.s L; ldc.i4.1; L: ret -- depth 0 vs 1 at L
+    a.op(0x02).br(0x2D, "L").op(0x17).label("L").op(op::kRet);
+    EXPECT_TRUE(Contains(verify(Tiny(a.code())), "inconsistent stack depth"));
+  }
+  EXPECT_TRUE(Contains(verify(Fat({0x17, 0x17, 0x26, 0x26, 0x2A}, 1)), "exceeds max stack"));
+  EXPECT_EQ(verify(Fat({0x17, 0x17, 0x26, 0x26, 0x2A}, 2)), "");
+  EXPECT_TRUE(Contains(verify(Tiny({0x26, 0x2A})), "underflow"));
+  EXPECT_TRUE(Contains(verify(Tiny({0x00})), "falls off the end"));
+  EXPECT_TRUE(Contains(verify(Tiny({0x17, 0x17, 0x2A})), "at ret"));
+  {
+    VerifyOptions void_ret = Opts();
+    void_ret.return_values = 0;
+    EXPECT_TRUE(Contains(verify(Tiny({0x17, 0x2A}), void_ret), "at ret"));
+    EXPECT_EQ(verify(Tiny({0x17, 0x2A})), "");
+  }
+  EXPECT_TRUE(Contains(verify(Tiny({0x2B, 0x01, 0x20, 0x01, 0x00, 0x00, 0x00, 0x2A})), "branch target"));
+  EXPECT_TRUE(Contains(verify(Tiny({0xFE, 0x13})), "prefix at the end"));
+  {
+    Asm a;  // branch onto an instruction that follows a prefix
+    a.op(0x16).br(0x2C, "L").op(op::kVolatile).label("L").tok(0x7E, kField).op(0x26).op(op::kRet);
+    EXPECT_TRUE(Contains(verify(Tiny(a.code())), "branch target"));
+  }
+  {
+    // Calls: unknown effect without a resolver only suspends depth checks on that path.
+    auto code = Asm().tok(op::kCall, kVoid0).op(0x26).op(op::kRet).code();  // call void(); pop -> underflow
+    EXPECT_TRUE(Contains(verify(Tiny(code)), "underflow"));
+    EXPECT_EQ(verify(Tiny(code), VerifyOptions{}), "");
+    auto ok = Asm().tok(op::kCall, kInt0).op(0x26).op(op::kRet).code();
+    EXPECT_EQ(verify(Tiny(ok)), "");
+    // newobj with a ctor(int32) pops 1, pushes 1; calli pops the function pointer too.
+    EXPECT_EQ(verify(Tiny(Asm().op(0x17).tok(op::kNewobj, kCtor1).op(0x26).op(op::kRet).code())), "");
+    EXPECT_EQ(verify(Tiny(Asm().op(0x17).op(0x17).tok(op::kCalli, kVoid1).op(op::kRet).code())), "");
+    EXPECT_TRUE(Contains(verify(Tiny(Asm().op(0x17).tok(op::kCalli, kVoid1).op(op::kRet).code())), "underflow"));
+  }
+  {
+    Asm a;
+    a.op(op::kNop).br(op::kLeaveS, "end").label("h").op(0x26).br(op::kLeaveS, "end").label("end").op(op::kRet);
+    auto with = [&](std::vector<ExceptionClause> cs) { return Fat(a.code(), 1, 0, false, {SmallEh(cs)}); };
+    ExceptionClause good{kClauseCatch, 0, 3, 3, 3, kType};
+    EXPECT_EQ(verify(with({good})), "");
+    EXPECT_TRUE(Contains(verify(with({{kClauseCatch, 0, 4, 3, 3, kType}})), "overlap"));
+    EXPECT_TRUE(Contains(verify(with({{kClauseCatch, 0, 3, 2, 3, kType}})), "not on instruction boundaries"));
+    EXPECT_TRUE(Contains(verify(with({{kClauseCatch, 0, 0, 3, 3, kType}})), "empty region"));
+    EXPECT_TRUE(Contains(verify(with({{kClauseCatch, 0, 3, 3, 9, kType}})), "not on instruction boundaries"));
+    EXPECT_TRUE(Contains(verify(with({{8, 0, 3, 3, 3, kType}})), "unknown flags"));
+    // A catch handler entered with an empty stack underflows at its pop.
+    EXPECT_TRUE(Contains(verify(with({{kClauseFinally, 0, 3, 3, 3, 0}})), "underflow"));
+    // Two clauses: handler regions partially overlapping.
+    EXPECT_TRUE(Contains(verify(with({{kClauseCatch, 0, 1, 1, 3, kType}, good})), "overlap"));
+    // Outer listed before inner.
+    ExceptionClause inner{kClauseCatch, 0, 1, 3, 3, kType};
+    ExceptionClause outer{kClauseFinally, 0, 6, 6, 1, 0};
+    EXPECT_TRUE(Contains(verify(with({outer, inner})), "inner clause listed after outer"));
+  }
+  {
+    // Non-empty stack at a try start.
+    Asm a;
+    a.op(0x17).label("try").op(op::kNop).br(op::kLeaveS, "end").label("h").op(0x26).br(op::kLeaveS, "end");
+    a.label("end").op(op::kRet);
+    ExceptionClause c{kClauseCatch, 1, 3, 4, 3, kType};
+    EXPECT_TRUE(Contains(verify(Fat(a.code(), 2, 0, false, {SmallEh({c})})), "try start"));
+  }
+}
+
+TEST(IlRewriter, RandomBodiesWithRandomProbes) {
+  std::mt19937 rng(42);
+  for (int iter = 0; iter < 300; ++iter) {
+    // Random straight-line pieces with depth 0 between them, branching to random pieces.
+    int pieces = 2 + static_cast<int>(rng() % 60);
+    struct Piece {
+      int kind;
+      int target;
+      std::vector<int> targets;
+      bool wide = false;
+    };
+    std::vector<Piece> ps;
+    for (int p = 0; p < pieces; ++p) {
+      Piece piece{static_cast<int>(rng() % 7), static_cast<int>(rng() % (pieces + 1)), {}};
+      for (int k = 0, n = static_cast<int>(rng() % 4); k < n; ++k)
+        piece.targets.push_back(static_cast<int>(rng() % (pieces + 1)));
+      piece.wide = rng() % 4 == 0;
+      ps.push_back(piece);
+    }
+    std::vector<uint8_t> code;
+    for (int attempt = 0;; ++attempt) {
+      Asm a;
+      for (int p = 0; p < pieces; ++p) {
+        const Piece& piece = ps[p];
+        a.label("p" + std::to_string(p));
+        std::string t = "p" + std::to_string(piece.target);
+        switch (piece.kind) {
+          case 0: a.nops(1 + static_cast<int>(rng() % 20)); break;
+          case 1: a.op(0x1F).u8(7).op(0x26); break;
+          case 2: a.br(piece.wide ? op::kBr : op::kBrS, t); break;
+          case 3: a.op(0x17).br(piece.wide ? 0x3A : 0x2D, t); break;
+          case 4: {
+            std::vector<std::string> ts;
+            for (int x : piece.targets) ts.push_back("p" + std::to_string(x));
+            a.op(0x16).sw(ts);
+            break;
+          }
+          case 5: a.op(0x17).op(0x17).br(piece.wide ? 0x3B : 0x2E, t); break;  // beq
+          case 6: a.tok(op::kCall, kVoid0); break;
+        }
+      }
+      a.label("p" + std::to_string(pieces)).op(op::kRet);
+      if (a.Resolve(&code)) break;
+      // Some short branch did not fit: make all of them long and retry.
+      for (auto& piece : ps) piece.wide = true;
+      ASSERT_LT(attempt, 2);
+    }
+    std::vector<uint8_t> body = code.size() < 64 && rng() % 2 ? Tiny(code) : Fat(code, 2);
+    Probes probes;
+    for (uint32_t o : Offsets(body))
+      if (rng() % 3 == 0) probes.push_back({o, static_cast<uint32_t>(rng())});
+    SCOPED_TRACE("iteration " + std::to_string(iter));
+    RewriteAndCheck(body, probes);
+    if (HasFatalFailure() || HasFailure()) break;
+  }
+}
