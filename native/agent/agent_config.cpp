@@ -17,6 +17,7 @@ AgentConfig AgentConfig::FromEnvironment() {
   while (c.source_root.size() > 1 && c.source_root.back() == '/') c.source_root.pop_back();
   c.include_test_assemblies = Env("DOTCOV_INCLUDE_TEST_ASSEMBLIES") == "1";
   c.log = Env("DOTCOV_LOG");
+  c.stress_all_methods = Env("DOTCOV_STRESS_ALL_METHODS") == "1";
   return c;
 }
 

@@ -10,6 +10,9 @@ struct AgentConfig {
   std::string source_root;  // DOTCOV_SOURCE_ROOT: cover modules whose sources lie here ("" = any)
   bool include_test_assemblies = false;  // DOTCOV_INCLUDE_TEST_ASSEMBLIES=1
   std::string log;          // DOTCOV_LOG (see agent_log.h)
+  // DOTCOV_STRESS_ALL_METHODS=1: probes at every instruction of every method of
+  // every module but CoreLib, PDB or not (a test of the rewriter, not coverage).
+  bool stress_all_methods = false;
 
   static AgentConfig FromEnvironment();
 };

@@ -134,12 +134,13 @@ bool ProbeHelper::ReferenceFrom(clr::ICorProfilerInfo5* info, clr::ModuleID modu
   hr = asm_emit->DefineAssemblyRef(public_key_.empty() ? nullptr : public_key_.data(),
                                    static_cast<clr::ULONG>(public_key_.size()), u"System.Private.CoreLib", &md, nullptr,
                                    0, assembly_flags_, &asm_ref);
-  if (hr != clr::S_OK) return *error = "DefineAssemblyRef(System.Private.CoreLib) failed " + Hr(hr), false;
+  // META_S_DUPLICATE (a success code) returns the module's existing reference.
+  if (hr < 0) return *error = "DefineAssemblyRef(System.Private.CoreLib) failed " + Hr(hr), false;
   clr::mdTypeRef type_ref = 0;
   hr = emit->DefineTypeRefByName(asm_ref, kHelperType, &type_ref);
-  if (hr != clr::S_OK) return *error = "DefineTypeRefByName(DotCov.Probes) failed " + Hr(hr), false;
+  if (hr < 0) return *error = "DefineTypeRefByName(DotCov.Probes) failed " + Hr(hr), false;
   hr = emit->DefineMemberRef(type_ref, kHelperMethod, kHelperSig, sizeof kHelperSig, member_ref);
-  if (hr != clr::S_OK) return *error = "DefineMemberRef(Hit) failed " + Hr(hr), false;
+  if (hr < 0) return *error = "DefineMemberRef(Hit) failed " + Hr(hr), false;
   return true;
 }
 

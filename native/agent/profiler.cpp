@@ -16,6 +16,7 @@
 #include "dotcov/module_info.h"
 #include "dotcov/module_sites.h"
 #include "dotcov/process_filter.h"
+#include "dotcov/stress_sites.h"
 #include "dotcov/utf.h"
 
 namespace dotcov::agent {
@@ -144,17 +145,40 @@ clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT sta
 void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags) {
   if (flags & (clr::COR_PRF_MODULE_DYNAMIC | clr::COR_PRF_MODULE_RESOURCE)) return;
   if (!(flags & clr::COR_PRF_MODULE_DISK) || path.empty() || path[0] != '/') return;
-  if (!runtime_dir_.empty() && PathIsUnder(path, runtime_dir_)) return;  // the shared framework
-  ModuleSymbols symbols;
+  ModuleIdentity identity;
+  std::vector<ProbeSite> sites;
+  uint32_t method_count = 0;
   std::string error;
-  if (!LoadModuleSymbols(path, &symbols, &error)) {
-    Log("skip %s: %s", path.c_str(), error.c_str());
-    return;
-  }
-  FilterDecision d = DecideModule(FactsOf(symbols), {config_.source_root, config_.include_test_assemblies});
-  if (!d.cover) {
-    Log("skip %s: %s", path.c_str(), d.reason.c_str());
-    return;
+  std::string why;
+  if (config_.stress_all_methods) {
+    std::vector<uint8_t> image;
+    if (!ReadWholeFile(path, &image, &error) ||
+        !StressSites(image, &sites, &method_count, &identity.mvid, &error)) {
+      Log("skip %s: %s", path.c_str(), error.c_str());
+      return;
+    }
+    ModuleSymbols symbols;  // the PDB id, when there is a PDB, keeps reports possible
+    if (LoadModuleSymbols(path, &symbols, &error)) identity.pdb_id = symbols.pdb_id;
+    identity.path = path;
+    why = "stress mode";
+  } else {
+    if (!runtime_dir_.empty() && PathIsUnder(path, runtime_dir_)) return;  // the shared framework
+    ModuleSymbols symbols;
+    if (!LoadModuleSymbols(path, &symbols, &error)) {
+      Log("skip %s: %s", path.c_str(), error.c_str());
+      return;
+    }
+    FilterDecision d = DecideModule(FactsOf(symbols), {config_.source_root, config_.include_test_assemblies});
+    if (!d.cover) {
+      Log("skip %s: %s", path.c_str(), d.reason.c_str());
+      return;
+    }
+    std::vector<std::string> skipped;
+    sites = CollectSites(symbols, &skipped);
+    for (const auto& s : skipped) Log("%s: %s left uninstrumented", path.c_str(), s.c_str());
+    method_count = symbols.pdb ? symbols.pdb->method_count() : 0;
+    identity = IdentityOf(symbols);
+    why = d.reason;
   }
   if (!helper_.ready()) {
     Log("skip %s: the CoreLib helper is not available", path.c_str());
@@ -164,22 +188,20 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   auto m = std::make_shared<CoveredModule>();
   m->id = module;
   m->path = path;
-  std::vector<std::string> skipped;
-  m->sites = CollectSites(symbols, &skipped);
-  for (const auto& why : skipped) Log("%s: %s left uninstrumented", path.c_str(), why.c_str());
-  m->Index(symbols.pdb ? symbols.pdb->method_count() : 0);
+  m->sites = std::move(sites);
+  m->Index(method_count);
   if (!helper_.ReferenceFrom(info_, module, &m->helper_ref, &error)) {
     Log("skip %s: %s", path.c_str(), error.c_str());
     return;
   }
-  auto slot = writer_.AddModule(IdentityOf(symbols), m->sites, &error);
+  auto slot = writer_.AddModule(identity, m->sites, &error);
   if (!slot) {
     Log("skip %s: %s", path.c_str(), error.c_str());
     return;
   }
   m->slot_base = *slot;
   Log("cover %s: %zu probe sites in %u methods (%s)", path.c_str(), m->sites.size(), m->method_count(),
-      d.reason.c_str());
+      why.c_str());
   std::unique_lock lock(modules_mu_);
   modules_[module] = std::move(m);
 }

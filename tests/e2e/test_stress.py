@@ -1,0 +1,63 @@
+"""Stress mode: probes before every instruction of every method of every module but CoreLib
+(framework, xunit, test SDK included). The tests must give the same results as without dotcov,
+and the covered library's line coverage must still match its marks."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from dotcov import data, results
+
+from .conftest import SAMPLES, _dotnet_env
+from .marks import marked_sources, read_marks
+
+pytestmark = pytest.mark.e2e
+
+TRX_NS = "{http://microsoft.com/schemas/VisualStudio/TeamTest/2010}"
+
+
+def outcomes(trx: Path) -> dict[str, str]:
+    root = etree.parse(str(trx)).getroot()
+    return {r.get("testName"): r.get("outcome") for r in root.iter(f"{TRX_NS}UnitTestResult")}
+
+
+@pytest.mark.parametrize("project,library", [("Calc.Tests", "Calc")])
+def test_stress_run_changes_no_test_result(built_samples, dotcov_run, dotnet, tmp_path, project, library):
+    plain_trx = tmp_path / "plain.trx"
+    subprocess.run([dotnet, "test", project, "--no-build", "--nologo", "--logger", f"trx;LogFileName={plain_trx}"],
+                   cwd=SAMPLES, env=_dotnet_env(), check=True, capture_output=True)
+    stress_trx = tmp_path / "stress.trx"
+    run = dotcov_run([dotnet, "test", project, "--no-build", "--nologo", "--logger",
+                      f"trx;LogFileName={stress_trx}"], cwd=SAMPLES, args=["--log"],
+                     env_extra={"DOTCOV_STRESS_ALL_METHODS": "1"})
+    assert run.status == 0, run.stdout + run.stderr
+    expected = outcomes(plain_trx)
+    assert expected and outcomes(stress_trx) == expected
+
+    logs = "\n".join(p.read_text() for p in (run.data_dir / "logs").glob("agent.*.log"))
+    assert "left uninstrumented" not in logs
+    assert " skip " not in logs
+    cov = data.load(run.data_dir)
+    names = {Path(m.path).name for m in cov.modules.values()}
+    # The framework, the runner and the test SDK are rewritten too, and their probes run.
+    for expected_module in ("System.Linq.dll", "System.Collections.dll", "xunit.execution.dotnet.dll",
+                            "Microsoft.VisualStudio.TestPlatform.ObjectModel.dll", f"{library}.dll"):
+        assert expected_module in names, sorted(names)
+    assert "System.Private.CoreLib.dll" not in names
+    assert sum(1 for m in cov.modules.values() for h in m.hits if h) > 50_000
+
+    # The library's coverage is still exact under stress.
+    (module,) = [m for m in cov.modules.values() if Path(m.path).name == f"{library}.dll"]
+    only = data.CoverageData(modules={module.key: module})
+    result, problems = results.build(only, SAMPLES)
+    assert not problems
+    files = {fc.path: fc for fc in result.all_files()}
+    for src in marked_sources(SAMPLES / library):
+        hit, miss = read_marks(src)
+        fc = files[str(src)]
+        assert {n for n, h in fc.lines.items() if h > 0} == hit, src
+        assert {n for n, h in fc.lines.items() if h == 0} == miss, src
