@@ -101,10 +101,16 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
     if not cov.modules:
         click.echo(
             "dotcov: warning: no coverage was collected. No .NET process started by the command loaded an "
-            "assembly with a portable PDB whose sources lie under " + str(Path.cwd()) + ". Run with --log "
-            "and read " + str(data_dir / "logs") + " to see what each process saw.",
+            "assembly with a portable PDB whose sources lie under " + str(Path.cwd()) + ".",
             err=True,
         )
+        reasons = _skip_reasons(data_dir / "logs")
+        if reasons:
+            click.echo("dotcov: the agent skipped:", err=True)
+            for reason in reasons:
+                click.echo(f"  {reason}", err=True)
+        elif not agent_log:
+            click.echo("dotcov: run again with --log to see what each .NET process saw.", err=True)
     elif not no_report:
         result, problems = results.build(cov, Path.cwd())
         for p in problems:
@@ -112,6 +118,17 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
         if result.assemblies:
             click.echo(render_table(result, relative_to=str(Path.cwd())))
     sys.exit(status)
+
+
+def _skip_reasons(log_dir: Path, most: int = 20) -> list[str]:
+    """The agent's reasons for skipping modules, from its logs (when --log was given)."""
+    reasons: list[str] = []
+    for log in sorted(log_dir.glob("agent.*.log")) if log_dir.is_dir() else []:
+        for line in log.read_text(errors="replace").splitlines():
+            _, _, message = line.partition("] ")
+            if message.startswith("skip ") and message not in reasons:
+                reasons.append(message)
+    return reasons[:most]
 
 
 @cli.command()
@@ -182,6 +199,11 @@ def erase(data_dir: Path):
 
     n = data.erase(data_dir.resolve())
     click.echo(f"Erased {n} data file(s)")
+
+
+from dotcov.cli_debug import debug  # noqa: E402
+
+cli.add_command(debug)
 
 
 def main() -> None:

@@ -37,9 +37,8 @@ def dotnet() -> str:
 @pytest.fixture(scope="session")
 def built_samples(dotnet) -> Path:
     """Builds every sample once (Debug, offline restore from samples/NuGet.config)."""
-    for project in ("Calc.Tests", "Crash"):
-        subprocess.run([dotnet, "build", project, "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], cwd=SAMPLES,
-                       env=_dotnet_env(), check=True)
+    subprocess.run([dotnet, "build", "All.sln", "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], cwd=SAMPLES,
+                   env=_dotnet_env(), check=True)
     return SAMPLES
 
 
@@ -66,6 +65,28 @@ def dotcov_run(tmp_path):
         return Run(proc.returncode, proc.stdout, proc.stderr, data_dir)
 
     return run
+
+
+def assert_matches_marks(files, project_dir: Path) -> None:
+    """Covered and missed line sets of every marked source equal its marks exactly."""
+    from .marks import marked_sources, read_marks
+
+    sources = marked_sources(project_dir)
+    assert sources, project_dir
+    problems = []
+    for src in sources:
+        hit, miss = read_marks(src)
+        fc = files.get(str(src))
+        lines = fc.lines if fc else {}
+        covered = {n for n, h in lines.items() if h > 0}
+        missed = {n for n, h in lines.items() if h == 0}
+        if covered != hit:
+            problems.append(f"{src.name}: covered but not marked @hit {sorted(covered - hit)}, "
+                            f"marked @hit but not covered {sorted(hit - covered)}")
+        if missed != miss:
+            problems.append(f"{src.name}: missed but not marked @miss {sorted(missed - miss)}, "
+                            f"marked @miss but not missed {sorted(miss - missed)}")
+    assert not problems, "\n".join(problems)
 
 
 def coverage_by_file(data_dir: Path, source_root: Path):

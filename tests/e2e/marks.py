@@ -19,6 +19,6 @@ def read_marks(path: Path) -> tuple[set[int], set[int]]:
 
 def marked_sources(project_dir: Path) -> list[Path]:
     return sorted(
-        p for p in project_dir.rglob("*.cs")
+        p for pattern in ("*.cs", "*.fs", "*.vb") for p in project_dir.rglob(pattern)
         if "bin" not in p.relative_to(project_dir).parts and "obj" not in p.relative_to(project_dir).parts
     )

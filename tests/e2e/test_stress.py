@@ -12,8 +12,7 @@ from lxml import etree
 
 from dotcov import data, results
 
-from .conftest import SAMPLES, _dotnet_env
-from .marks import marked_sources, read_marks
+from .conftest import SAMPLES, _dotnet_env, assert_matches_marks
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +24,7 @@ def outcomes(trx: Path) -> dict[str, str]:
     return {r.get("testName"): r.get("outcome") for r in root.iter(f"{TRX_NS}UnitTestResult")}
 
 
-@pytest.mark.parametrize("project,library", [("Calc.Tests", "Calc")])
+@pytest.mark.parametrize("project,library", [("Calc.Tests", "Calc"), ("FsCalc.Tests", "FsCalc")])
 def test_stress_run_changes_no_test_result(built_samples, dotcov_run, dotnet, tmp_path, project, library):
     plain_trx = tmp_path / "plain.trx"
     subprocess.run([dotnet, "test", project, "--no-build", "--nologo", "--logger", f"trx;LogFileName={plain_trx}"],
@@ -55,9 +54,4 @@ def test_stress_run_changes_no_test_result(built_samples, dotcov_run, dotnet, tm
     only = data.CoverageData(modules={module.key: module})
     result, problems = results.build(only, SAMPLES)
     assert not problems
-    files = {fc.path: fc for fc in result.all_files()}
-    for src in marked_sources(SAMPLES / library):
-        hit, miss = read_marks(src)
-        fc = files[str(src)]
-        assert {n for n, h in fc.lines.items() if h > 0} == hit, src
-        assert {n for n, h in fc.lines.items() if h == 0} == miss, src
+    assert_matches_marks({fc.path: fc for fc in result.all_files()}, SAMPLES / library)

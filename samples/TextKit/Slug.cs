@@ -1,0 +1,27 @@
+namespace TextKit;
+
+/// <summary>URL slugs; a second covered library for multi-project runs (marks as in Calc).</summary>
+public static class Slug
+{
+    public static string Make(string title)
+    { // @hit
+        var sb = new System.Text.StringBuilder(); // @hit
+        foreach (char c in title.ToLowerInvariant()) // @hit
+        { // @hit
+            if (char.IsLetterOrDigit(c)) // @hit
+            { // @hit
+                sb.Append(c); // @hit
+            } // @hit
+            else if (sb.Length > 0 && sb[^1] != '-') // @hit
+            { // @hit
+                sb.Append('-'); // @hit
+            } // @hit
+        } // @hit
+        return sb.ToString().Trim('-'); // @hit
+    } // @hit
+
+    public static string Truncate(string text, int max)
+    { // @miss
+        return text.Length <= max ? text : text[..max]; // @miss
+    } // @miss
+}
