@@ -84,3 +84,15 @@ def test_write_data_file_rejects_inconsistent_lengths(tmp_path):
     with pytest.raises(ValueError):
         _native.write_data_file(str(tmp_path / "x.cov"), {"processes": [], "modules": [
             {"mvid": MVID, "pdb_id": PDB, "path": "/a", "tokens": [1, 2], "offsets": [0], "hits": [0, 0]}]})
+
+
+def test_a_module_loaded_by_a_thousand_processes_takes_one_record(tmp_path):
+    single = write(tmp_path / "dotcov.0.00000000.cov", [1] * 100)
+    one_size = single.stat().st_size
+    for pid in range(1, 1000):
+        write(tmp_path / f"dotcov.{pid}.{pid:08x}.cov", [1] * 100)
+    cov = data.combine(tmp_path)
+    assert cov.modules[(MVID, PDB)].hits == [1000] * 100
+    combined = tmp_path / data.COMBINED_NAME
+    # One module record; only the per-process command lines grow with the process count.
+    assert combined.stat().st_size < one_size + 1000 * 64
