@@ -10,12 +10,36 @@ from dataclasses import dataclass, field
 
 
 @dataclass
+class PointCoverage:
+    """One sequence point (a statement) and its hits."""
+
+    method_token: int
+    il_offset: int
+    start_line: int
+    start_column: int
+    end_line: int
+    end_column: int
+    hits: int
+
+
+@dataclass
+class BranchCoverage:
+    """Outcomes of the conditional branches on one line (filled in by branch coverage)."""
+
+    covered: int
+    total: int
+    missed_outcomes: list[str] = field(default_factory=list)  # human-facing, e.g. "false of `a || b`"
+
+
+@dataclass
 class MethodCoverage:
-    """One user method (compiler-generated parts folded in later)."""
+    """One user method; its lambdas, local functions and state machines fold into it."""
 
     name: str  # e.g. "Add"
     signature: str  # e.g. "(System.Int32,System.Int32)"
     lines: dict[int, int] = field(default_factory=dict)  # line -> hits (0 = missed)
+    points: list[PointCoverage] = field(default_factory=list)
+    token: int = 0  # MethodDef token of the user method
 
 
 @dataclass
@@ -32,6 +56,8 @@ class ClassCoverage:
 class FileCoverage:
     path: str  # absolute path of the source file
     lines: dict[int, int] = field(default_factory=dict)  # line -> hits (0 = missed)
+    branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes (may be empty)
+    excluded: set[int] = field(default_factory=set)  # lines excluded by filters/attributes (not in `lines`)
 
     @property
     def statements(self) -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from dotcov import _native
 from dotcov.data import CoverageData, ModuleHits
-from dotcov.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage
+from dotcov.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage, PointCoverage
 from dotcov.signatures import SignatureError, decode_type, method_signature
 
 # `<Name>b__0_0`, `<Name>d__3`, `<Name>g__Local|0_0` -> Name
@@ -130,14 +130,15 @@ def module_coverage(module: ModuleHits, sym: Symbols) -> AssemblyCoverage:
             if generated:
                 mc = next((m for m in cc.methods if m.name == name), None)
                 if mc is None:
-                    mc = MethodCoverage(name, sym.signature(owner_rid))
+                    mc = MethodCoverage(name, sym.signature(owner_rid), token=0x06000000 | owner_rid)
                     cc.methods.append(mc)
             else:
                 mkey = (user_type, path, owner_rid)
                 mc = methods.get(mkey)
                 if mc is None:
-                    mc = methods[mkey] = MethodCoverage(name, sym.signature(owner_rid))
+                    mc = methods[mkey] = MethodCoverage(name, sym.signature(owner_rid), token=0x06000000 | owner_rid)
                     cc.methods.append(mc)
+            mc.points.append(PointCoverage(token, offset, start_line, _sc, end_line, _ec, h))
             for line in range(start_line, end_line + 1):
                 for lines in (fc.lines, cc.lines, mc.lines):
                     lines[line] = max(lines.get(line, 0), h)
