@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "dotcov/data_file.h"
+#include "native_il.h"
 #include "native_symbols.h"
 
 namespace py = pybind11;
@@ -44,13 +45,15 @@ py::dict ReadDataFile(const std::string& path) {
     d["mvid"] = ToBytes(m.id.mvid.data(), 16);
     d["pdb_id"] = ToBytes(m.id.pdb_id.data(), 20);
     d["path"] = py::bytes(m.id.path).attr("decode")("utf-8", "replace");
-    py::list tokens, offsets;
+    py::list tokens, offsets, kinds;
     for (const auto& s : m.sites) {
       tokens.append(s.method_token);
       offsets.append(s.il_offset);
+      kinds.append(s.kind);
     }
     d["tokens"] = tokens;
     d["offsets"] = offsets;
+    d["kinds"] = kinds;
     d["hits"] = m.hits;
     modules.append(d);
   }
@@ -84,9 +87,11 @@ void WriteDataFile(const std::string& path, py::dict data) {
     auto tokens = py::cast<std::vector<uint32_t>>(m["tokens"]);
     auto offsets = py::cast<std::vector<uint32_t>>(m["offsets"]);
     md.hits = py::cast<std::vector<uint64_t>>(m["hits"]);
-    if (tokens.size() != offsets.size() || tokens.size() != md.hits.size())
-      throw py::value_error("tokens, offsets and hits differ in length");
-    for (size_t i = 0; i < tokens.size(); ++i) md.sites.push_back({tokens[i], offsets[i]});
+    std::vector<uint32_t> kinds(tokens.size(), kSequencePoint);
+    if (m.contains("kinds")) kinds = py::cast<std::vector<uint32_t>>(m["kinds"]);
+    if (tokens.size() != offsets.size() || tokens.size() != md.hits.size() || tokens.size() != kinds.size())
+      throw py::value_error("tokens, offsets, kinds and hits differ in length");
+    for (size_t i = 0; i < tokens.size(); ++i) md.sites.push_back({tokens[i], offsets[i], kinds[i]});
     f.modules.push_back(std::move(md));
   }
   std::vector<uint8_t> bytes = SerializeDataFile(f);
@@ -108,4 +113,5 @@ PYBIND11_MODULE(_native, m) {
         "Reads a data file; raises OSError if unreadable, ValueError if not a usable data file.");
   m.def("write_data_file", &WriteDataFile, py::arg("path"), py::arg("data"));
   RegisterSymbols(m);
+  RegisterIl(m);
 }

@@ -1,0 +1,366 @@
+#include "dotcov/rewrite_check.h"
+
+#include <cstdio>
+#include <exception>
+#include <optional>
+
+#include "dotcov/il_method.h"
+#include "dotcov/metadata.h"
+#include "dotcov/module_info.h"
+#include "dotcov/pe_image.h"
+
+namespace dotcov {
+namespace {
+
+using il::Instruction;
+using il::MethodBody;
+
+bool Fail(std::string* reason, const std::string& message) {
+  if (reason) *reason = message;
+  return false;
+}
+
+std::string Hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// MethodAttributes / MethodImplAttributes (ECMA-335 II.23.1.10, II.23.1.11).
+constexpr uint16_t kMethodAbstract = 0x0400;
+constexpr uint16_t kMethodPinvokeImpl = 0x2000;
+constexpr uint16_t kImplCodeTypeMask = 0x0003;  // 0 IL, 1 native, 2 OPTIL, 3 runtime
+constexpr uint16_t kImplInternalCall = 0x1000;
+
+// Length of the original body: header + code + exception sections (with the
+// padding before each section), read from the bytes the decoder accepted.
+bool OriginalLength(Bytes body, const MethodBody& m, size_t* length) {
+  uint64_t pos = (m.fat_header() ? 12u : 1u) + uint64_t{m.code_size()};
+  if (pos > body.size()) return false;
+  if (m.fat_header() && (m.header_flags() & 0x8) != 0) {
+    bool more = true;
+    while (more) {
+      pos = (pos + 3) & ~uint64_t{3};
+      if (pos + 4 > body.size()) return false;
+      uint8_t kind = body[pos];
+      uint32_t size = (kind & 0x40) ? (uint32_t{body[pos + 1]} | uint32_t{body[pos + 2]} << 8 |
+                                       uint32_t{body[pos + 3]} << 16)
+                                    : body[pos + 1];
+      pos += size;
+      if (pos > body.size()) return false;
+      more = (kind & 0x80) != 0;
+    }
+  }
+  *length = static_cast<size_t>(pos);
+  return true;
+}
+
+// The rewriter's rule: not right after a prefix, not the ret of a `tail.` call.
+bool ProbeAllowed(const std::vector<Instruction>& ins, size_t i) {
+  if (i > 0 && il::IsPrefix(ins[i - 1].opcode)) return false;
+  if (ins[i].opcode == il::op::kRet && i > 0 && il::IsCallFamily(ins[i - 1].opcode)) {
+    for (size_t j = i - 1; j-- > 0 && il::IsPrefix(ins[j].opcode);)
+      if (ins[j].opcode == il::op::kTail) return false;
+  }
+  return true;
+}
+
+bool SameInstruction(const Instruction& original, const Instruction& rewritten) {
+  bool widened = il::IsShortBranch(original.opcode) && rewritten.opcode == il::LongFormOf(original.opcode);
+  if (rewritten.opcode != original.opcode && !widened) return false;
+  if (il::IsBranch(original.opcode)) return true;  // targets are compared separately
+  if (original.opcode == il::op::kSwitch) return original.switch_targets.size() == rewritten.switch_targets.size();
+  return original.operand == rewritten.operand;
+}
+
+bool CheckMethodBodyImpl(Bytes body, uint32_t helper_token, const il::CallResolver& call_resolver,
+                         int return_values, std::string* reason) {
+  MethodBody original;
+  std::string error;
+  if (!MethodBody::Decode(body, &original, &error)) return Fail(reason, "original body does not decode: " + error);
+  size_t length = 0;
+  if (!OriginalLength(body, original, &length)) return Fail(reason, "cannot delimit the original body");
+  Bytes original_bytes = body.first(length);
+
+  // (a) Unchanged re-encoding is byte-identical.
+  std::vector<uint8_t> same;
+  if (!original.Encode(&same, &error)) return Fail(reason, "re-encoding the unchanged body failed: " + error);
+  if (same.size() != original_bytes.size() || !std::equal(same.begin(), same.end(), original_bytes.begin())) {
+    size_t at = 0;
+    while (at < same.size() && at < original_bytes.size() && same[at] == original_bytes[at]) ++at;
+    return Fail(reason, "unchanged re-encoding differs from the original (" + std::to_string(same.size()) + " vs " +
+                            std::to_string(original_bytes.size()) + " bytes, first difference at byte " +
+                            std::to_string(at) + ")");
+  }
+
+  il::VerifyOptions options;
+  options.call_resolver = call_resolver;
+  options.return_values = return_values;
+  if (!il::Verify(original, &error, options)) return Fail(reason, "original body fails verification: " + error);
+
+  // (b) A probe at every legal boundary; slot = index of the instruction.
+  const std::vector<Instruction>& ins = original.instructions();
+  std::vector<bool> probed(ins.size(), false);
+  std::vector<std::pair<uint32_t, uint32_t>> probes;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (!ProbeAllowed(ins, i)) continue;
+    probed[i] = true;
+    probes.emplace_back(ins[i].offset, static_cast<uint32_t>(i));
+  }
+  std::vector<uint8_t> rewritten_bytes;
+  if (!il::InsertProbes(original_bytes, probes, helper_token, &rewritten_bytes, &error))
+    return Fail(reason, "inserting " + std::to_string(probes.size()) + " probes failed: " + error);
+
+  // (c) Structural comparison.
+  MethodBody rewritten;
+  if (!MethodBody::Decode(rewritten_bytes, &rewritten, &error))
+    return Fail(reason, "rewritten body does not decode: " + error);
+  const std::vector<Instruction>& out = rewritten.instructions();
+  std::vector<uint32_t> label(ins.size());  // original index -> new offset of its probe (or itself)
+  size_t j = 0;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (probed[i]) {
+      if (j + 1 >= out.size() || out[j].opcode != il::op::kLdcI4 || out[j].operand != static_cast<int32_t>(i) ||
+          out[j + 1].opcode != il::op::kCall || out[j + 1].operand != helper_token)
+        return Fail(reason, "probe for IL offset " + Hex(ins[i].offset) + " missing or malformed");
+      label[i] = out[j].offset;
+      j += 2;
+    }
+    if (j >= out.size() || !SameInstruction(ins[i], out[j]))
+      return Fail(reason, "instruction at IL offset " + Hex(ins[i].offset) + " changed");
+    if (!probed[i]) label[i] = out[j].offset;
+    ++j;
+  }
+  if (j != out.size()) return Fail(reason, "rewritten body has extra instructions");
+
+  auto map = [&](uint64_t original_offset, bool allow_end, uint64_t* mapped) {
+    if (allow_end && original_offset == original.code_size()) {
+      *mapped = rewritten.code_size();
+      return true;
+    }
+    if (original_offset > UINT32_MAX) return false;
+    long idx = original.FindInstruction(static_cast<uint32_t>(original_offset));
+    if (idx < 0) return false;
+    *mapped = label[static_cast<size_t>(idx)];
+    return true;
+  };
+  j = 0;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (probed[i]) j += 2;
+    const Instruction& a = ins[i];
+    const Instruction& b = out[j++];
+    uint64_t want = 0;
+    if (il::IsBranch(a.opcode)) {
+      if (a.operand < 0 || !map(static_cast<uint64_t>(a.operand), false, &want) ||
+          static_cast<uint64_t>(b.operand) != want)
+        return Fail(reason, "branch at IL offset " + Hex(a.offset) + " retargeted wrongly");
+    }
+    for (size_t k = 0; k < a.switch_targets.size(); ++k) {
+      if (!map(static_cast<uint32_t>(a.switch_targets[k]), false, &want) ||
+          static_cast<uint32_t>(b.switch_targets[k]) != want)
+        return Fail(reason, "switch at IL offset " + Hex(a.offset) + " entry " + std::to_string(k) +
+                                " retargeted wrongly");
+    }
+  }
+
+  const auto& oc = original.clauses();
+  const auto& nc = rewritten.clauses();
+  if (oc.size() != nc.size()) return Fail(reason, "exception clause count changed");
+  for (size_t k = 0; k < oc.size(); ++k) {
+    const il::ExceptionClause& a = oc[k];
+    const il::ExceptionClause& b = nc[k];
+    std::string name = "exception clause " + std::to_string(k);
+    if (a.flags != b.flags) return Fail(reason, name + ": flags changed");
+    if (!a.is_filter() && a.class_token_or_filter_offset != b.class_token_or_filter_offset)
+      return Fail(reason, name + ": class token changed");
+    uint64_t ts, te, hs, he;
+    if (!map(a.try_offset, false, &ts) || !map(uint64_t{a.try_offset} + a.try_length, true, &te) ||
+        b.try_offset != ts || uint64_t{b.try_offset} + b.try_length != te)
+      return Fail(reason, name + ": try block mapped wrongly");
+    if (!map(a.handler_offset, false, &hs) || !map(uint64_t{a.handler_offset} + a.handler_length, true, &he) ||
+        b.handler_offset != hs || uint64_t{b.handler_offset} + b.handler_length != he)
+      return Fail(reason, name + ": handler block mapped wrongly");
+    if (a.is_filter()) {
+      uint64_t fs;
+      if (!map(a.class_token_or_filter_offset, false, &fs) || b.class_token_or_filter_offset != fs)
+        return Fail(reason, name + ": filter start mapped wrongly");
+    }
+  }
+
+  uint32_t want_stack = uint32_t{original.max_stack()} + (probes.empty() ? 0 : 1);
+  if (rewritten.max_stack() != want_stack)
+    return Fail(reason, "max stack " + std::to_string(rewritten.max_stack()) + ", expected " +
+                            std::to_string(want_stack));
+  if (rewritten.local_var_sig_token() != original.local_var_sig_token() ||
+      rewritten.init_locals() != original.init_locals())
+    return Fail(reason, "locals signature or InitLocals changed");
+
+  // (d) The rewritten body verifies.
+  if (!il::Verify(rewritten, &error, options)) return Fail(reason, "rewritten body fails verification: " + error);
+  return true;
+}
+
+std::optional<uint32_t> SignatureBlobOf(const MetadataReader& md, uint32_t token, int depth) {
+  uint32_t rid = TokenRid(token);
+  if (rid == 0) return std::nullopt;
+  switch (static_cast<TableId>(TokenTable(token))) {
+    case TableId::kMethodDef:
+      if (rid > md.RowCount(TableId::kMethodDef)) return std::nullopt;
+      return md.GetColumn(TableId::kMethodDef, rid, 4);
+    case TableId::kMemberRef:
+      if (rid > md.RowCount(TableId::kMemberRef)) return std::nullopt;
+      return md.GetColumn(TableId::kMemberRef, rid, 2);
+    case TableId::kStandAloneSig:
+      if (rid > md.RowCount(TableId::kStandAloneSig)) return std::nullopt;
+      return md.GetColumn(TableId::kStandAloneSig, rid, 0);
+    case TableId::kMethodSpec: {
+      if (rid > md.RowCount(TableId::kMethodSpec) || depth > 0) return std::nullopt;
+      uint32_t method = md.GetColumnToken(TableId::kMethodSpec, rid, 0);
+      uint8_t table = TokenTable(method);
+      if (table != uint8_t(TableId::kMethodDef) && table != uint8_t(TableId::kMemberRef)) return std::nullopt;
+      return SignatureBlobOf(md, method, depth + 1);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+RewriteCheckResult RewriteCheckImpl(Bytes file, const std::string& path) {
+  RewriteCheckResult result;
+  std::string error;
+  auto pe = PeImage::Parse(file, &error);
+  if (!pe) {
+    bool looks_pe = file.size() >= 2 && file[0] == 'M' && file[1] == 'Z';
+    result.status = looks_pe ? RewriteCheckStatus::kError : RewriteCheckStatus::kNotManaged;
+    result.error = error;
+    return result;
+  }
+  if (!pe->is_managed()) {
+    result.status = RewriteCheckStatus::kNotManaged;
+    result.error = "not a managed assembly";
+    return result;
+  }
+  auto md = MetadataReader::Parse(pe->metadata(), &error);
+  if (!md) {
+    result.status = RewriteCheckStatus::kError;
+    result.error = "cannot read metadata: " + error;
+    return result;
+  }
+  // A helper token that names no MemberRef of this assembly.
+  uint32_t helper = md->RowCount(TableId::kMemberRef) < 0xFFFF ? 0x0A00FFFFu : 0x0AFFFFFFu;
+  il::CallResolver resolver = MetadataCallResolver(*md, helper);
+  const uint32_t n = md->RowCount(TableId::kMethodDef);
+  for (uint32_t rid = 1; rid <= n; ++rid) {
+    uint32_t rva = md->GetColumn(TableId::kMethodDef, rid, 0);
+    uint16_t impl = static_cast<uint16_t>(md->GetColumn(TableId::kMethodDef, rid, 1));
+    uint16_t flags = static_cast<uint16_t>(md->GetColumn(TableId::kMethodDef, rid, 2));
+    if (rva == 0 || (flags & (kMethodAbstract | kMethodPinvokeImpl)) != 0 || (impl & kImplCodeTypeMask) != 0 ||
+        (impl & kImplInternalCall) != 0)
+      continue;
+    const uint32_t token = MakeToken(TableId::kMethodDef, rid);
+    ++result.methods_checked;
+    int pops = 0, pushes = -1;
+    if (!MethodSigStackEffect(md->GetBlob(md->GetColumn(TableId::kMethodDef, rid, 4)), &pops, &pushes)) pushes = -1;
+    Bytes body = pe->MethodBodyAt(rva);
+    std::string reason;
+    if (body.empty()) {
+      reason = "method body RVA " + Hex(rva) + " is not in the image";
+    } else if (CheckMethodBody(body, helper, resolver, pushes, &reason)) {
+      continue;
+    }
+    result.failures.push_back({path, token, reason});
+  }
+  return result;
+}
+
+}  // namespace
+
+bool MethodSigStackEffect(Bytes signature, int* pops, int* pushes) {
+  ByteReader r(signature);
+  uint8_t conv = 0;
+  if (!r.Read(&conv)) return false;
+  uint8_t kind = conv & 0x0F;
+  if (kind > 0x05 && kind != 0x09) return false;  // field, local, property, generic instantiation ...
+  uint32_t count = 0;
+  if ((conv & 0x10) != 0 && !r.ReadCompressedU32(&count)) return false;  // generic parameter count
+  if (!r.ReadCompressedU32(&count)) return false;
+  if (count > 0xFFFF) return false;
+  // Custom modifiers before the return type.
+  for (;;) {
+    uint8_t b = 0;
+    if (r.remaining() == 0) return false;
+    b = r.data()[r.pos()];
+    if (b != 0x1F && b != 0x20) break;
+    r.U8();
+    uint32_t type;
+    if (!r.ReadCompressedU32(&type)) return false;
+  }
+  uint8_t ret = r.U8();
+  if (!r.ok()) return false;
+  bool has_this = (conv & 0x20) != 0 && (conv & 0x40) == 0;
+  *pops = static_cast<int>(count) + (has_this ? 1 : 0);
+  *pushes = ret == 0x01 ? 0 : 1;  // ELEMENT_TYPE_VOID
+  return true;
+}
+
+il::CallResolver MetadataCallResolver(const MetadataReader& md, uint32_t helper_token) {
+  return [&md, helper_token](uint32_t token, int* pops, int* pushes) {
+    if (token == helper_token) {
+      *pops = 1;
+      *pushes = 0;
+      return true;
+    }
+    std::optional<uint32_t> blob = SignatureBlobOf(md, token, 0);
+    if (!blob) return false;
+    Bytes sig;
+    if (!md.TryGetBlob(*blob, &sig)) return false;
+    return MethodSigStackEffect(sig, pops, pushes);
+  };
+}
+
+bool CheckMethodBody(Bytes body, uint32_t helper_token, const il::CallResolver& call_resolver, int return_values,
+                     std::string* reason) {
+  try {
+    return CheckMethodBodyImpl(body, helper_token, call_resolver, return_values, reason);
+  } catch (const std::exception& e) {
+    return Fail(reason, std::string("exception while checking: ") + e.what());
+  } catch (...) {
+    return Fail(reason, "exception while checking");
+  }
+}
+
+RewriteCheckResult RewriteCheck(Bytes file, const std::string& path) {
+  try {
+    return RewriteCheckImpl(file, path);
+  } catch (const std::exception& e) {
+    RewriteCheckResult r;
+    r.status = RewriteCheckStatus::kError;
+    r.error = std::string("exception while checking: ") + e.what();
+    return r;
+  } catch (...) {
+    RewriteCheckResult r;
+    r.status = RewriteCheckStatus::kError;
+    r.error = "exception while checking";
+    return r;
+  }
+}
+
+RewriteCheckResult RewriteCheckFile(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  std::string error;
+  bool ok = false;
+  try {
+    ok = ReadWholeFile(path, &bytes, &error);
+  } catch (...) {
+    error = "cannot read " + path;
+  }
+  if (!ok) {
+    RewriteCheckResult r;
+    r.status = RewriteCheckStatus::kError;
+    r.error = error;
+    return r;
+  }
+  return RewriteCheck(bytes, path);
+}
+
+}  // namespace dotcov

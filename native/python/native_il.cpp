@@ -1,0 +1,118 @@
+#include "native_il.h"
+
+#include <pybind11/stl.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "dotcov/il_method.h"
+#include "dotcov/il_rewriter.h"
+#include "dotcov/rewrite_check.h"
+
+namespace py = pybind11;
+using namespace dotcov;
+
+namespace {
+
+Bytes AsBytes(const std::string& s) { return Bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
+
+py::dict RewriteCheckPath(const std::string& path) {
+  RewriteCheckResult r;
+  {
+    py::gil_scoped_release release;
+    r = RewriteCheckFile(path);
+  }
+  if (r.status == RewriteCheckStatus::kError) throw py::value_error(path + ": " + r.error);
+  py::dict out;
+  out["managed"] = r.status == RewriteCheckStatus::kChecked;
+  out["methods"] = r.methods_checked;
+  py::list failures;
+  for (const auto& f : r.failures) failures.append(py::make_tuple(f.method_token, f.reason));
+  out["failures"] = failures;
+  return out;
+}
+
+il::MethodBody DecodeOrRaise(const std::string& body) {
+  il::MethodBody m;
+  std::string error;
+  if (!il::MethodBody::Decode(AsBytes(body), &m, &error)) throw py::value_error(error);
+  return m;
+}
+
+py::dict IlDecode(const py::bytes& data) {
+  il::MethodBody m = DecodeOrRaise(data);
+  py::dict out;
+  out["fat"] = m.fat_header();
+  out["flags"] = m.header_flags();
+  out["max_stack"] = m.max_stack();
+  out["code_size"] = m.code_size();
+  out["local_var_sig_token"] = m.local_var_sig_token();
+  out["init_locals"] = m.init_locals();
+  py::list instructions;
+  for (const auto& ins : m.instructions()) {
+    py::object operand;
+    if (ins.opcode == il::op::kSwitch) {
+      py::list targets;
+      for (int32_t t : ins.switch_targets) targets.append(static_cast<uint32_t>(t));
+      operand = targets;
+    } else {
+      operand = py::int_(ins.operand);
+    }
+    instructions.append(py::make_tuple(ins.offset, ins.opcode, operand));
+  }
+  out["instructions"] = instructions;
+  py::list clauses;
+  for (const auto& c : m.clauses())
+    clauses.append(py::make_tuple(c.flags, c.try_offset, c.try_length, c.handler_offset, c.handler_length,
+                                  c.class_token_or_filter_offset));
+  out["clauses"] = clauses;
+  py::list sections;
+  for (const auto& s : m.eh_sections()) sections.append(py::make_tuple(s.fat, s.clause_count));
+  out["eh_sections"] = sections;
+  return out;
+}
+
+py::bytes IlInsertProbes(const py::bytes& data, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                         uint32_t helper_token) {
+  std::string body = data;
+  std::vector<uint8_t> out;
+  std::string error;
+  if (!il::InsertProbes(AsBytes(body), probes, helper_token, &out, &error)) throw py::value_error(error);
+  return py::bytes(reinterpret_cast<const char*>(out.data()), out.size());
+}
+
+void IlVerify(const py::bytes& data, int return_values, const std::map<uint32_t, std::pair<int, int>>& calls) {
+  il::MethodBody m = DecodeOrRaise(data);
+  il::VerifyOptions options;
+  options.return_values = return_values;
+  if (!calls.empty()) {
+    options.call_resolver = [&calls](uint32_t token, int* pops, int* pushes) {
+      auto it = calls.find(token);
+      if (it == calls.end()) return false;
+      *pops = it->second.first;
+      *pushes = it->second.second;
+      return true;
+    };
+  }
+  std::string error;
+  if (!il::Verify(m, &error, options)) throw py::value_error(error);
+}
+
+}  // namespace
+
+void RegisterIl(py::module_& m) {
+  m.def("rewrite_check", &RewriteCheckPath, py::arg("path"),
+        "Checks the IL rewriter on every method body of an assembly: dict(managed, methods, failures=[(token, "
+        "reason)]). managed is False (and methods 0) for a file that is not a managed PE image; raises ValueError "
+        "when the file cannot be read or its headers/metadata are broken.");
+  m.def("il_decode", &IlDecode, py::arg("body"),
+        "Decodes a method body: header fields, instructions [(offset, opcode, operand or switch targets)] (branch "
+        "operands are absolute targets), clauses [(flags, try_offset, try_length, handler_offset, handler_length, "
+        "class_token_or_filter_offset)], eh_sections [(fat, count)]. Raises ValueError.");
+  m.def("il_insert_probes", &IlInsertProbes, py::arg("body"), py::arg("probes"), py::arg("helper_token"),
+        "Inserts `ldc.i4 slot; call helper_token` before each (offset, slot); raises ValueError with the reason.");
+  m.def("il_verify", &IlVerify, py::arg("body"), py::arg("return_values") = -1,
+        py::arg("calls") = std::map<uint32_t, std::pair<int, int>>{},
+        "Structural verification; calls maps call tokens to (pops, pushes). Raises ValueError with the reason.");
+}

@@ -1,0 +1,412 @@
+"""Property tests of the IL rewriter (dotcov._native il_* bindings).
+
+Hypothesis builds valid method bodies -- straight-line stack-neutral runs,
+forward and backward branches in short and long form, switch tables, nested
+try/catch/filter/finally/fault regions left with `leave`, tiny and fat headers,
+small, fat and split exception sections -- inserts coverage probes at random
+legal offsets and checks that the result decodes, verifies, and is the original
+instruction sequence plus the probes, with every branch target and exception
+boundary moved to the start of the probes in front of its instruction.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections import defaultdict
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dotcov import _native
+
+HELPER = 0x0A00FFFF  # static void Hit(int32)
+VOID0 = 0x0A000001  # static void M()
+INT0 = 0x0A000002  # static int32 M()
+FIELD = 0x04000001  # static int32 F
+EXCEPTION = 0x01000001  # catch type
+LOCALS = 0x11000001
+CALLS = {HELPER: (1, 0), VOID0: (0, 0), INT0: (0, 1)}
+
+NOP, DUP, POP, CALL, RET, LDC_I4, LDC_I4_S = 0x00, 0x25, 0x26, 0x28, 0x2A, 0x20, 0x1F
+SWITCH, LDSFLD, ENDFINALLY, LEAVE, LEAVE_S = 0x45, 0x7E, 0xDC, 0xDD, 0xDE
+ENDFILTER, VOLATILE, TAIL = 0xFE11, 0xFE13, 0xFE14
+PREFIXES = {0xFE12, 0xFE13, 0xFE14, 0xFE16, 0xFE19, 0xFE1E}
+CALL_FAMILY = {0x28, 0x29, 0x6F, 0x73}
+SHORT_TO_LONG = {**{op: op + 0x0D for op in range(0x2B, 0x38)}, LEAVE_S: LEAVE}
+BRANCHES = set(range(0x2B, 0x45)) | {LEAVE, LEAVE_S}
+CATCH, FILTER, FINALLY, FAULT = 0, 1, 2, 4
+
+COND1 = [0x2C, 0x2D]  # brfalse.s, brtrue.s (pop 1)
+COND2 = list(range(0x2E, 0x38))  # beq.s ... blt.un.s (pop 2)
+
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _op(opcode: int) -> bytes:
+    return bytes([0xFE, opcode & 0xFF]) if opcode >> 8 == 0xFE else bytes([opcode])
+
+
+class _Assembler:
+    """Items: raw bytes, ('label', n), ('br', short_opcode, label, long?), ('switch', [labels])."""
+
+    def __init__(self):
+        self.items: list = []
+
+    def raw(self, opcode: int, operand: bytes = b"") -> None:
+        self.items.append(_op(opcode) + operand)
+
+    def label(self, name: int) -> None:
+        self.items.append(("label", name))
+
+    def branch(self, short_opcode: int, target: int, long: bool) -> None:
+        self.items.append(["br", short_opcode, target, long])
+
+    def switch(self, targets: list[int]) -> None:
+        self.items.append(("switch", targets))
+
+    def assemble(self) -> tuple[bytes, dict[int, int]]:
+        while True:
+            pos, labels, ends = 0, {}, []
+            for item in self.items:
+                if isinstance(item, bytes):
+                    pos += len(item)
+                elif item[0] == "label":
+                    labels[item[1]] = pos
+                elif item[0] == "br":
+                    pos += 5 if item[3] else 2
+                else:
+                    pos += 5 + 4 * len(item[1])
+                ends.append(pos)
+            widened = False
+            for item, end in zip(self.items, ends):
+                if isinstance(item, list) and not item[3] and not -128 <= labels[item[2]] - end <= 127:
+                    item[3] = widened = True
+            if not widened:
+                break
+        out = bytearray()
+        for item, end in zip(self.items, ends):
+            if isinstance(item, bytes):
+                out += item
+            elif item[0] == "br":
+                rel = labels[item[2]] - end
+                out += bytes([SHORT_TO_LONG[item[1]]]) + struct.pack("<i", rel) if item[3] else bytes([item[1]]) + struct.pack("<b", rel)
+            elif item[0] == "switch":
+                out += bytes([SWITCH]) + struct.pack("<I", len(item[1]))
+                out += b"".join(struct.pack("<i", labels[t] - end) for t in item[1])
+        return bytes(out), labels
+
+
+class _Generator:
+    def __init__(self, draw):
+        self.draw = draw
+        self.asm = _Assembler()
+        self.clauses: list[tuple] = []  # label-based, post-order (inner first)
+        self.labels = 0
+        self.budget = draw(st.integers(1, 60))
+        self.uses_locals = False
+
+    def new_label(self) -> int:
+        self.labels += 1
+        return self.labels
+
+    def push(self) -> None:
+        kind = self.draw(st.integers(0, 3))
+        if kind == 0:
+            self.asm.raw(0x16 + self.draw(st.integers(0, 8)))  # ldc.i4.0 .. ldc.i4.8
+        elif kind == 1:
+            self.asm.raw(LDC_I4_S, struct.pack("<b", self.draw(st.integers(-128, 127))))
+        elif kind == 2:
+            self.asm.raw(LDC_I4, struct.pack("<i", self.draw(st.integers(-(2**31), 2**31 - 1))))
+        else:
+            self.asm.raw(CALL, struct.pack("<I", INT0))
+
+    def region(self, depth: int, exits: list[int], allow_try: bool, allow_branches: bool = True) -> None:
+        """A run of stack-neutral statements; branch targets are statement starts of this run
+        (the last one, index n, is whatever the caller emits next)."""
+        n = self.draw(st.integers(0, max(0, min(8, self.budget))))
+        starts = [self.new_label() for _ in range(n + 1)]
+        for i in range(n):
+            self.budget -= 1
+            self.asm.label(starts[i])
+            self.statement(depth, starts, starts[i + 1], exits, allow_try, allow_branches)
+        self.asm.label(starts[n])
+
+    def statement(self, depth, starts, after, exits, allow_try, allow_branches) -> None:
+        kinds = ["nop", "push_pop", "local", "dup", "call", "volatile", "nops"]
+        if allow_branches:
+            kinds += ["br", "cond", "cond", "switch"]
+            if exits:
+                kinds += ["leave"]
+        if allow_try and depth < 3:
+            kinds += ["try"] * 4
+        kind = self.draw(st.sampled_from(kinds))
+        a = self.asm
+        if kind == "nop":
+            a.raw(NOP)
+        elif kind == "nops":
+            for _ in range(self.draw(st.integers(1, 40))):
+                a.raw(NOP)
+        elif kind == "push_pop":
+            self.push()
+            a.raw(POP)
+        elif kind == "local":
+            self.uses_locals = True
+            i = self.draw(st.integers(0, 5))
+            form = self.draw(st.integers(0, 2))
+            if form == 0 and i < 4:
+                a.raw(0x06 + i), a.raw(0x0A + i)  # ldloc.i / stloc.i
+            elif form == 1:
+                a.raw(0x11, bytes([i])), a.raw(0x13, bytes([i]))  # ldloc.s / stloc.s
+            else:
+                a.raw(0xFE0C, struct.pack("<H", i)), a.raw(0xFE0E, struct.pack("<H", i))
+        elif kind == "dup":
+            self.push()
+            a.raw(DUP), a.raw(POP), a.raw(POP)
+        elif kind == "call":
+            a.raw(CALL, struct.pack("<I", VOID0))
+        elif kind == "volatile":
+            a.raw(VOLATILE), a.raw(LDSFLD, struct.pack("<I", FIELD)), a.raw(POP)
+        elif kind == "br":
+            a.branch(0x2B, self.draw(st.sampled_from(starts)), self.draw(st.booleans()))
+        elif kind == "cond":
+            if self.draw(st.booleans()):
+                self.push()
+                opcode = self.draw(st.sampled_from(COND1))
+            else:
+                self.push(), self.push()
+                opcode = self.draw(st.sampled_from(COND2))
+            a.branch(opcode, self.draw(st.sampled_from(starts)), self.draw(st.booleans()))
+        elif kind == "switch":
+            self.push()
+            a.switch(self.draw(st.lists(st.sampled_from(starts), min_size=0, max_size=5)))
+        elif kind == "leave":
+            a.branch(LEAVE_S, self.draw(st.sampled_from(exits)), self.draw(st.booleans()))
+        else:
+            self.try_statement(depth, after, exits)
+
+    def try_statement(self, depth, after, exits) -> None:
+        a = self.asm
+        try_start, try_end = self.new_label(), self.new_label()
+        inner_exits = [after] + exits
+        a.label(try_start)
+        self.region(depth + 1, inner_exits, True)
+        a.branch(LEAVE_S, after, self.draw(st.booleans()))
+        a.label(try_end)
+        shape = self.draw(st.sampled_from(["catch", "catch2", "filter", "filter_catch", "finally", "fault"]))
+        handlers = {"catch": [CATCH], "catch2": [CATCH, CATCH], "filter": [FILTER], "filter_catch": [FILTER, CATCH],
+                    "finally": [FINALLY], "fault": [FAULT]}[shape]
+        mine = []
+        for flags in handlers:
+            filter_start = None
+            if flags == FILTER:
+                filter_start = self.new_label()
+                a.label(filter_start)
+                a.raw(POP)
+                self.region(depth + 1, [], False)
+                a.raw(0x17), a.raw(ENDFILTER)  # ldc.i4.1
+            start, end = self.new_label(), self.new_label()
+            a.label(start)
+            if flags in (CATCH, FILTER):
+                a.raw(POP)
+                self.region(depth + 1, inner_exits, True)
+                a.branch(LEAVE_S, after, self.draw(st.booleans()))
+            else:
+                self.region(depth + 1, [], True)
+                a.raw(ENDFINALLY)
+            a.label(end)
+            mine.append((flags, try_start, try_end, start, end, filter_start))
+        self.clauses.extend(mine)
+
+    def method(self) -> None:
+        if self.draw(st.booleans()):  # make exception regions common
+            after = self.new_label()
+            self.try_statement(0, after, [])
+            self.asm.label(after)
+        self.region(0, [], True)
+        if self.draw(st.booleans()):
+            self.asm.raw(RET)
+        else:
+            self.asm.raw(TAIL), self.asm.raw(CALL, struct.pack("<I", VOID0)), self.asm.raw(RET)
+
+
+def _eh_sections(clauses, draw) -> list[bytes]:
+    def fits_small(c):
+        return c[1] <= 0xFFFF and c[2] <= 0xFF and c[3] <= 0xFFFF and c[4] <= 0xFF
+
+    groups = [clauses]
+    if len(clauses) >= 2 and draw(st.booleans()):
+        k = draw(st.integers(1, len(clauses) - 1))
+        groups = [clauses[:k], clauses[k:]]
+    sections = []
+    for g in groups:
+        small = len(g) <= 20 and all(fits_small(c) for c in g) and draw(st.booleans())
+        if small:
+            data = b"".join(struct.pack("<HHBHBI", *c) for c in g)
+            sections.append(bytes([0x01, 4 + len(data), 0, 0]) + data)
+        else:
+            data = b"".join(struct.pack("<IIIIII", *c) for c in g)
+            sections.append(bytes([0x41]) + (4 + len(data)).to_bytes(3, "little") + data)
+    return sections
+
+
+@st.composite
+def method_bodies(draw):
+    g = _Generator(draw)
+    g.method()
+    code, labels = g.asm.assemble()
+    clauses = []
+    for flags, ts, te, hs, he, fs in g.clauses:
+        extra = labels[fs] if flags == FILTER else (EXCEPTION if flags == CATCH else 0)
+        clauses.append((flags, labels[ts], labels[te] - labels[ts], labels[hs], labels[he] - labels[hs], extra))
+    locals_token = LOCALS if g.uses_locals or draw(st.booleans()) else 0
+    init_locals = locals_token != 0 and draw(st.booleans())
+    tiny_ok = len(code) < 64 and not locals_token and not clauses
+    if tiny_ok and draw(st.booleans()):
+        return bytes([0x2 | (len(code) << 2)]) + code
+    sections = _eh_sections(clauses, draw) if clauses else []
+    flags = 0x3 | (0x8 if sections else 0) | (0x10 if init_locals else 0)
+    max_stack = draw(st.integers(2, 8))
+    body = bytearray(struct.pack("<HHII", flags | 0x3000, max_stack, len(code), locals_token) + code)
+    for i, s in enumerate(sections):
+        while len(body) % 4:
+            body.append(0)
+        if i + 1 < len(sections):
+            s = bytes([s[0] | 0x80]) + s[1:]
+        body += s
+    return bytes(body)
+
+
+def _legal_offsets(instructions) -> list[int]:
+    out = []
+    for i, (offset, opcode, _) in enumerate(instructions):
+        if i > 0 and instructions[i - 1][1] in PREFIXES:
+            continue
+        if opcode == RET and i > 0 and instructions[i - 1][1] in CALL_FAMILY:
+            j = i - 2
+            tail = False
+            while j >= 0 and instructions[j][1] in PREFIXES:
+                tail |= instructions[j][1] == TAIL
+                j -= 1
+            if tail:
+                continue
+        out.append(offset)
+    return out
+
+
+@st.composite
+def bodies_with_probes(draw):
+    body = draw(method_bodies())
+    legal = _legal_offsets(_native.il_decode(body)["instructions"])
+    if not legal:
+        return body, []
+    mode = draw(st.sampled_from(["few", "subset", "all", "all_twice"]))
+    if mode == "few":
+        chosen = draw(st.lists(st.sampled_from(legal), max_size=4))
+    elif mode == "subset":
+        chosen = [o for o in legal if draw(st.booleans())]
+    else:
+        chosen = legal * (2 if mode == "all_twice" else 1)
+    chosen = draw(st.permutations(chosen))
+    probes = [(offset, slot) for slot, offset in enumerate(chosen)]
+    return body, probes
+
+
+def check_rewrite(body: bytes, probes: list[tuple[int, int]]) -> None:
+    orig = _native.il_decode(body)
+    _native.il_verify(body, 0, CALLS)  # the generator makes valid bodies
+    new_body = _native.il_insert_probes(body, probes, HELPER)
+    new = _native.il_decode(new_body)
+    _native.il_verify(new_body, 0, CALLS)
+
+    by_offset = defaultdict(list)
+    for offset, slot in probes:
+        by_offset[offset].append(slot)
+    new_ins = new["instructions"]
+    label, pairs, j = {}, [], 0
+    for ins in orig["instructions"]:
+        start = None
+        for slot in by_offset.get(ins[0], []):
+            assert new_ins[j][1:] == (LDC_I4, slot), (new_ins[j], slot)
+            assert new_ins[j + 1][1:] == (CALL, HELPER)
+            start = new_ins[j][0] if start is None else start
+            j += 2
+        assert new_ins[j][1] == ins[1] or new_ins[j][1] == SHORT_TO_LONG.get(ins[1]), (ins, new_ins[j])
+        label[ins[0]] = new_ins[j][0] if start is None else start
+        pairs.append((ins, new_ins[j]))
+        j += 1
+    assert j == len(new_ins), "extra instructions in the rewritten body"
+
+    for (_, opcode, operand), (_, _, new_operand) in pairs:
+        if opcode in BRANCHES:
+            assert new_operand == label[operand]
+        elif opcode == SWITCH:
+            assert new_operand == [label[t] for t in operand]
+        else:
+            assert new_operand == operand
+
+    end = {**label, orig["code_size"]: new["code_size"]}
+    assert len(new["clauses"]) == len(orig["clauses"])
+    for (flags, ts, tl, hs, hl, extra), (nflags, nts, ntl, nhs, nhl, nextra) in zip(orig["clauses"], new["clauses"]):
+        assert nflags == flags
+        assert (nts, nts + ntl) == (label[ts], end[ts + tl])
+        assert (nhs, nhs + nhl) == (label[hs], end[hs + hl])
+        assert nextra == (label[extra] if flags == FILTER else extra)
+
+    assert new["max_stack"] == orig["max_stack"] + (1 if probes else 0)
+    assert new["local_var_sig_token"] == orig["local_var_sig_token"]
+    assert new["init_locals"] == orig["init_locals"]
+
+
+@SETTINGS
+@given(bodies_with_probes())
+def test_probes_preserve_the_method(case):
+    body, probes = case
+    check_rewrite(body, probes)
+
+
+@SETTINGS
+@given(method_bodies())
+def test_probe_everywhere_and_unchanged_reencoding(body):
+    assert _native.il_insert_probes(body, [], HELPER) == body
+    legal = _legal_offsets(_native.il_decode(body)["instructions"])
+    check_rewrite(body, [(offset, slot) for slot, offset in enumerate(legal)])
+
+
+@SETTINGS
+@given(method_bodies(), st.data())
+def test_illegal_offsets_are_rejected(body, data):
+    decoded = _native.il_decode(body)
+    instructions = decoded["instructions"]
+    legal = set(_legal_offsets(instructions))
+    boundaries = {ins[0] for ins in instructions}
+    illegal = [o for o in range(decoded["code_size"] + 2) if o not in legal]
+    if not illegal:
+        return
+    offset = data.draw(st.sampled_from(illegal))
+    probes = [(o, i) for i, o in enumerate(sorted(legal))][:3] + [(offset, 99)]
+    with pytest.raises(ValueError) as e:
+        _native.il_insert_probes(body, probes, HELPER)
+    message = str(e.value)
+    if offset not in boundaries:
+        assert "not an instruction boundary" in message
+    else:
+        assert "prefix" in message or "tail call" in message
+
+
+def test_widening_of_a_short_branch_over_probes():
+    # br.s over 100 nops; with a probe before each nop the branch needs the long form.
+    code = bytes([0x2B, 100]) + bytes(100) + bytes([RET])
+    body = struct.pack("<HHII", 0x3003, 1, len(code), 0) + code
+    probes = [(2 + i, i) for i in range(100)]
+    check_rewrite(body, probes)
+    new = _native.il_decode(_native.il_insert_probes(body, probes, HELPER))
+    assert new["instructions"][0][1] == 0x38
+
+
+def test_bad_bodies_raise_value_error():
+    for bad in (b"", b"\x07", b"\x0e", bytes([0x03, 0x30])):
+        with pytest.raises(ValueError):
+            _native.il_decode(bad)
+    with pytest.raises(ValueError, match="stack"):
+        _native.il_verify(bytes([0x02 | (2 << 2), POP, RET]))
