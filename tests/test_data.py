@@ -15,10 +15,11 @@ PDB = b"p" * 20
 def write(path: Path, hits: list[int], *, mvid=MVID, tokens=None, offsets=None, cmd="testhost") -> Path:
     tokens = tokens or [0x06000001] * len(hits)
     offsets = offsets or list(range(len(hits)))
+    kinds = [0] * len(hits)
     _native.write_data_file(str(path), {
         "processes": [{"command_line": cmd, "cwd": "/src"}],
         "modules": [{"mvid": mvid, "pdb_id": PDB, "path": "/src/bin/Calc.dll", "tokens": tokens,
-                     "offsets": offsets, "hits": hits}],
+                     "offsets": offsets, "kinds": kinds, "hits": hits}],
     })
     return path
 

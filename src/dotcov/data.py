@@ -29,7 +29,7 @@ class ModuleHits:
     mvid: bytes
     pdb_id: bytes
     path: str
-    sites: list[tuple[int, int]]  # (method token, IL offset)
+    sites: list[tuple[int, int, int]]  # (method token, IL offset, kind: 0 sequence point, 1+ branch outcome)
     hits: list[int]
     processes: int = 1
 
@@ -88,8 +88,9 @@ def read_file(path: Path, into: CoverageData) -> None:
         into.damaged.append(path)
     into.processes.extend(raw["processes"])
     for m in raw["modules"]:
-        into.add_module(ModuleHits(m["mvid"], m["pdb_id"], m["path"], list(zip(m["tokens"], m["offsets"])),
-                                   list(m["hits"]), m.get("processes", 1)))
+        into.add_module(ModuleHits(m["mvid"], m["pdb_id"], m["path"],
+                                   list(zip(m["tokens"], m["offsets"], m["kinds"])), list(m["hits"]),
+                                   m.get("processes", 1)))
     into.files.append(path)
     into.newest_mtime = max(into.newest_mtime, path.stat().st_mtime)
 
@@ -105,7 +106,7 @@ def write(data: CoverageData, path: Path) -> None:
     """Writes merged data atomically: a crash leaves the old file or the new one, never half."""
     modules = [
         {"mvid": m.mvid, "pdb_id": m.pdb_id, "path": m.path, "tokens": [s[0] for s in m.sites],
-         "offsets": [s[1] for s in m.sites], "hits": m.hits}
+         "offsets": [s[1] for s in m.sites], "kinds": [s[2] for s in m.sites], "hits": m.hits}
         for m in data.modules.values()
     ]
     fd, tmp = tempfile.mkstemp(prefix=".combine.", suffix=".tmp", dir=path.parent)

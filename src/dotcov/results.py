@@ -98,7 +98,7 @@ def _user_method(sym: Symbols, rid: int) -> int:
 
 def module_coverage(module: ModuleHits, sym: Symbols) -> AssemblyCoverage:
     asm = AssemblyCoverage(sym.raw["assembly_name"])
-    hits = {site: h for site, h in zip(module.sites, module.hits)}
+    hits = {(token, offset): h for (token, offset, kind), h in zip(module.sites, module.hits) if kind == 0}
     documents = sym.raw["documents"]
     classes: dict[tuple[int, str], ClassCoverage] = {}
     methods: dict[tuple[int, str, int], MethodCoverage] = {}

@@ -21,9 +21,10 @@ void PutU64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
 
 // Module record body, after the 16-byte record header:
 //   mvid[16] pdb_id[20] u32 site_count u32 path_len u32 counters_offset
-//   path (UTF-8), padded to 8; sites (u32 token, u32 il_offset) * n;
+//   path (UTF-8), padded to 8; sites (u32 token, u32 il_offset, u32 kind) * n;
 //   counters (u64) * n at counters_offset from the record start.
 constexpr size_t kModuleFixed = 16 + 20 + 4 + 4 + 4;
+constexpr size_t kSiteSize = 12;
 
 struct ModuleLayout {
   size_t path_at, sites_at, counters_at, total;
@@ -33,7 +34,7 @@ ModuleLayout LayoutModule(size_t path_len, size_t n) {
   ModuleLayout l;
   l.path_at = kRecordHeaderSize + kModuleFixed;
   l.sites_at = Align8(l.path_at + path_len);
-  l.counters_at = Align8(l.sites_at + 8 * n);
+  l.counters_at = Align8(l.sites_at + kSiteSize * n);
   l.total = l.counters_at + 8 * n;
   return l;
 }
@@ -177,8 +178,9 @@ std::optional<uint32_t> DataFileWriter::AddModule(const ModuleIdentity& id, cons
   PutU32(body + 44, static_cast<uint32_t>(l.counters_at));
   std::memcpy(rec + l.path_at, id.path.data(), id.path.size());
   for (size_t i = 0; i < sites.size(); ++i) {
-    PutU32(rec + l.sites_at + 8 * i, sites[i].method_token);
-    PutU32(rec + l.sites_at + 8 * i + 4, sites[i].il_offset);
+    PutU32(rec + l.sites_at + kSiteSize * i, sites[i].method_token);
+    PutU32(rec + l.sites_at + kSiteSize * i + 4, sites[i].il_offset);
+    PutU32(rec + l.sites_at + kSiteSize * i + 8, sites[i].kind);
   }
   Commit(*offset);
   return static_cast<uint32_t>((*offset + l.counters_at) / 8);
@@ -273,6 +275,7 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
       for (uint32_t i = 0; i < n; ++i) {
         m.sites[i].method_token = s.U32();
         m.sites[i].il_offset = s.U32();
+        m.sites[i].kind = s.U32();
       }
       ByteReader c(rec.subspan(l.counters_at));
       for (uint32_t i = 0; i < n; ++i) m.hits[i] = c.U64();
@@ -319,8 +322,9 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
     PutU32(body + 44, static_cast<uint32_t>(l.counters_at));
     std::memcpy(rec + l.path_at, m.id.path.data(), m.id.path.size());
     for (size_t i = 0; i < n; ++i) {
-      PutU32(rec + l.sites_at + 8 * i, m.sites[i].method_token);
-      PutU32(rec + l.sites_at + 8 * i + 4, m.sites[i].il_offset);
+      PutU32(rec + l.sites_at + kSiteSize * i, m.sites[i].method_token);
+      PutU32(rec + l.sites_at + kSiteSize * i + 4, m.sites[i].il_offset);
+      PutU32(rec + l.sites_at + kSiteSize * i + 8, m.sites[i].kind);
       PutU64(rec + l.counters_at + 8 * i, i < m.hits.size() ? m.hits[i] : 0);
     }
   }

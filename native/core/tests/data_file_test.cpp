@@ -44,7 +44,7 @@ TEST(DataFile, WriterAndReaderAgree) {
   ASSERT_TRUE(w.Reserve(1 << 20, &err)) << err;
   ASSERT_TRUE(w.Create(dir, 4242, &err)) << err;
   ASSERT_TRUE(w.AddProcessInfo("dotnet test", "/src", &err)) << err;
-  std::vector<ProbeSite> sites = {{0x06000001, 0}, {0x06000001, 7}, {0x06000002, 0}};
+  std::vector<ProbeSite> sites = {{0x06000001, 0}, {0x06000001, 7, kBranchTarget + 1}, {0x06000002, 0}};
   auto slot = w.AddModule(Ident(1, "/src/bin/Calc.dll"), sites, &err);
   ASSERT_TRUE(slot) << err;
   auto* counters = reinterpret_cast<uint64_t*>(w.base()) + *slot;

@@ -24,10 +24,20 @@ inline constexpr uint32_t kRecordHeaderSize = 16;
 enum class RecordKind : uint32_t { kModule = 1, kProcess = 2 };
 enum class RecordState : uint32_t { kWriting = 0, kCommitted = 1 };
 
-// One probe site: the method and IL offset of a sequence point.
+// What a probe site counts.
+enum SiteKind : uint32_t {
+  kSequencePoint = 0,
+  // Outcomes of the conditional branch or switch at il_offset: fall-through
+  // (condition false, switch default), then target i at kBranchTarget + i.
+  kBranchFallThrough = 1,
+  kBranchTarget = 2,
+};
+
+// One probe site: a sequence point, or one outcome of a branch, of a method.
 struct ProbeSite {
   uint32_t method_token = 0;
   uint32_t il_offset = 0;
+  uint32_t kind = kSequencePoint;
   bool operator==(const ProbeSite&) const = default;
 };
 
