@@ -65,13 +65,14 @@ def test_garbage_and_future_versions_are_reported_not_fatal(tmp_path):
     (tmp_path / "dotcov.9.junk0000.cov").write_bytes(b"not coverage data at all")
     future = write(tmp_path / "dotcov.8.future00.cov", [1])
     raw = bytearray(future.read_bytes())
-    raw[8] = 2
+    raw[8] = 99
     future.write_bytes(bytes(raw))
     cov = data.load(tmp_path)
     assert not cov.modules
     text = "\n".join(cov.warnings)
     assert "not a dotcov data file" in text
-    assert "version 2 is not supported" in text
+    assert "version 99 is not supported" in text
+    assert "a newer dotcov" in text
 
 
 def test_erase_removes_only_data_files(tmp_path):

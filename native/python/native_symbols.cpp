@@ -2,6 +2,7 @@
 
 #include <pybind11/stl.h>
 
+#include "dotcov/il_method.h"
 #include "dotcov/metadata.h"
 #include "dotcov/module_info.h"
 #include "dotcov/pe_image.h"
@@ -62,6 +63,30 @@ py::dict ReadSymbols(const std::string& path) {
   }
   out["typespecs"] = typespecs;
 
+  // Custom attribute type names on the assembly, types and methods (for exclude-by-attribute).
+  py::dict attributes;
+  auto add_attributes = [&](uint32_t token) {
+    auto cas = md->CustomAttributes(token);
+    if (cas.empty()) return;
+    py::list names;
+    for (const auto& ca : cas) names.append(ToStr(ca.type_name));
+    attributes[py::int_(token)] = names;
+  };
+  if (md->RowCount(TableId::kAssembly)) add_attributes(0x20000001);
+  for (uint32_t rid = 1; rid <= md->RowCount(TableId::kTypeDef); ++rid) add_attributes(0x02000000 | rid);
+  for (uint32_t rid = 1; rid <= md->RowCount(TableId::kMethodDef); ++rid) add_attributes(0x06000000 | rid);
+  for (uint32_t rid = 1; rid <= md->RowCount(TableId::kProperty); ++rid) add_attributes(0x17000000 | rid);
+  out["attributes"] = attributes;
+  // Property -> accessor methods (MethodSemantics), so attributes on a property reach its getter/setter.
+  py::dict accessors;
+  for (uint32_t rid = 1; rid <= md->RowCount(TableId::kMethodSemantics); ++rid) {
+    uint32_t method = md->GetColumnToken(TableId::kMethodSemantics, rid, 1);
+    uint32_t assoc = md->GetColumnToken(TableId::kMethodSemantics, rid, 2);
+    if ((assoc >> 24) == 0x17) accessors[py::int_(method & 0x00FFFFFF)] = assoc;
+  }
+  out["accessor_of"] = accessors;
+  out["source_link"] = sym.pdb && sym.pdb->SourceLinkJson() ? py::object(ToStr(*sym.pdb->SourceLinkJson())) : py::none();
+
   py::dict points, kickoff;
   if (sym.pdb) {
     std::vector<SequencePoint> sps;
@@ -84,9 +109,32 @@ py::dict ReadSymbols(const std::string& path) {
   return out;
 }
 
+// Method bodies of an assembly, {method rid: body bytes (header + code + EH sections)},
+// for the methods whose bodies decode; for analysing branches after a run.
+py::dict ReadMethodBodies(const std::string& path) {
+  std::vector<uint8_t> file;
+  std::string error;
+  if (!ReadWholeFile(path, &file, &error)) throw py::value_error(error);
+  auto pe = PeImage::Parse(file, &error);
+  if (!pe) throw py::value_error(path + ": " + error);
+  auto md = MetadataReader::Parse(pe->metadata(), &error);
+  if (!md) throw py::value_error(path + ": " + error);
+  py::dict out;
+  for (const auto& m : md->MethodDefs()) {
+    if (m.rva == 0) continue;
+    il::MethodBody body;
+    std::vector<uint8_t> bytes;
+    if (!il::MethodBody::Decode(pe->MethodBodyAt(m.rva), &body, &error) || !body.Encode(&bytes, &error)) continue;
+    out[py::int_(m.rid)] = ToBytes(bytes.data(), bytes.size());
+  }
+  return out;
+}
+
 }  // namespace
 
 void RegisterSymbols(py::module_& m) {
+  m.def("read_method_bodies", &ReadMethodBodies, py::arg("assembly_path"),
+        "Method bodies of an assembly as {method rid: bytes}, for the bodies that decode.");
   m.def("read_symbols", &ReadSymbols, py::arg("assembly_path"),
         "Reads an assembly's identity, types, methods and portable-PDB sequence points.");
 }

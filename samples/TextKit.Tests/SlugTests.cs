@@ -10,6 +10,12 @@ public class SlugTests
         Assert.Equal("hello-world-2", Slug.Make("  Hello, World! 2 "));
     }
 
+    [Fact]
+    public void Shouts()
+    {
+        Assert.Equal("HI!", Slug.Shout("hi"));
+    }
+
     // A test that starts another .NET program: its coverage must be collected too.
     [Fact]
     public void StartsAnotherDotnetProgram()

@@ -24,10 +24,82 @@ def _data_dir_option(f):
         "--data-dir",
         type=click.Path(file_okay=False, path_type=Path),
         envvar="DOTCOV_DATA_DIR",
-        default=".dotcov",
-        show_default=True,
-        help="Directory of the coverage data files (also DOTCOV_DATA_DIR).",
+        default=None,
+        help="Directory of the coverage data files (also DOTCOV_DATA_DIR, or run.data_dir in dotcov.toml; "
+        "default .dotcov).",
     )(f)
+
+
+def _config():
+    from dotcov.config import ConfigError, load_config
+
+    try:
+        return load_config()
+    except ConfigError as e:
+        _fail(str(e))
+
+
+def _resolve_data_dir(flag: Path | None, cfg) -> Path:
+    return (flag or Path(cfg.data_dir or ".dotcov")).resolve()
+
+
+def _report_options(f):
+    """Filters and report switches shared by every report command; flags win over dotcov.toml."""
+    options = [
+        click.option("--include", multiple=True, help="Only types matching [Assembly]Namespace.Type (repeatable)."),
+        click.option("--exclude", multiple=True, help="Leave out types matching [Assembly]Namespace.Type (repeatable)."),
+        click.option("--exclude-by-attribute", multiple=True,
+                     help="Leave out code marked with this attribute (besides ExcludeFromCodeCoverage, GeneratedCode)."),
+        click.option("--exclude-by-file", multiple=True, help="Leave out source files matching this glob."),
+        click.option("--skip-auto-properties/--no-skip-auto-properties", default=None,
+                     help="Leave out auto-property accessors (and record properties)."),
+        click.option("--all-branches/--user-branches", default=None,
+                     help="Also report branches the compiler generated."),
+        click.option("--fail-under", type=float, default=None,
+                     help="Exit with status 2 if coverage is below this percentage."),
+        click.option("--fail-under-type", type=click.Choice(["line", "branch", "method"]), multiple=True,
+                     help="What --fail-under applies to (repeatable; default line)."),
+        click.option("--fail-under-scope", type=click.Choice(["total", "assembly"]), default=None,
+                     help="Apply --fail-under to the total (default) or to each assembly."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+class Settings:
+    """The effective settings of a report command: flags over dotcov.toml over defaults."""
+
+    def __init__(self, cfg, data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
+                 skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope):
+        from dotcov.filters import FilterError, Filters
+        from dotcov.results import ReportOptions
+
+        self.cfg = cfg
+        self.data_dir = _resolve_data_dir(data_dir, cfg)
+        try:
+            filters = Filters.build(include or cfg.include, exclude or cfg.exclude,
+                                    [*cfg.exclude_by_attribute, *exclude_by_attribute],
+                                    [*cfg.exclude_by_file, *exclude_by_file])
+        except FilterError as e:
+            _fail(str(e))
+        self.options = ReportOptions(
+            filters=filters,
+            skip_auto_properties=cfg.skip_auto_properties if skip_auto_properties is None else skip_auto_properties,
+            all_branches=cfg.all_branches if all_branches is None else all_branches,
+            paths=cfg.paths,
+        )
+        if fail_under is not None:
+            self.fail_under = {kind: fail_under for kind in (fail_under_type or ("line",))}
+        else:
+            self.fail_under = dict(cfg.fail_under)
+        self.fail_under_scope = fail_under_scope or cfg.fail_under_scope
+
+
+def _settings(data_dir, include, exclude, exclude_by_attribute, exclude_by_file, skip_auto_properties,
+              all_branches, fail_under, fail_under_type, fail_under_scope) -> Settings:
+    return Settings(_config(), data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
+                    skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope)
 
 
 def _fail(message: str) -> None:
@@ -35,16 +107,16 @@ def _fail(message: str) -> None:
     sys.exit(EXIT_ERROR)
 
 
-def _load_result(data_dir: Path):
+def _load_result(settings: Settings):
     from dotcov import data, results
 
-    data_dir = data_dir.resolve()
+    data_dir = settings.data_dir
     if not data.data_files(data_dir):
         _fail(f"no coverage data in {data_dir}; run your tests with 'dotcov run -- dotnet test' first")
     cov = data.load(data_dir)
     for w in cov.warnings:
         click.echo(f"dotcov: warning: {w}", err=True)
-    result, problems = results.build(cov, Path.cwd())
+    result, problems = results.build(cov, Path.cwd(), settings.options)
     for p in problems:
         click.echo(f"dotcov: warning: {p}", err=True)
     if not result.assemblies:
@@ -52,14 +124,13 @@ def _load_result(data_dir: Path):
     return result
 
 
-def _check_fail_under(result, fail_under: float | None) -> None:
-    if fail_under is None:
-        return
-    from dotcov.report import total_percent
+def _check_fail_under(result, settings: Settings) -> None:
+    from dotcov.thresholds import check
 
-    total = total_percent(result)
-    if total < fail_under:
-        click.echo(f"dotcov: total line coverage {total:.2f}% is below --fail-under={fail_under:g}", err=True)
+    failures = check(result, settings.fail_under, settings.fail_under_scope)
+    for message in failures:
+        click.echo(f"dotcov: {message}", err=True)
+    if failures:
         sys.exit(EXIT_FAIL_UNDER)
 
 
@@ -86,7 +157,9 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
     from dotcov.report import render_table
     from dotcov.run import RunError, check_data_dir, run_command
 
-    data_dir = data_dir.resolve()
+    cfg = _config()
+    data_dir = _resolve_data_dir(data_dir, cfg)
+    include_tests = include_tests or cfg.include_test_assemblies
     try:
         check_data_dir(data_dir)
         if not append:
@@ -112,7 +185,8 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
         elif not agent_log:
             click.echo("dotcov: run again with --log to see what each .NET process saw.", err=True)
     elif not no_report:
-        result, problems = results.build(cov, Path.cwd())
+        result, problems = results.build(cov, Path.cwd(), Settings(
+            cfg, data_dir, (), (), (), (), None, None, None, (), None).options)
         for p in problems:
             click.echo(f"dotcov: warning: {p}", err=True)
         if result.assemblies:
@@ -133,33 +207,38 @@ def _skip_reasons(log_dir: Path, most: int = 20) -> list[str]:
 
 @cli.command()
 @_data_dir_option
-@click.option("-m", "--show-missing", is_flag=True, help="Show the line numbers that were not run.")
-@click.option("--skip-covered", is_flag=True, help="Leave out fully covered files.")
-@click.option("--precision", type=click.IntRange(0, 10), default=0, show_default=True)
+@click.option("-m", "--show-missing", is_flag=True, default=None, help="Show the line numbers that were not run.")
+@click.option("--skip-covered", is_flag=True, default=None, help="Leave out fully covered files.")
+@click.option("--precision", type=click.IntRange(0, 10), default=None, help="Decimal places of percentages.")
 @click.option("--sort", type=click.Choice(["name", "stmts", "miss", "cover", "-name", "-stmts", "-miss", "-cover"]))
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True)
-@click.option("--fail-under", type=float, help="Exit with status 2 if the total is below this percentage.")
-def report(data_dir, show_missing, skip_covered, precision, sort, fmt, fail_under):
+@_report_options
+def report(data_dir, show_missing, skip_covered, precision, sort, fmt, **filters):
     """Print a coverage summary table."""
     from dotcov.report import render_markdown, render_table
 
-    result = _load_result(data_dir)
-    kwargs = dict(show_missing=show_missing, skip_covered=skip_covered, precision=precision, sort=sort,
+    settings = _settings(data_dir, **filters)
+    cfg = settings.cfg
+    result = _load_result(settings)
+    kwargs = dict(show_missing=cfg.show_missing if show_missing is None else show_missing,
+                  skip_covered=cfg.skip_covered if skip_covered is None else skip_covered,
+                  precision=cfg.precision if precision is None else precision, sort=sort or cfg.sort,
                   relative_to=str(Path.cwd()))
     click.echo(render_markdown(result, **kwargs) if fmt == "markdown" else render_table(result, **kwargs))
-    _check_fail_under(result, fail_under)
+    _check_fail_under(result, settings)
 
 
 @cli.command()
 @_data_dir_option
 @click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="coverage.cobertura.xml",
               show_default=True, help="Where to write the Cobertura XML ('-' for standard output).")
-@click.option("--fail-under", type=float, help="Exit with status 2 if the total is below this percentage.")
-def xml(data_dir, output: Path, fail_under):
+@_report_options
+def xml(data_dir, output: Path, **filters):
     """Write a Cobertura XML report."""
     from dotcov.cobertura import cobertura_xml
 
-    result = _load_result(data_dir)
+    settings = _settings(data_dir, **filters)
+    result = _load_result(settings)
     payload = cobertura_xml(result, version=__version__)
     if str(output) == "-":
         sys.stdout.buffer.write(payload)
@@ -172,7 +251,7 @@ def xml(data_dir, output: Path, fail_under):
         except OSError as e:
             _fail(f"cannot write {output}: {e.strerror}")
         click.echo(f"Wrote Cobertura XML to {output}")
-    _check_fail_under(result, fail_under)
+    _check_fail_under(result, settings)
 
 
 @cli.command()
@@ -181,7 +260,7 @@ def combine(data_dir: Path):
     """Merge the data files of many processes into one, keeping hit counts."""
     from dotcov import data
 
-    data_dir = data_dir.resolve()
+    data_dir = _resolve_data_dir(data_dir, _config())
     files = data.data_files(data_dir)
     if not files:
         _fail(f"no coverage data in {data_dir}")
@@ -197,7 +276,7 @@ def erase(data_dir: Path):
     """Delete the collected coverage data."""
     from dotcov import data
 
-    n = data.erase(data_dir.resolve())
+    n = data.erase(_resolve_data_dir(data_dir, _config()))
     click.echo(f"Erased {n} data file(s)")
 
 

@@ -15,6 +15,9 @@ from pathlib import Path
 
 from dotcov import _native
 from dotcov.data import CoverageData, ModuleHits
+from dotcov.exclusions import ExclusionOptions, excluded_methods
+from dotcov.filters import Filters
+from dotcov.paths import PathMapper
 from dotcov.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage, PointCoverage
 from dotcov.signatures import SignatureError, decode_type, method_signature
 
@@ -76,11 +79,23 @@ class SymbolsError(Exception):
     pass
 
 
-def load_symbols(module: ModuleHits) -> Symbols:
+@dataclass
+class ReportOptions:
+    """What the reports include, and where paths point (dotcov.toml [report] and [paths])."""
+
+    filters: Filters | None = None
+    skip_auto_properties: bool = False
+    all_branches: bool = False
+    paths: dict[str, list[str]] | None = None
+
+
+def load_symbols(module: ModuleHits, path: str | None = None) -> Symbols:
+    """Reads the module's symbols from `path` (its recorded path, or where [paths] maps it)."""
+    path = path or module.path
     try:
-        raw = _native.read_symbols(module.path)
+        raw = _native.read_symbols(path)
     except (OSError, ValueError) as e:
-        raise SymbolsError(f"{module.path}: {e}") from e
+        raise SymbolsError(f"{path}: {e}") from e
     if raw["mvid"] != module.mvid:
         raise SymbolsError(
             f"{module.path} was rebuilt after the coverage run (its MVID changed); "
@@ -96,8 +111,13 @@ def _user_method(sym: Symbols, rid: int) -> int:
     return sym.raw["kickoff"].get(rid, rid)
 
 
-def module_coverage(module: ModuleHits, sym: Symbols) -> AssemblyCoverage:
+def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | None = None,
+                    mapper: PathMapper | None = None) -> AssemblyCoverage:
+    options = options or ReportOptions()
+    mapper = mapper or PathMapper()
     asm = AssemblyCoverage(sym.raw["assembly_name"])
+    filters = options.filters or Filters()
+    excluded = excluded_methods(sym, asm.name, ExclusionOptions(filters, options.skip_auto_properties))
     hits = {(token, offset): h for (token, offset, kind), h in zip(module.sites, module.hits) if kind == 0}
     documents = sym.raw["documents"]
     classes: dict[tuple[int, str], ClassCoverage] = {}
@@ -121,9 +141,14 @@ def module_coverage(module: ModuleHits, sym: Symbols) -> AssemblyCoverage:
         for offset, start_line, _sc, end_line, _ec, doc in points:
             if not 0 < doc <= len(documents):
                 continue
-            path = documents[doc - 1]
+            path = mapper.map(documents[doc - 1], near=module.path)
+            if filters.files and filters.file_excluded(path):
+                continue
             h = hits.get((token, offset), 0)
             fc = asm.files.setdefault(path, FileCoverage(path))
+            if rid in excluded:
+                fc.excluded.update(range(start_line, end_line + 1))
+                continue
             cc = classes.get((user_type, path))
             if cc is None:
                 cc = classes[(user_type, path)] = ClassCoverage(class_name, path)
@@ -142,22 +167,31 @@ def module_coverage(module: ModuleHits, sym: Symbols) -> AssemblyCoverage:
             for line in range(start_line, end_line + 1):
                 for lines in (fc.lines, cc.lines, mc.lines):
                     lines[line] = max(lines.get(line, 0), h)
+    for path, fc in list(asm.files.items()):
+        fc.excluded -= set(fc.lines)
+        if not fc.lines:  # wholly excluded: not a file of the report
+            del asm.files[path]
     asm.classes = sorted(classes.values(), key=lambda c: (c.name, c.filename))
     return asm
 
 
-def build(data: CoverageData, source_root: Path) -> tuple[CoverageResult, list[str]]:
+def build(data: CoverageData, source_root: Path,
+          options: ReportOptions | None = None) -> tuple[CoverageResult, list[str]]:
     """Returns the result and the problems found (modules that could not be reported)."""
+    options = options or ReportOptions()
+    mapper = PathMapper(options.paths, source_root)
     result = CoverageResult(source_root=str(source_root), timestamp=int(data.newest_mtime))
     problems: list[str] = []
     by_name: dict[str, AssemblyCoverage] = {}
     for module in data.modules.values():
         try:
-            sym = load_symbols(module)
+            sym = load_symbols(module, mapper.map(module.path))
         except SymbolsError as e:
             problems.append(str(e))
             continue
-        asm = module_coverage(module, sym)
+        asm = module_coverage(module, sym, options, mapper)
+        if not asm.files:
+            continue  # everything filtered out
         have = by_name.get(asm.name)
         if have is None:
             by_name[asm.name] = asm

@@ -69,7 +69,7 @@ def dotcov_run(tmp_path):
 
 def assert_matches_marks(files, project_dir: Path) -> None:
     """Covered and missed line sets of every marked source equal its marks exactly."""
-    from .marks import marked_sources, read_marks
+    from .marks import marked_sources, read_excluded, read_marks
 
     sources = marked_sources(project_dir)
     assert sources, project_dir
@@ -86,6 +86,10 @@ def assert_matches_marks(files, project_dir: Path) -> None:
         if missed != miss:
             problems.append(f"{src.name}: missed but not marked @miss {sorted(missed - miss)}, "
                             f"marked @miss but not missed {sorted(miss - missed)}")
+        excluded = read_excluded(src)
+        if excluded and (fc is None or not excluded <= fc.excluded):
+            problems.append(f"{src.name}: marked @excluded but not reported as excluded "
+                            f"{sorted(excluded - (fc.excluded if fc else set()))}")
     assert not problems, "\n".join(problems)
 
 

@@ -17,8 +17,8 @@ import re
 import sys
 from pathlib import Path
 
-MARK = re.compile(r"//\s*@(hit|miss)\b")
-MARK_AT_END = re.compile(r"//\s*@(hit|miss)\s*$")
+MARK = re.compile(r"//\s*@(hit|miss|excluded)\b")
+MARK_AT_END = re.compile(r"//\s*@(hit|miss|excluded)\b.*$")
 
 
 def read_lines_output(text: str) -> dict[str, set[int]]:

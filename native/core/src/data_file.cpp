@@ -207,7 +207,9 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
   }
   if (version != kDataFormatVersion) {
     *error = "data file format version " + std::to_string(version) + " is not supported (this dotcov reads version " +
-             std::to_string(kDataFormatVersion) + ")";
+             std::to_string(kDataFormatVersion) + "; it was written by " +
+             (version < kDataFormatVersion ? "an older" : "a newer") +
+             " dotcov: report it with that version, or run 'dotcov erase' and collect it again)";
     return false;
   }
   out->format_version = version;

@@ -17,7 +17,7 @@
 namespace dotcov {
 
 inline constexpr char kDataMagic[8] = {'D', 'O', 'T', 'C', 'O', 'V', 'D', '\x1a'};
-inline constexpr uint32_t kDataFormatVersion = 1;
+inline constexpr uint32_t kDataFormatVersion = 2;
 inline constexpr uint32_t kFileHeaderSize = 64;
 inline constexpr uint32_t kRecordHeaderSize = 16;
 
