@@ -1,0 +1,123 @@
+"""lcov tracefile (`lcov.info`), as geninfo writes it and genhtml, Codecov and Coveralls read it.
+
+One record per source file (a file compiled into several assemblies once, its hits added, as the
+terminal table counts it), sorted by path:
+
+    TN:
+    SF:/src/proj/Calc/Calculator.cs
+    FN:5,Calc.Calculator.Add(System.Int32;System.Int32)
+    FNDA:4,Calc.Calculator.Add(System.Int32;System.Int32)
+    FNF:1
+    FNH:1
+    BRDA:9,0,0,1          (only when the result holds branch data)
+    BRF:2
+    BRH:1
+    DA:5,4
+    LF:1
+    LH:1
+    end_of_record
+
+Decisions:
+
+* `SF:` is absolute by default. genhtml reads the sources from it whatever directory it runs in
+  (it resolves a relative path against its own working directory); Codecov maps absolute CI paths
+  onto the repository by itself and Coveralls' reporters strip the checkout directory; coverlet's
+  lcov is absolute too, so setups made for it keep working. `relative_to` writes paths relative to
+  a directory (files outside it stay absolute), for tools that want repository-relative paths.
+* Function names are `Type.Method(signature)`, unique in a file (nested types `Outer/Inner`). The
+  parameter separator is `;`, not `,`: lcov's readers take a name up to the first comma (genhtml 1.x
+  matches `FN:(\\d+),([^,]+)`), so overloads would otherwise merge into one function.
+* `FN` is the method's first line (coverlet writes the line before it), `FNDA` the hits of its first
+  sequence point in source order, i.e. how often it was entered (its first line's hits when the
+  result holds no sequence points).
+* Branches: the model holds per line only how many outcomes there are and how many were taken, not
+  which. A line run at least once gets `total` BRDA entries in block 0: the first `covered` with
+  taken `1` ("taken, at least once": the count is not known), the rest `0` (evaluated, not taken);
+  a line never run gets `-` for every outcome, as geninfo does for code that never executed. The
+  branch numbers therefore count outcomes but do not identify them yet. BRDA/BRF/BRH are written
+  only when the result holds branch data at all: without it, "BRF:0" would claim a measurement.
+* Control characters CR and LF in paths or names (which would end the line) are written as `?`;
+  undecodable file names are written back as their original bytes by `write_lcov`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from dotcov.json_report import MergedMethod, branches_measured, merge_classes, result_files, write_atomic
+from dotcov.model import BranchCoverage, CoverageResult
+from dotcov.report import relative_path
+
+_LINE_BREAKS = re.compile("[\r\n]")
+
+
+def _one_line(text: str) -> str:
+    return _LINE_BREAKS.sub("?", text)
+
+
+def function_name(class_name: str, method: MergedMethod) -> str:
+    """`Type.Method(signature)` with `;` between parameters (lcov names cannot hold commas)."""
+    return _one_line(f"{class_name}.{method.name}{method.signature}".replace(",", ";"))
+
+
+def _brda(line: int, hits: int, b: BranchCoverage) -> list[str]:
+    out = []
+    for i in range(b.total):
+        if hits == 0 and b.covered == 0:
+            taken = "-"
+        else:
+            taken = "1" if i < min(b.covered, b.total) else "0"
+        out.append(f"BRDA:{line},0,{i},{taken}")
+    return out
+
+
+def lcov_text(result: CoverageResult, *, relative_to: str | None = None) -> str:
+    """The tracefile as text (ends with a newline; empty when there are no files).
+
+    `relative_to`: None (the default) writes absolute paths; a directory writes paths relative to it.
+    """
+    measured = branches_measured(result)
+    classes = merge_classes(c for asm in result.assemblies for c in asm.classes)
+    out: list[str] = []
+    for fc, branches, _excluded in result_files(result):
+        functions: dict[str, tuple[int, int]] = {}
+        for cls in classes:
+            if cls.filename != fc.path:
+                continue
+            for m in cls.methods:
+                functions[function_name(cls.name, m)] = (m.first_line, m.hits)
+        order = sorted(functions, key=lambda name: (functions[name][0], name))
+
+        out.append("TN:")
+        out.append("SF:" + _one_line(relative_path(fc.path, relative_to)))
+        out += [f"FN:{functions[name][0]},{name}" for name in order]
+        out += [f"FNDA:{functions[name][1]},{name}" for name in order]
+        out.append(f"FNF:{len(order)}")
+        out.append(f"FNH:{sum(1 for name in order if functions[name][1] > 0)}")
+        if measured:
+            found = hit = 0
+            for line in sorted(branches):
+                if line not in fc.lines:
+                    continue  # branch outcomes belong to statements
+                b = branches[line]
+                out += _brda(line, fc.lines[line], b)
+                found += b.total
+                hit += min(b.covered, b.total)
+            out.append(f"BRF:{found}")
+            out.append(f"BRH:{hit}")
+        out += [f"DA:{line},{fc.lines[line]}" for line in sorted(fc.lines)]
+        out.append(f"LF:{fc.statements}")
+        out.append(f"LH:{fc.covered}")
+        out.append("end_of_record")
+    return "".join(line + "\n" for line in out)
+
+
+def write_lcov(result: CoverageResult, path: str | os.PathLike, *, relative_to: str | None = None) -> None:
+    """Writes `lcov_text` to `path` (UTF-8; undecodable file names as their bytes), replacing it whole."""
+    text = lcov_text(result, relative_to=relative_to)
+    try:
+        payload = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that no undecodable byte made
+        payload = text.encode("utf-8", "replace")
+    write_atomic(path, payload)
