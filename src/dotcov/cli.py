@@ -239,18 +239,67 @@ def xml(data_dir, output: Path, **filters):
 
     settings = _settings(data_dir, **filters)
     result = _load_result(settings)
-    payload = cobertura_xml(result, version=__version__)
+    _write_output(output, cobertura_xml(result, version=__version__), "Cobertura XML")
+    _check_fail_under(result, settings)
+
+
+def _write_output(output: Path, payload: bytes, what: str) -> None:
+    """Writes a report atomically ('-' is standard output); an existing file is replaced only when complete."""
     if str(output) == "-":
         sys.stdout.buffer.write(payload)
-    else:
-        try:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            tmp = output.with_name(output.name + ".tmp")
-            tmp.write_bytes(payload)
-            os.replace(tmp, output)
-        except OSError as e:
-            _fail(f"cannot write {output}: {e.strerror}")
-        click.echo(f"Wrote Cobertura XML to {output}")
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        tmp = output.with_name(output.name + ".tmp")
+        tmp.write_bytes(payload)
+        os.replace(tmp, output)
+    except OSError as e:
+        _fail(f"cannot write {output}: {e.strerror}")
+    click.echo(f"Wrote {what} to {output}")
+
+
+@cli.command()
+@_data_dir_option
+@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="lcov.info",
+              show_default=True, help="Where to write the lcov tracefile ('-' for standard output).")
+@_report_options
+def lcov(data_dir, output: Path, **filters):
+    """Write an lcov tracefile (genhtml, Codecov, Coveralls)."""
+    from dotcov.lcov import lcov_text
+
+    settings = _settings(data_dir, **filters)
+    result = _load_result(settings)
+    _write_output(output, lcov_text(result).encode("utf-8"), "lcov")
+    _check_fail_under(result, settings)
+
+
+@cli.command(name="json")
+@_data_dir_option
+@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="coverage.json",
+              show_default=True, help="Where to write the JSON report ('-' for standard output).")
+@_report_options
+def json_command(data_dir, output: Path, **filters):
+    """Write the JSON report (schema: docs/json-format.md)."""
+    from dotcov.json_report import json_text
+
+    settings = _settings(data_dir, **filters)
+    result = _load_result(settings)
+    _write_output(output, json_text(result, version=__version__).encode("utf-8"), "JSON")
+    _check_fail_under(result, settings)
+
+
+@cli.command()
+@_data_dir_option
+@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="coverage.opencover.xml",
+              show_default=True, help="Where to write OpenCover XML ('-' for standard output).")
+@_report_options
+def opencover(data_dir, output: Path, **filters):
+    """Write OpenCover XML (SonarQube, ReportGenerator)."""
+    from dotcov.opencover import opencover_xml
+
+    settings = _settings(data_dir, **filters)
+    result = _load_result(settings)
+    _write_output(output, opencover_xml(result, version=__version__), "OpenCover XML")
     _check_fail_under(result, settings)
 
 
