@@ -1,6 +1,7 @@
 #include "profiler.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -168,7 +169,12 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
       Log("skip %s: %s", path.c_str(), error.c_str());
       return;
     }
-    FilterDecision d = DecideModule(FactsOf(symbols), {config_.source_root, config_.include_test_assemblies});
+    auto exists = [](const std::string& p) {
+      struct stat st {};
+      return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    };
+    FilterDecision d =
+        DecideModule(FactsOf(symbols), {config_.source_root, config_.include_test_assemblies, exists});
     if (!d.cover) {
       Log("skip %s: %s", path.c_str(), d.reason.c_str());
       return;

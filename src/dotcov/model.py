@@ -96,4 +96,10 @@ class CoverageResult:
                 into = merged.setdefault(path, FileCoverage(path))
                 for line, hits in fc.lines.items():
                     into.lines[line] = into.lines.get(line, 0) + hits
+                for line, b in fc.branches.items():
+                    have = into.branches.get(line)
+                    into.branches[line] = b if have is None or have.total < b.total else have
+                into.excluded |= fc.excluded
+        for fc in merged.values():
+            fc.excluded -= set(fc.lines)
         return [merged[p] for p in sorted(merged)]

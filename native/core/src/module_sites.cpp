@@ -6,6 +6,7 @@ namespace dotcov {
 
 ModuleFacts FactsOf(const ModuleSymbols& s) {
   ModuleFacts f;
+  f.assembly_path = s.assembly_path;
   f.assembly_name = s.assembly_name;
   f.referenced_assemblies = s.referenced_assemblies;
   for (const auto& d : s.documents) f.document_paths.push_back(d.name);

@@ -24,13 +24,28 @@ TEST(ModuleFilter, RecognisesTestFrameworks) {
 }
 
 TEST(ModuleFilter, CoversUserCodeUnderTheRootOnly) {
-  ModuleFacts calc{"Calc", {"System.Runtime"}, {"/src/Calc/Math.cs"}};
+  ModuleFacts calc{"/src/Calc/bin/Calc.dll", "Calc", {"System.Runtime"}, {"/src/Calc/Math.cs"}};
   EXPECT_TRUE(DecideModule(calc, {"/src", false}).cover);
   auto outside = DecideModule(calc, {"/elsewhere", false});
   EXPECT_FALSE(outside.cover);
   EXPECT_NE(outside.reason.find("/src/Calc/Math.cs"), std::string::npos);
-  ModuleFacts tests{"Calc.Tests", {"xunit.core", "Calc"}, {"/src/Calc.Tests/T.cs"}};
+  ModuleFacts tests{"/src/T/bin/Calc.Tests.dll", "Calc.Tests", {"xunit.core", "Calc"}, {"/src/Calc.Tests/T.cs"}};
   EXPECT_FALSE(DecideModule(tests, {"/src", false}).cover);
   EXPECT_TRUE(DecideModule(tests, {"/src", true}).cover);
-  EXPECT_FALSE(DecideModule({"NoDocs", {}, {}}, {"", false}).cover);
+  EXPECT_FALSE(DecideModule({"/x.dll", "NoDocs", {}, {}}, {"", false}).cover);
+}
+
+TEST(ModuleFilter, DeterministicBuildsCountWhenTheirSourcesAreHere) {
+  // The repository is /repo; dotcov runs in /repo/tests.
+  auto exists = [](const std::string& p) { return p == "/repo/src/Calc/Math.cs" || p == "/repo/Math2.cs"; };
+  ModuleFilterOptions options{"/repo/tests", false, exists};
+  ModuleFacts ci{"/repo/tests/bin/Calc.dll", "Calc", {}, {"/_/src/Calc/Math.cs"}};
+  EXPECT_TRUE(DecideModule(ci, options).cover);
+  ModuleFacts ci1{"/repo/tests/bin/Calc.dll", "Calc", {}, {"/_1/Math2.cs"}};
+  EXPECT_TRUE(DecideModule(ci1, options).cover);
+  // A package's deterministic build copied into bin/: its sources are not here.
+  ModuleFacts package{"/repo/tests/bin/testhost.dll", "testhost", {}, {"/_/src/testhost.x86/Program.cs"}};
+  EXPECT_FALSE(DecideModule(package, options).cover);
+  ModuleFacts odd{"/repo/tests/bin/X.dll", "X", {}, {"/_x/Math.cs"}};
+  EXPECT_FALSE(DecideModule(odd, options).cover);
 }

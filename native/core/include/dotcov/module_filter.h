@@ -2,12 +2,14 @@
 // directory `dotcov run` started in, and not test assemblies.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace dotcov {
 
 struct ModuleFacts {
+  std::string assembly_path;
   std::string assembly_name;
   std::vector<std::string> referenced_assemblies;
   std::vector<std::string> document_paths;  // from the PDB
@@ -16,6 +18,8 @@ struct ModuleFacts {
 struct ModuleFilterOptions {
   std::string source_root;  // "" = any sources
   bool include_test_assemblies = false;
+  // Whether a file exists (for deterministic /_/ paths); none = never.
+  std::function<bool(const std::string&)> file_exists;
 };
 
 struct FilterDecision {
