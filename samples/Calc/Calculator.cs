@@ -25,7 +25,7 @@ public class Calculator
         get { return _memory; } // @hit
         set
         { // @hit
-            if (value < 0) // @hit
+            if (value < 0) // @hit @branches 1/2
             { // @miss
                 throw new ArgumentOutOfRangeException(nameof(value)); // @miss
             }
@@ -47,11 +47,11 @@ public class Calculator
 
     public int Clamp(int value, int min, int max)
     { // @hit
-        if (value < min) // @hit
+        if (value < min) // @hit @branches 2/2
         { // @hit
             return min; // @hit
         }
-        else if (value > max) // @hit
+        else if (value > max) // @hit @branches 1/2
         { // @miss
             return max; // @miss
         }
@@ -61,7 +61,7 @@ public class Calculator
     public int Sum(IEnumerable<int> values)
     { // @hit
         int total = 0; // @hit
-        foreach (int v in values) // @hit
+        foreach (int v in values) // @hit @branches 2/2
         { // @hit
             total += v; // @hit
         } // @hit
@@ -72,7 +72,7 @@ public class Calculator
     public int Factorial(int n)
     { // @hit
         int result = 1; // @hit
-        for (int i = 2; i <= n; i++) // @hit
+        for (int i = 2; i <= n; i++) // @hit @branches 2/2
         { // @hit
             result *= i; // @hit
         } // @hit
@@ -106,7 +106,7 @@ public class Calculator
     public int SumOfSquares(int n)
     { // @hit
         int total = 0; // @hit
-        for (int i = 1; i <= n; i++) // @hit
+        for (int i = 1; i <= n; i++) // @hit @branches 2/2
         { // @hit
             total += Square(i); // @hit
         } // @hit

@@ -4,7 +4,7 @@ public static class Sequences
 {
     public static IEnumerable<int> Evens(int count)
     { // @hit
-        for (int i = 0; i < count; i++) // @hit
+        for (int i = 0; i < count; i++) // @hit @branches 2/2
         { // @hit
             yield return i * 2; // @hit
         } // @hit
@@ -13,7 +13,7 @@ public static class Sequences
     public static async Task<int> SumAsync(IEnumerable<int> values)
     { // @hit
         int total = 0; // @hit
-        foreach (int v in values) // @hit
+        foreach (int v in values) // @hit @branches 2/2
         { // @hit
             await Task.Yield(); // @hit
             total += v; // @hit

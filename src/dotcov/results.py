@@ -9,16 +9,17 @@ methods under the method the user wrote.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from dotcov import _native
+from dotcov import _native, branches
 from dotcov.data import CoverageData, ModuleHits
 from dotcov.exclusions import ExclusionOptions, excluded_methods
 from dotcov.filters import Filters
 from dotcov.paths import PathMapper
-from dotcov.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage, PointCoverage
+from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage, PointCoverage
 from dotcov.signatures import SignatureError, decode_type, method_signature
 
 # `<Name>b__0_0`, `<Name>d__3`, `<Name>g__Local|0_0` -> Name
@@ -172,13 +173,37 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
         if not fc.lines:  # wholly excluded: not a file of the report
             del asm.files[path]
     asm.classes = sorted(classes.values(), key=lambda c: (c.name, c.filename))
+    # Branch outcomes, on the lines of the files and methods kept above (see branches.py).
+    records = branches.analyse(module, sym, assembly_path=mapper.map(module.path),
+                               path_of=lambda doc: mapper.map(doc, near=module.path))
+    records = [r for r in records if (r.method_token & 0x00FFFFFF) not in excluded]
+    for path, lines in branches.by_line(records, all_branches=options.all_branches).items():
+        fc = asm.files.get(path)
+        if fc is not None:
+            fc.branches.update(lines)
     return asm
 
 
-def build(data: CoverageData, source_root: Path,
-          options: ReportOptions | None = None) -> tuple[CoverageResult, list[str]]:
-    """Returns the result and the problems found (modules that could not be reported)."""
+def _merge_branches(into: FileCoverage, fc: FileCoverage) -> None:
+    for line, b in fc.branches.items():
+        have = into.branches.get(line)
+        if have is None:
+            into.branches[line] = BranchCoverage(b.covered, b.total, list(b.missed_outcomes))
+        else:
+            have.covered += b.covered
+            have.total += b.total
+            have.missed_outcomes.extend(b.missed_outcomes)
+
+
+def build(data: CoverageData, source_root: Path, options: ReportOptions | None = None, *,
+          all_branches: bool | None = None) -> tuple[CoverageResult, list[str]]:
+    """Returns the result and the problems found (modules that could not be reported).
+
+    all_branches (default: options.all_branches, False) also reports the branches the
+    compiler generated; see branches.py."""
     options = options or ReportOptions()
+    if all_branches is not None:
+        options = dataclasses.replace(options, all_branches=all_branches)
     mapper = PathMapper(options.paths, source_root)
     result = CoverageResult(source_root=str(source_root), timestamp=int(data.newest_mtime))
     problems: list[str] = []
@@ -201,6 +226,7 @@ def build(data: CoverageData, source_root: Path,
             into = have.files.setdefault(path, FileCoverage(path))
             for line, h in fc.lines.items():
                 into.lines[line] = into.lines.get(line, 0) + h
+            _merge_branches(into, fc)
         have.classes.extend(asm.classes)
     result.assemblies = [by_name[n] for n in sorted(by_name)]
     return result, problems

@@ -1,0 +1,531 @@
+"""Branch coverage: which branch outcomes the user wrote, and on which line they are.
+
+The agent counts every outcome of every conditional branch and `switch` of a covered
+method (data sites of kind 1 = fall-through, 2 + i = target i; see data.ModuleHits).
+Here each branch is
+
+* mapped to a line: the line of the sequence point that contains it, i.e. the last
+  non-hidden sequence point of its method whose IL offset is <= the branch's offset
+  (state-machine MoveNext methods map through their own points, like lines do);
+* classified: the C# compiler emits branches the user never wrote (state-machine
+  dispatch, `await` completion checks, `using`/`foreach` dispose null checks, delegate
+  cache checks, constant conditions of switch expressions, ...). Each pattern is one
+  recogniser below; branches a recogniser claims are left out unless `all_branches`.
+
+docs/branches.md describes every pattern, with the IL it matches and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from dotcov import _native
+from dotcov.model import BranchCoverage
+
+# --- opcodes ------------------------------------------------------------------
+
+NOP = 0x00
+LDARG_0 = 0x02
+LDLOC_0, LDLOC_3 = 0x06, 0x09
+STLOC_0, STLOC_3 = 0x0A, 0x0D
+LDARG_S, LDARGA_S, STARG_S = 0x0E, 0x0F, 0x10
+LDLOC_S, LDLOCA_S, STLOC_S = 0x11, 0x12, 0x13
+LDNULL = 0x14
+LDC_I4_M1, LDC_I4_8, LDC_I4_S, LDC_I4, LDC_I8 = 0x15, 0x1E, 0x1F, 0x20, 0x21
+DUP, POP = 0x25, 0x26
+CALL, CALLVIRT = 0x28, 0x6F
+BR_S, BRFALSE_S, BRTRUE_S = 0x2B, 0x2C, 0x2D
+BR, BRFALSE, BRTRUE = 0x38, 0x39, 0x3A
+SWITCH = 0x45
+CASTCLASS, ISINST = 0x74, 0x75
+LDFLD, LDFLDA, STFLD, LDSFLD, STSFLD = 0x7B, 0x7C, 0x7D, 0x7E, 0x80
+ENDFINALLY, LEAVE, LEAVE_S = 0xDC, 0xDD, 0xDE
+ADD, SUB = 0x58, 0x59
+CEQ, CGT, CGT_UN, CLT, CLT_UN = 0xFE01, 0xFE02, 0xFE03, 0xFE04, 0xFE05
+LDFTN, LDVIRTFTN = 0xFE06, 0xFE07
+LDARG, LDARGA, LDLOC, LDLOCA, STLOC = 0xFE09, 0xFE0A, 0xFE0C, 0xFE0D, 0xFE0E
+CONSTRAINED = 0xFE16
+
+BRANCH_IF_TRUE = {BRTRUE_S, BRTRUE}
+BRANCH_IF_FALSE = {BRFALSE_S, BRFALSE}
+UNARY_BRANCHES = BRANCH_IF_TRUE | BRANCH_IF_FALSE
+# beq.s .. blt.un.s and beq .. blt.un: compare two values and jump.
+COMPARE_BRANCHES = set(range(0x2E, 0x38)) | set(range(0x3B, 0x45))
+CONDITIONAL = UNARY_BRANCHES | COMPARE_BRANCHES
+UNCONDITIONAL = {BR_S, BR, LEAVE, LEAVE_S}
+LDC_I4 = set(range(LDC_I4_M1, LDC_I4_8 + 1)) | {LDC_I4_S, LDC_I4}
+CONSTANTS = LDC_I4 | {LDC_I8, LDNULL}
+ARITHMETIC = {ADD, SUB, CEQ, CGT, CGT_UN, CLT, CLT_UN}
+
+CLAUSE_FINALLY = 2
+HIDDEN_LINE = 0xFEEFEE
+COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
+
+
+def local_loaded(ins: tuple) -> int | None:
+    """The local variable index an instruction loads (ldloc*), else None."""
+    op, arg = ins[1], ins[2]
+    if LDLOC_0 <= op <= LDLOC_3:
+        return op - LDLOC_0
+    if op in (LDLOC_S, LDLOC, LDLOCA_S, LDLOCA):
+        return arg
+    return None
+
+
+def local_stored(ins: tuple) -> int | None:
+    op, arg = ins[1], ins[2]
+    if STLOC_0 <= op <= STLOC_3:
+        return op - STLOC_0
+    if op in (STLOC_S, STLOC):
+        return arg
+    return None
+
+
+def same_load(a: tuple, b: tuple) -> bool:
+    """Both instructions load the same local, argument or field (ldloc.1 and ldloc.s 1 alike)."""
+    la, lb = local_loaded(a), local_loaded(b)
+    if la is not None or lb is not None:
+        return la == lb
+    if a[1] != b[1]:
+        return False
+    if LDARG_0 <= a[1] <= LDARG_0 + 3:
+        return True
+    return a[1] in (LDARG_S, LDARG, LDFLD, LDSFLD) and a[2] == b[2]
+
+
+# --- one method's IL -------------------------------------------------------------
+
+
+@dataclass
+class Branch:
+    """A conditional branch or switch: its instruction and its outcomes' target offsets."""
+
+    index: int  # position in MethodIL.instructions
+    offset: int
+    opcode: int
+    targets: list[int]  # [jump target] for a conditional branch, the case targets for a switch
+    fall_through: int  # offset of the next instruction
+
+    @property
+    def is_switch(self) -> bool:
+        return self.opcode == SWITCH
+
+    def outcome_count(self) -> int:
+        return 1 + len(self.targets)
+
+
+@dataclass
+class MethodIL:
+    """A decoded method body plus what the recognisers need to know about the method."""
+
+    rid: int
+    instructions: list[tuple]  # (offset, opcode, operand or switch targets)
+    clauses: list[tuple] = field(default_factory=list)
+    name: str = ""
+    attributes: list[str] = field(default_factory=list)
+    is_move_next: bool = False  # MoveNext of an async or iterator state machine
+    hidden_offsets: set[int] | None = None  # IL offsets of hidden sequence points, when known
+    visible_offsets: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.index = {ins[0]: i for i, ins in enumerate(self.instructions)}
+        self.jump_targets: set[int] = set()
+        for off, op, arg in self.instructions:
+            if op == SWITCH:
+                self.jump_targets.update(arg)
+            elif op in CONDITIONAL or op in UNCONDITIONAL:
+                self.jump_targets.add(arg)
+        for c in self.clauses:
+            self.jump_targets.add(c[3])
+        # Roslyn state machines start with `ldarg.0; ldfld <>1__state; stloc.0`.
+        self.state_field = None
+        self.state_local = None
+        ins = self.instructions
+        if self.is_move_next and len(ins) >= 2 and ins[0][1] == LDARG_0 and ins[1][1] == LDFLD:
+            self.state_field = ins[1][2]
+            if len(ins) >= 3:
+                self.state_local = local_stored(ins[2])
+
+    @classmethod
+    def decode(cls, rid: int, body: bytes, **kw) -> MethodIL:
+        d = _native.il_decode(body)
+        return cls(rid, [tuple(i) for i in d["instructions"]], [tuple(c) for c in d["clauses"]], **kw)
+
+    def branches(self) -> list[Branch]:
+        out = []
+        for i, (off, op, arg) in enumerate(self.instructions):
+            if op != SWITCH and op not in CONDITIONAL:
+                continue
+            nxt = self.instructions[i + 1][0] if i + 1 < len(self.instructions) else off + 1
+            out.append(Branch(i, off, op, list(arg) if op == SWITCH else [arg], nxt))
+        return out
+
+    def at(self, offset: int, skip_nops: bool = True) -> list[tuple]:
+        """The instructions from `offset` on (nops left out)."""
+        i = self.index.get(offset)
+        if i is None:
+            return []
+        return [x for x in self.instructions[i:] if not (skip_nops and x[1] == NOP)]
+
+    def before(self, b: Branch, n: int) -> list[tuple]:
+        """Up to n instructions just before the branch, nearest last, within its straight-line block."""
+        out: list[tuple] = []
+        i = b.index - 1
+        while i >= 0 and len(out) < n:
+            ins = self.instructions[i]
+            if ins[1] == SWITCH or ins[1] in CONDITIONAL or ins[1] in UNCONDITIONAL:
+                break
+            if ins[1] != NOP:
+                out.insert(0, ins)
+            if ins[0] in self.jump_targets:
+                break  # control can arrive here from elsewhere: the block starts here
+            i -= 1
+        return out
+
+    def in_finally(self, offset: int) -> bool:
+        return any(c[0] & CLAUSE_FINALLY and c[3] <= offset < c[3] + c[4] for c in self.clauses)
+
+    def loads_state(self, ins: tuple, prev: tuple | None) -> bool:
+        if self.state_local is not None and local_loaded(ins) == self.state_local and ins[1] not in (LDLOCA_S, LDLOCA):
+            return True
+        return (self.state_field is not None and ins[1] == LDFLD and ins[2] == self.state_field
+                and prev is not None and prev[1] == LDARG_0)
+
+
+# --- recognisers of compiler-generated branches ------------------------------------
+
+
+def state_machine_dispatch(il: MethodIL, b: Branch) -> bool:
+    """A test of an async or iterator state machine's `<>1__state` (its state variable).
+
+    MoveNext begins `ldarg.0; ldfld <>1__state; stloc.0` and then jumps to where the
+    previous call stopped (`switch`, or `ldloc.0; brfalse` / `ldloc.0; ldc.i4.1; beq`);
+    try blocks with an `await` inside dispatch again, and finally blocks test
+    `state < 0` so they run only when the method really leaves the try. The user wrote
+    none of these: they resume after an `await` or `yield return`.
+    """
+    if not il.is_move_next or (il.state_local is None and il.state_field is None):
+        return False
+    window = il.before(b, 4)
+    if not window:
+        return False
+    # The condition: a load of the state, then only constants and arithmetic.
+    for k in range(len(window) - 1, -1, -1):
+        ins = window[k]
+        if il.loads_state(ins, window[k - 1] if k else None):
+            return True
+        if ins[1] not in LDC_I4 and ins[1] not in ARITHMETIC:
+            return False
+    return False
+
+
+def await_completion_check(il: MethodIL, b: Branch) -> bool:
+    """`if (!awaiter.IsCompleted) { suspend }` of an `await`.
+
+    Matched as: in a state machine's MoveNext, `call get_IsCompleted; brtrue` (or brfalse)
+    whose not-completed path starts by storing a new state, `ldarg.0; ldc.i4 N; [dup;
+    stloc.0;] stfld <>1__state`. Whether an awaited task had completed is not a decision
+    in the user's code; the line of the `await` is covered either way.
+    """
+    if not il.is_move_next or il.state_field is None or b.opcode not in UNARY_BRANCHES:
+        return False
+    prev = il.before(b, 1)
+    if not prev or prev[-1][1] not in (CALL, CALLVIRT):
+        return False
+    suspend = b.fall_through if b.opcode in BRANCH_IF_TRUE else b.targets[0]
+    path = il.at(suspend)[:5]
+    ops = [x[1] for x in path]
+    if len(ops) < 3 or ops[0] != LDARG_0 or ops[1] not in LDC_I4:
+        return False
+    for x in path[2:]:
+        if x[1] == STFLD:
+            return x[2] == il.state_field
+        if x[1] != DUP and local_stored(x) is None:
+            return False
+    return False
+
+
+def dispose_null_check(il: MethodIL, b: Branch) -> bool:
+    """`if (resource != null) resource.Dispose();` in the finally of `using` or `foreach`.
+
+    Matched as: a `brfalse` inside a finally handler on a local, argument or field X whose
+    fall-through loads X again and calls a method on it (`callvirt Dispose`, possibly
+    after `constrained.` or `castclass`). The user wrote `using`/`foreach`; the null test
+    is the compiler's, and its "null" outcome is usually impossible.
+    """
+    if b.opcode not in BRANCH_IF_FALSE or not il.in_finally(b.offset):
+        return False
+    prev = il.before(b, 2)
+    if not prev:
+        return False
+    load = prev[-1]
+    if load[1] == LDFLD and not (len(prev) == 2 and prev[0][1] == LDARG_0):
+        return False
+    if local_loaded(load) is None and load[1] not in (LDFLD, LDSFLD, LDARG_0, LDARG_S, LDARG) and not (
+            LDARG_0 <= load[1] <= LDARG_0 + 3):
+        return False
+    path = il.at(b.fall_through)[:5]
+    if load[1] == LDFLD:
+        path = path[1:] if path and path[0][1] == LDARG_0 else []
+    if not path or not same_load(path[0], load):
+        return False
+    for x in path[1:4]:
+        if x[1] == CALLVIRT:
+            return True
+        if x[1] not in (CONSTRAINED, CASTCLASS):
+            return False
+    return False
+
+
+def delegate_cache_check(il: MethodIL, b: Branch) -> bool:
+    """The cached-delegate test of a lambda or method group: `ldsfld <>9__X; dup; brtrue L;
+    pop; ldsfld <>9; ldftn; newobj; dup; stsfld <>9__X; L:`.
+
+    Non-capturing lambdas are created once and cached in a static field; only the first
+    call takes the creating path. The `pop` + `ldftn` + `stsfld` of the same field tell it
+    apart from a user's `field ?? value` (which also compiles to `dup; brtrue; pop`).
+    """
+    if b.opcode not in BRANCH_IF_TRUE:
+        return False
+    prev = il.before(b, 2)
+    if len(prev) < 2 or prev[0][1] != LDSFLD or prev[1][1] != DUP:
+        return False
+    cache = prev[0][2]
+    path = il.at(b.fall_through)
+    if not path or path[0][1] != POP:
+        return False
+    saw_ftn = False
+    for x in path[1:10]:
+        if x[0] >= b.targets[0]:
+            break
+        if x[1] in (LDFTN, LDVIRTFTN):
+            saw_ftn = True
+        if x[1] == STSFLD:
+            return saw_ftn and x[2] == cache
+    return False
+
+
+def constant_condition(il: MethodIL, b: Branch) -> bool:
+    """`ldc.i4.1; brtrue` (or any constant then brtrue/brfalse): one outcome is impossible.
+
+    Debug builds of switch expressions start and end with such a jump. The constant must be
+    the instruction just before the branch, and the branch no jump target: when control
+    can reach the branch from elsewhere, as in the Release code of `a || b` (`blt L; ...;
+    br M; L: ldc.i4.1; M: brfalse`), the value is not constant.
+    """
+    if b.opcode not in UNARY_BRANCHES or b.offset in il.jump_targets:
+        return False
+    prev = il.before(b, 1)
+    return bool(prev) and prev[-1][1] in CONSTANTS
+
+
+def hidden_point_branch(il: MethodIL, b: Branch) -> bool:
+    """A branch under a hidden sequence point (line 0xFEEFEE) that tests no value of the
+    user's statement.
+
+    Only when the PDB's hidden points are known, and only in state-machine MoveNext methods,
+    where the async/iterator lowering puts its plumbing (pending-exception rethrows of
+    `await` in try/finally, `await using`, ...) under hidden points: a backstop for the
+    recognisers above. Elsewhere hidden points do not mean "generated": Debug builds put
+    the user's own switch and pattern dispatch (`o switch { int => .. }`: `isinst; brtrue`)
+    and the Release `switch` statement under hidden points.
+
+    The containing point is the last point (hidden or not) at or before the branch; a
+    visible point at the same offset wins. Debug builds put the branch of every
+    `if`/`while`/`for` under a hidden point after storing the condition in a temporary
+    (`stloc.N` / hidden / `ldloc.N; brfalse`): that shape stays a user branch.
+    """
+    if il.hidden_offsets is None or not il.is_move_next:
+        return False
+    hidden = max((o for o in il.hidden_offsets if o <= b.offset), default=-1)
+    visible = max((o for o in il.visible_offsets if o <= b.offset), default=-1)
+    if hidden < 0 or visible > hidden or hidden in il.visible_offsets:
+        return False
+    # The Debug condition temporary: the instruction before the hidden point stores local N,
+    # and the hidden block is just `ldloc N` then the branch.
+    i = il.index.get(hidden)
+    if i is None or i == 0:
+        return True
+    block = [x for x in il.instructions[i:b.index] if x[1] != NOP]
+    stored = local_stored(il.instructions[i - 1])
+    if stored is not None and len(block) == 1 and local_loaded(block[0]) == stored:
+        return False
+    return True
+
+
+RECOGNISERS: list[tuple[str, Callable[[MethodIL, Branch], bool]]] = [
+    ("state-machine dispatch", state_machine_dispatch),
+    ("await completion check", await_completion_check),
+    ("dispose null check", dispose_null_check),
+    ("delegate cache check", delegate_cache_check),
+    ("constant condition", constant_condition),
+    ("hidden sequence point", hidden_point_branch),
+]
+
+
+def compiler_generated_method(name: str, attributes: Iterable[str]) -> bool:
+    """A method the compiler wrote whole: [CompilerGenerated] (record Equals, PrintMembers,
+    GetHashCode, auto-property accessors, ...). Lambdas (`<M>b__..`) and local functions
+    (`<M>g__..`) carry the attribute too, but their bodies are the user's."""
+    return COMPILER_GENERATED in attributes and ">b__" not in name and ">g__" not in name
+
+
+def classify(il: MethodIL, b: Branch) -> str | None:
+    """The name of the pattern that makes `b` compiler-generated, or None for a user branch."""
+    if compiler_generated_method(il.name, il.attributes):
+        return "compiler-generated method"
+    for name, recognise in RECOGNISERS:
+        if recognise(il, b):
+            return name
+    return None
+
+
+# --- mapping to lines --------------------------------------------------------------
+
+
+def containing_point(points: list[tuple], offset: int) -> tuple | None:
+    """The last (non-hidden) sequence point of the method at or before `offset`; points are
+    read_symbols' (il_offset, start_line, start_col, end_line, end_col, document)."""
+    best = None
+    for p in points:
+        if p[0] <= offset and (best is None or p[0] >= best[0]):
+            best = p
+    return best
+
+
+@dataclass
+class BranchRecord:
+    """One branch of one method, with its outcomes' hits (kind -> hits)."""
+
+    method_token: int
+    offset: int
+    path: str
+    line: int
+    outcomes: dict[int, int]
+    generated: str | None = None  # the recogniser that claimed it
+    is_switch: bool = False
+    text: str = ""  # source text of the containing sequence point, when readable
+
+    def missed(self) -> list[str]:
+        where = f"IL_{self.offset:04X}" + (f" (`{self.text}`)" if self.text else "")
+        out = []
+        for kind in sorted(self.outcomes):
+            if self.outcomes[kind] > 0:
+                continue
+            if self.is_switch:
+                what = "default" if kind == 1 else f"case {kind - 2}"
+                out.append(f"switch at {where}: {what} never taken")
+            else:
+                what = "jump" if kind == 2 else "fall-through"
+                out.append(f"branch at {where}: {what} never taken")
+        return out
+
+
+class _Sources:
+    """Source text slices of sequence points, for the missed-outcome descriptions."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, list[str] | None] = {}
+
+    def slice(self, path: str, p: tuple, limit: int = 60) -> str:
+        _off, sl, sc, el, ec, _doc = p
+        if sl != el or sc <= 0 or ec <= sc:
+            return ""
+        if path not in self._files:
+            try:
+                self._files[path] = Path(path).read_text(encoding="utf-8-sig").splitlines()
+            except (OSError, UnicodeDecodeError):
+                self._files[path] = None
+        lines = self._files[path]
+        if not lines or sl > len(lines):
+            return ""
+        text = lines[sl - 1][sc - 1:ec - 1].strip()
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def branch_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:
+    """{(method token, IL offset): {kind: hits}} of the branch-outcome sites (kind >= 1)."""
+    out: dict[tuple[int, int], dict[int, int]] = {}
+    for (token, offset, kind), h in zip(sites, hits):
+        if kind >= 1:
+            outcomes = out.setdefault((token, offset), {})
+            outcomes[kind] = outcomes.get(kind, 0) + h
+    return out
+
+
+def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_path: str | None = None,
+            path_of: Callable[[str], str] | None = None, read_sources: bool = True) -> list[BranchRecord]:
+    """Every branch the agent counted in `module` (a data.ModuleHits) that maps to a line,
+    classified. `sym` is results.Symbols; `bodies` defaults to the method bodies of
+    `assembly_path` (default module.path); `path_of` maps PDB document paths (as [paths] does)."""
+    counted = branch_hits(module.sites, module.hits)
+    if not counted:
+        return []  # the agent measured no branches in this module
+    raw = sym.raw
+    if bodies is None:
+        try:
+            bodies = _native.read_method_bodies(assembly_path or module.path)
+        except (OSError, ValueError):
+            bodies = {}
+    hidden_all = raw.get("hidden_points")
+    documents = raw["documents"]
+    sources = _Sources()
+    by_method: dict[int, list[tuple[int, dict[int, int]]]] = {}
+    for (token, offset), outcomes in counted.items():
+        by_method.setdefault(token & 0x00FFFFFF, []).append((offset, outcomes))
+    records: list[BranchRecord] = []
+    for rid, found in sorted(by_method.items()):
+        points = sorted(raw["sequence_points"].get(rid, []))
+        if not points:
+            continue  # only hidden points (or none): nothing the user wrote to report against
+        name = raw["methods"][rid - 1][0] if rid <= len(raw["methods"]) else ""
+        attrs = raw.get("attributes", {}).get(0x06000000 | rid, [])
+        il = None
+        if rid in bodies:
+            try:
+                il = MethodIL.decode(
+                    rid, bodies[rid], name=name, attributes=list(attrs), is_move_next=rid in raw["kickoff"],
+                    hidden_offsets=set(hidden_all.get(rid, [])) if hidden_all is not None else None,
+                    visible_offsets={p[0] for p in points})
+            except ValueError:
+                il = None
+        il_branches = {b.offset: b for b in il.branches()} if il else {}
+        for offset, outcomes in sorted(found):
+            p = containing_point(points, offset)
+            b = il_branches.get(offset)
+            generated = classify(il, b) if il and b else None
+            if il and not b:
+                generated = "not a branch in the method's IL"
+            if p is None:
+                # Before the first point: in MoveNext the state-machine prologue; elsewhere e.g. a
+                # Release `switch` statement's dispatch (under a hidden point). Either is reported
+                # on the method's first line.
+                p = points[0]
+                if il is not None and il.is_move_next:
+                    generated = generated or "before the first sequence point"
+            doc = p[5]
+            if not 0 < doc <= len(documents):
+                continue
+            path = documents[doc - 1]
+            if path_of is not None:
+                path = path_of(path)
+            records.append(BranchRecord(
+                0x06000000 | rid, offset, path, p[1], outcomes, generated, bool(b and b.is_switch),
+                sources.slice(path, p) if read_sources else ""))
+    return records
+
+
+def by_line(records: Iterable[BranchRecord], *, all_branches: bool = False) -> dict[str, dict[int, BranchCoverage]]:
+    """{path: {line: BranchCoverage}} summed over the line's branches (user branches only,
+    unless all_branches)."""
+    out: dict[str, dict[int, BranchCoverage]] = {}
+    for r in records:
+        if r.generated and not all_branches:
+            continue
+        line = out.setdefault(r.path, {}).setdefault(r.line, BranchCoverage(0, 0))
+        line.total += len(r.outcomes)
+        line.covered += sum(1 for h in r.outcomes.values() if h > 0)
+        line.missed_outcomes.extend(r.missed())
+    return out

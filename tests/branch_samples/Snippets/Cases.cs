@@ -1,0 +1,134 @@
+namespace Snippets;
+
+// One method per pattern; tests/test_branches.py names the user branches each must keep.
+public static class Cases
+{
+    private static string? s_name;
+
+    public static int IfElse(int x)
+    {
+        if (x > 0)
+        {
+            return 1;
+        }
+        return 0;
+    }
+
+    public static bool OrElse(int a, int b) => a < 0 || b < 0;
+
+    public static int Loop(int n)
+    {
+        int t = 0;
+        for (int i = 0; i < n; i++)
+        {
+            t += i;
+        }
+        return t;
+    }
+
+    public static string Coalesce(string? s) => s ?? "none";
+
+    public static string StaticCoalesce() => s_name ?? "none";
+
+    public static int? Conditional(string? s) => s?.Length;
+
+    public static int StaticConditional() => s_name?.Length ?? -1;
+
+    public static Func<int, int> Lambda() => x => x + 1;
+
+    public static Func<int, int> MethodGroup() => Twice;
+
+    private static int Twice(int x) => 2 * x;
+
+    public static int Using(Stream s)
+    {
+        using var r = new StreamReader(s);
+        return r.Read();
+    }
+
+    public static int ForeachEnumerable(IEnumerable<int> xs)
+    {
+        int t = 0;
+        foreach (int x in xs)
+        {
+            t += x;
+        }
+        return t;
+    }
+
+    public static int ForeachList(List<int> xs)
+    {
+        int t = 0;
+        foreach (int x in xs)
+        {
+            t += x;
+        }
+        return t;
+    }
+
+    public static int ForeachArray(int[] xs)
+    {
+        int t = 0;
+        foreach (int x in xs)
+        {
+            t += x;
+        }
+        return t;
+    }
+
+    public static string SwitchExpression(object o) => o switch
+    {
+        int => "int",
+        string => "string",
+        _ => "other",
+    };
+
+    public static int SwitchStatement(int x)
+    {
+        switch (x)
+        {
+            case 0: return 10;
+            case 1: return 11;
+            case 2: return 12;
+            default: return -1;
+        }
+    }
+
+    public static IEnumerable<int> Iterator(int n)
+    {
+        for (int i = 0; i < n; i++)
+        {
+            yield return i;
+        }
+    }
+
+    public static async Task<int> AsyncAwait(Task<int> t)
+    {
+        int v = await t;
+        if (v > 0)
+        {
+            return v;
+        }
+        return 0;
+    }
+
+    public static async Task<int> AsyncForeach(IEnumerable<int> xs)
+    {
+        int t = 0;
+        foreach (int x in xs)
+        {
+            await Task.Yield();
+            t += x;
+        }
+        return t;
+    }
+
+    public static async Task<int> AsyncUsing(Stream s)
+    {
+        using var r = new StreamReader(s);
+        string text = await r.ReadToEndAsync();
+        return text.Length;
+    }
+}
+
+public record Point(int X, int Y);

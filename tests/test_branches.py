@@ -1,0 +1,338 @@
+"""Branch coverage (src/dotcov/branches.py): mapping branches to lines, and the recognisers of
+compiler-generated branches, on real IL compiled from tests/branch_samples/Snippets (Debug and
+Release) and on hand-written IL."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from dotcov import _native, branches
+from dotcov.branches import MethodIL
+from dotcov.data import CoverageData, ModuleHits
+from dotcov.model import BranchCoverage
+from dotcov.results import Symbols, build
+
+REPO = Path(__file__).resolve().parents[1]
+SNIPPETS = REPO / "tests" / "branch_samples" / "Snippets"
+SEQPOINTS = REPO / "tests" / "tools" / "SeqPoints"
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1", DOTNET_CLI_USE_MSBUILD_SERVER="0",
+               UseSharedCompilation="false")
+    return env
+
+
+@pytest.fixture(scope="module")
+def dotnet() -> str:
+    path = shutil.which("dotnet")
+    if not path:
+        pytest.fail("the .NET SDK (dotnet) is required to compile the branch snippets")
+    return path
+
+
+@pytest.fixture(scope="module")
+def snippets(dotnet) -> dict[str, Path]:
+    """Snippets.dll built Debug and Release (a few seconds each when out of date)."""
+    out = {}
+    for config in ("Debug", "Release"):
+        subprocess.run([dotnet, "build", str(SNIPPETS), "-c", config, "-nologo", "-v", "quiet", "-clp:ErrorsOnly"],
+                       env=_env(), check=True)
+        out[config] = SNIPPETS / "bin" / config / "net10.0" / "Snippets.dll"
+    return out
+
+
+@pytest.fixture(scope="module")
+def hidden_points(dotnet):
+    """{rid: [IL offsets of hidden sequence points]} of an assembly, from System.Reflection.Metadata."""
+    subprocess.run([dotnet, "build", str(SEQPOINTS), "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], env=_env(),
+                   check=True)
+    dll = SEQPOINTS / "bin" / "Debug" / "net10.0" / "SeqPoints.dll"
+
+    def read(assembly: Path) -> dict[int, list[int]]:
+        text = subprocess.run([dotnet, str(dll), str(assembly)], env=_env(), check=True, capture_output=True,
+                              text=True).stdout
+        hidden: dict[int, list[int]] = {}
+        for row in text.splitlines():
+            f = row.split("\t")
+            if f[7] == "1":
+                hidden.setdefault(int(f[0], 16) & 0xFFFFFF, []).append(int(f[1]))
+        return hidden
+
+    return read
+
+
+def every_branch(dll: Path, raw: dict, hits=None) -> ModuleHits:
+    """Module data with a site for every outcome of every branch of the assembly, as the agent counts them."""
+    sites = []
+    for rid, body in sorted(_native.read_method_bodies(str(dll)).items()):
+        for b in MethodIL.decode(rid, body).branches():
+            sites += [(0x06000000 | rid, b.offset, kind) for kind in range(1, b.outcome_count() + 1)]
+    hit_list = [hits(s) for s in sites] if hits else [0] * len(sites)
+    return ModuleHits(raw["mvid"], raw["pdb_id"], str(dll), sites, hit_list)
+
+
+def classified(dll: Path, hidden: dict | None = None) -> dict[str, list[tuple[int, str | None]]]:
+    """{user method name: [(line, recogniser or None for a user branch)]}; state machines under their method."""
+    raw = _native.read_symbols(str(dll))
+    if hidden is not None:
+        raw["hidden_points"] = hidden
+    out: dict[str, list[tuple[int, str | None]]] = {}
+    for r in branches.analyse(every_branch(dll, raw), Symbols(raw)):
+        rid = r.method_token & 0xFFFFFF
+        owner = raw["kickoff"].get(rid, rid)
+        out.setdefault(raw["methods"][owner - 1][0], []).append((r.line, r.generated))
+    return out
+
+
+# Per snippet method: how many user branches it keeps, and the recognisers that must claim the rest.
+EXPECTED = {
+    "IfElse": (1, set()),
+    "OrElse": (1, set()),  # `a < 0 || b < 0` as a value: one jump (the `||`), the rest is `clt`
+    "Loop": (1, set()),
+    "Coalesce": (1, set()),  # `??` is the user's
+    "StaticCoalesce": (1, set()),  # `s_name ?? x` is `ldsfld; dup; brtrue; pop` too, but no delegate cache
+    "Conditional": (1, set()),  # `?.` is the user's
+    "StaticConditional": (1, set()),
+    "Lambda": (0, {"delegate cache check"}),
+    "MethodGroup": (0, {"delegate cache check"}),
+    "Using": (0, {"dispose null check"}),
+    "ForeachEnumerable": (1, {"dispose null check"}),
+    "ForeachList": (1, set()),  # struct enumerator: Dispose without a null check
+    "ForeachArray": (1, set()),
+    "SwitchExpression": (2, {"constant condition"}),
+    "SwitchStatement": (1, set()),
+    "Iterator": (1, {"state-machine dispatch", "before the first sequence point"}),
+    "AsyncAwait": (1, {"state-machine dispatch", "await completion check", "before the first sequence point"}),
+    "AsyncForeach": (1, {"state-machine dispatch", "await completion check", "dispose null check",
+                         "before the first sequence point"}),
+    "AsyncUsing": (0, {"state-machine dispatch", "await completion check", "dispose null check",
+                       "before the first sequence point"}),
+}
+
+
+@pytest.mark.parametrize("with_hidden", [False, True], ids=["no-hidden-points", "hidden-points"])
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+def test_snippets_keep_exactly_the_user_branches(snippets, hidden_points, config, with_hidden):
+    dll = snippets[config]
+    found = classified(dll, hidden_points(dll) if with_hidden else None)
+    problems = []
+    for method, (users, recognisers) in EXPECTED.items():
+        got = found.get(method, [])
+        got_users = sum(1 for _line, g in got if g is None)
+        got_recognisers = {g for _line, g in got if g}
+        if got_users != users or not got_recognisers <= recognisers:
+            problems.append(f"{method}: {got_users} user branches (want {users}), generated by {got_recognisers} "
+                            f"(allowed {recognisers})")
+    # Record members (Equals, PrintMembers, ...) have no sequence points: nothing maps.
+    assert "Equals" not in found and "PrintMembers" not in found
+    assert not problems, "\n".join(problems)
+
+
+def test_snippet_recognisers_each_fire(snippets):
+    found = classified(snippets["Debug"])
+    fired = {g for rows in found.values() for _l, g in rows if g}
+    assert {"state-machine dispatch", "await completion check", "dispose null check", "delegate cache check",
+            "constant condition"} <= fired
+
+
+def test_user_branches_map_to_their_statement_lines(snippets):
+    found = classified(snippets["Debug"])
+    source = (SNIPPETS / "Cases.cs").read_text().splitlines()
+
+    def line_of(text: str) -> int:
+        return next(n for n, s in enumerate(source, 1) if text in s)
+
+    assert [l for l, g in found["IfElse"] if g is None] == [line_of("if (x > 0)")]
+    assert [l for l, g in found["Loop"] if g is None] == [line_of("for (int i = 0; i < n; i++)")]
+    # The loop test of `foreach` sits on the `in` keyword's point: the foreach line.
+    assert [l for l, g in found["ForeachList"] if g is None] == [_nth(source, "foreach (int x in xs)", 2)]
+    # MoveNext of a state machine maps through its own points, onto the user's lines.
+    assert [l for l, g in found["AsyncAwait"] if g is None] == [line_of("if (v > 0)")]
+    assert [l for l, g in found["Iterator"] if g is None] == [_nth(source, "for (int i = 0; i < n; i++)", 2)]
+
+
+def _nth(source: list[str], text: str, n: int) -> int:
+    return [i for i, s in enumerate(source, 1) if text in s][n - 1]
+
+
+def test_all_branches_keeps_the_generated_ones(snippets):
+    dll = snippets["Debug"]
+    raw = _native.read_symbols(str(dll))
+    records = branches.analyse(every_branch(dll, raw), Symbols(raw))
+    user = branches.by_line(records)
+    everything = branches.by_line(records, all_branches=True)
+    assert sum(b.total for f in user.values() for b in f.values()) == sum(len(r.outcomes) for r in records if not r.generated)
+    assert sum(b.total for f in everything.values() for b in f.values()) == sum(len(r.outcomes) for r in records)
+    assert sum(b.total for f in everything.values() for b in f.values()) > sum(
+        b.total for f in user.values() for b in f.values())
+
+
+# --- mapping and counting on synthetic data -------------------------------------------------
+
+
+def test_containing_point_is_the_last_point_at_or_before_the_branch():
+    points = [(0, 10, 5, 10, 6, 1), (1, 11, 9, 11, 20, 1), (14, 13, 9, 13, 20, 1)]
+    assert branches.containing_point(points, 7)[1] == 11
+    assert branches.containing_point(points, 14)[1] == 13
+    assert branches.containing_point(points, 1)[1] == 11
+    assert branches.containing_point([(4, 3, 1, 3, 2, 1)], 2) is None
+
+
+def test_outcomes_sum_per_line_and_missed_outcomes_are_described():
+    recs = [
+        branches.BranchRecord(0x06000001, 0x12, "/a.cs", 5, {1: 3, 2: 0}, text="if (x > 0)"),
+        branches.BranchRecord(0x06000001, 0x20, "/a.cs", 5, {1: 1, 2: 2}),
+        branches.BranchRecord(0x06000001, 0x30, "/a.cs", 7, {1: 0, 2: 4, 3: 0, 4: 1}, is_switch=True),
+        branches.BranchRecord(0x06000001, 0x40, "/a.cs", 7, {1: 0, 2: 0}, generated="constant condition"),
+    ]
+    lines = branches.by_line(recs)["/a.cs"]
+    assert (lines[5].covered, lines[5].total) == (3, 4)
+    assert lines[5].missed_outcomes == ["branch at IL_0012 (`if (x > 0)`): jump never taken"]
+    assert (lines[7].covered, lines[7].total) == (2, 4)
+    assert lines[7].missed_outcomes == ["switch at IL_0030: default never taken",
+                                        "switch at IL_0030: case 1 never taken"]
+    assert (branches.by_line(recs, all_branches=True)["/a.cs"][7].total) == 6
+
+
+def test_branch_hits_group_outcome_sites_and_ignore_sequence_points():
+    sites = [(0x06000001, 0, 0), (0x06000001, 7, 1), (0x06000001, 7, 2), (0x06000002, 3, 1)]
+    assert branches.branch_hits(sites, [5, 2, 0, 1]) == {(0x06000001, 7): {1: 2, 2: 0}, (0x06000002, 3): {1: 1}}
+
+
+def test_results_build_reports_branches_and_keeps_lines(snippets):
+    dll = snippets["Debug"]
+    raw = _native.read_symbols(str(dll))
+    rid = next(i for i, m in enumerate(raw["methods"], 1) if m[0] == "IfElse")
+    module = every_branch(dll, raw, hits=lambda s: 1 if s[0] & 0xFFFFFF == rid and s[2] == 2 else 0)
+    module.sites.append((0x06000000 | rid, 0, 0))
+    module.hits.append(1)
+    data = CoverageData()
+    data.add_module(module)
+    result, problems = build(data, SNIPPETS)
+    assert not problems
+    fc = result.assemblies[0].files[str(SNIPPETS / "Cases.cs")]
+    if_line = next(n for n, s in enumerate((SNIPPETS / "Cases.cs").read_text().splitlines(), 1) if "if (x > 0)" in s)
+    assert fc.branches[if_line] == BranchCoverage(1, 2, [fc.branches[if_line].missed_outcomes[0]])
+    assert "fall-through never taken" in fc.branches[if_line].missed_outcomes[0]
+    assert fc.lines  # line coverage still there
+    everything, _ = build(data, SNIPPETS, all_branches=True)
+    assert sum(b.total for b in everything.assemblies[0].files[fc.path].branches.values()) > sum(
+        b.total for b in fc.branches.values())
+
+
+def test_no_branch_sites_means_no_branch_data(snippets):
+    dll = snippets["Debug"]
+    raw = _native.read_symbols(str(dll))
+    module = ModuleHits(raw["mvid"], raw["pdb_id"], str(dll), [(0x06000001, 0, 0)], [1])
+    assert branches.analyse(module, Symbols(raw)) == []
+
+
+# --- recognisers on hand-written IL -----------------------------------------------------------
+
+LDARG_0, LDFLD, STLOC_0, LDLOC_0 = 0x02, 0x7B, 0x0A, 0x06
+
+
+def il(instructions, clauses=(), **kw) -> MethodIL:
+    return MethodIL(1, instructions, list(clauses), **kw)
+
+
+def only_branch(m: MethodIL) -> branches.Branch:
+    (b,) = [b for b in m.branches()]
+    return b
+
+
+def test_state_dispatch_needs_a_state_machine():
+    body = [(0, LDARG_0, 0), (1, LDFLD, 0x04000001), (6, STLOC_0, 0), (7, LDLOC_0, 0), (8, 0x2C, 12),
+            (10, 0x2B, 14), (12, 0x2B, 20), (14, 0x00, 0), (20, 0x2A, 0)]
+    b = [x for x in il(body).branches() if x.opcode == 0x2C][0]
+    assert branches.state_machine_dispatch(il(body, is_move_next=True), b)
+    assert not branches.state_machine_dispatch(il(body), b)
+
+
+def test_state_dispatch_sees_compare_and_switch_forms():
+    body = [(0, LDARG_0, 0), (1, LDFLD, 0x04000001), (6, STLOC_0, 0), (7, LDLOC_0, 0), (8, 0x1F, -3),
+            (10, 0x59, 0), (11, 0x45, [30, 31]), (24, 0x2A, 0), (30, 0x2A, 0), (31, 0x2A, 0)]
+    assert branches.state_machine_dispatch(il(body, is_move_next=True), only_branch(il(body)))
+    # A user's `if (x == 1)` on another local is not dispatch.
+    body2 = [(0, LDARG_0, 0), (1, LDFLD, 0x04000001), (6, STLOC_0, 0), (7, 0x07, 0), (8, 0x17, 0),
+             (9, 0x2E, 12), (11, 0x2A, 0), (12, 0x2A, 0)]
+    assert not branches.state_machine_dispatch(il(body2, is_move_next=True), only_branch(il(body2)))
+
+
+def test_await_check_needs_the_state_store_on_the_suspending_path():
+    def body(store_field):
+        return [(0, LDARG_0, 0), (1, LDFLD, 0x04000001), (6, STLOC_0, 0), (7, 0x12, 2), (9, 0x28, 0x0A000001),
+                (14, 0x2D, 30), (16, LDARG_0, 0), (17, 0x16, 0), (18, 0x25, 0), (19, STLOC_0, 0),
+                (20, 0x7D, store_field), (25, 0xDE, 40), (30, 0x2A, 0), (40, 0x2A, 0)]
+    m = il(body(0x04000001), is_move_next=True)
+    assert branches.await_completion_check(m, only_branch(m))
+    m = il(body(0x04000009), is_move_next=True)  # stores another field: a user's `if (!x.Flag) { ... }`
+    assert not branches.await_completion_check(m, only_branch(m))
+
+
+def test_dispose_check_only_in_finally_before_a_call_on_the_same_value():
+    body = [(0, 0x00, 0), (1, 0xDE, 12), (3, LDLOC_0, 0), (4, 0x2C, 11), (6, LDLOC_0, 0), (7, 0x6F, 0x0A000001),
+            (11, 0xDC, 0), (12, 0x2A, 0)]
+    finally_clause = [(2, 0, 3, 3, 9, 0)]
+    m = il(body, finally_clause)
+    assert branches.dispose_null_check(m, only_branch(m))
+    assert not branches.dispose_null_check(il(body), only_branch(il(body)))  # not in a finally
+    other = [x if x[0] != 6 else (6, 0x07, 0) for x in body]  # calls a method on another local
+    m = il(other, finally_clause)
+    assert not branches.dispose_null_check(m, only_branch(m))
+
+
+def test_delegate_cache_versus_user_coalescing_of_a_static_field():
+    cache = [(0, 0x7E, 0x04000002), (5, 0x25, 0), (6, 0x2D, 30), (8, 0x26, 0), (9, 0x7E, 0x04000001),
+             (14, 0xFE06, 0x06000003), (20, 0x73, 0x0A000001), (25, 0x25, 0), (26, 0x80, 0x04000002),
+             (30, 0x2A, 0)]
+    m = il(cache)
+    assert branches.delegate_cache_check(m, only_branch(m))
+    coalesce = [(0, 0x7E, 0x04000002), (5, 0x25, 0), (6, 0x2D, 14), (8, 0x26, 0), (9, 0x72, 0x70000001),
+                (14, 0x2A, 0)]
+    m = il(coalesce)
+    assert not branches.delegate_cache_check(m, only_branch(m))
+
+
+def test_constant_condition_but_not_after_a_join():
+    m = il([(0, 0x17, 0), (1, 0x2D, 4), (3, 0x00, 0), (4, 0x2A, 0)])
+    assert branches.constant_condition(m, only_branch(m))
+    # Release `a || b`: `blt L; ldarg.1; ldc.i4.0; clt; br M; L: ldc.i4.1; M: brfalse` - M is a join.
+    join = [(0, 0x02, 0), (1, 0x16, 0), (2, 0x32, 9), (4, 0x03, 0), (5, 0x16, 0), (6, 0xFE04, 0), (8, 0x2B, 10),
+            (9, 0x17, 0), (10, 0x2C, 13), (12, 0x2A, 0), (13, 0x2A, 0)]
+    m = il(join)
+    b = [x for x in m.branches() if x.opcode == 0x2C][0]
+    assert not branches.constant_condition(m, b)
+
+
+def test_hidden_point_rule_keeps_the_debug_condition_temporary():
+    # `stloc.0` / hidden / `ldloc.0; brfalse`: the user's `if`.
+    body = [(0, 0x03, 0), (1, 0x16, 0), (2, 0xFE04, 0), (4, STLOC_0, 0), (5, LDLOC_0, 0), (6, 0x2C, 9),
+            (8, 0x00, 0), (9, 0x2A, 0)]
+    m = il(body, is_move_next=True, hidden_offsets={5}, visible_offsets={0})
+    assert not branches.hidden_point_branch(m, only_branch(m))
+    # A test of something else under a hidden point in MoveNext: generated.
+    body2 = [(0, 0x03, 0), (1, STLOC_0, 0), (2, 0x11, 5), (4, 0x2C, 9), (6, 0x00, 0), (9, 0x2A, 0)]
+    m = il(body2, is_move_next=True, hidden_offsets={2}, visible_offsets={0})
+    assert branches.hidden_point_branch(m, only_branch(m))
+    # Outside state machines hidden points do not decide (Debug switch dispatch sits under them).
+    m = il(body2, hidden_offsets={2}, visible_offsets={0})
+    assert not branches.hidden_point_branch(m, only_branch(m))
+    # Without hidden points known, the rule does nothing.
+    m = il(body2, is_move_next=True, visible_offsets={0})
+    assert not branches.hidden_point_branch(m, only_branch(m))
+
+
+def test_compiler_generated_methods_but_not_lambdas_or_local_functions():
+    cg = [branches.COMPILER_GENERATED]
+    assert branches.compiler_generated_method("Equals", cg)
+    assert not branches.compiler_generated_method("<SumOfSquares>g__Square|11_0", cg)
+    assert not branches.compiler_generated_method("<Scale>b__0", cg)
+    assert not branches.compiler_generated_method("Equals", [])
