@@ -87,24 +87,29 @@ py::dict ReadSymbols(const std::string& path) {
   out["accessor_of"] = accessors;
   out["source_link"] = sym.pdb && sym.pdb->SourceLinkJson() ? py::object(ToStr(*sym.pdb->SourceLinkJson())) : py::none();
 
-  py::dict points, kickoff;
+  py::dict points, kickoff, hidden_points;
   if (sym.pdb) {
     std::vector<SequencePoint> sps;
     for (uint32_t rid = 1; rid <= sym.pdb->method_count(); ++rid) {
       if (!sym.pdb->ReadSequencePoints(rid, &sps, &error)) continue;
-      py::list l;
+      py::list l, hidden;
       uint32_t last = UINT32_MAX;
       for (const auto& p : sps) {
-        if (p.hidden || p.start_line == kHiddenSequencePointLine) continue;
+        if (p.hidden || p.start_line == kHiddenSequencePointLine) {
+          hidden.append(p.il_offset);
+          continue;
+        }
         if (p.il_offset == last) continue;  // as CollectSites: the first point at an offset wins
         last = p.il_offset;
         l.append(py::make_tuple(p.il_offset, p.start_line, p.start_column, p.end_line, p.end_column, p.document));
       }
       if (py::len(l)) points[py::int_(rid)] = l;
+      if (py::len(hidden)) hidden_points[py::int_(rid)] = hidden;
       if (uint32_t k = sym.pdb->StateMachineKickoff(rid)) kickoff[py::int_(rid)] = k & 0x00FFFFFF;
     }
   }
   out["sequence_points"] = points;
+  out["hidden_points"] = hidden_points;
   out["kickoff"] = kickoff;
   return out;
 }

@@ -82,3 +82,111 @@ def rewrite_check(paths, jobs):
     click.echo(f"{assemblies} assemblies checked, {skipped} non-managed files skipped, {unreadable} unreadable")
     click.echo(f"{methods} methods, {failures} failures")
     sys.exit(1 if failures else 0)
+
+
+def _data_dir(data_dir: Path | None) -> Path:
+    from dotcov.config import ConfigError, load_config
+
+    try:
+        cfg = load_config()
+    except ConfigError as e:
+        click.echo(f"dotcov: {e}", err=True)
+        sys.exit(1)
+    return (data_dir or Path(os.environ.get("DOTCOV_DATA_DIR") or cfg.data_dir or ".dotcov")).resolve()
+
+
+_data_dir_option = click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                                help="Directory of the coverage data files (default as for the other commands).")
+
+
+@debug.command("info")
+@_data_dir_option
+def info(data_dir):
+    """dotcov's settings: versions, agent, configuration, data directory, profiler variables."""
+    import platform
+
+    from dotcov import __version__, _native
+    from dotcov.agent import CLSID, PROFILER_VARIABLES, AgentError, agent_path
+    from dotcov.config import find_config
+
+    try:
+        agent = str(agent_path())
+    except AgentError as e:
+        agent = f"MISSING ({e})"
+    rows = [
+        ("dotcov", __version__),
+        ("python", f"{platform.python_version()} ({sys.executable})"),
+        ("agent", agent),
+        ("agent CLSID", CLSID),
+        ("data format version", str(_native.DATA_FORMAT_VERSION)),
+        ("config file", str(find_config(Path.cwd()) or "none (dotcov.toml not found from here upward)")),
+        ("data directory", str(_data_dir(data_dir))),
+        ("source root (dotcov run)", str(Path.cwd())),
+    ]
+    for name in (*PROFILER_VARIABLES, "DOTCOV_DATA_DIR", "DOTCOV_LOG", "DOTCOV_STRESS_ALL_METHODS",
+                 "DOTNET_ENABLE_PROFILING", "DOTNET_EnableDiagnostics"):
+        if name in os.environ:
+            rows.append((f"env {name}", os.environ[name]))
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        click.echo(f"{k:>{width}}: {v}")
+
+
+@debug.command("data")
+@_data_dir_option
+def data_command(data_dir):
+    """Which processes wrote data, which modules they covered, and whether each can still be reported."""
+    from dotcov import data as data_mod
+    from dotcov.results import SymbolsError, load_symbols
+
+    directory = _data_dir(data_dir)
+    files = data_mod.data_files(directory)
+    click.echo(f"data directory: {directory} ({len(files)} data file(s))")
+    cov = data_mod.load(directory)
+    for w in cov.warnings:
+        click.echo(f"warning: {w}")
+    click.echo(f"processes: {len(cov.processes)}")
+    for p in cov.processes:
+        click.echo(f"  {p['command_line']}  (in {p['cwd']})")
+    click.echo(f"modules: {len(cov.modules)}")
+    for m in sorted(cov.modules.values(), key=lambda m: m.path):
+        points = sum(1 for s in m.sites if s[2] == 0)
+        hit = sum(1 for s, h in zip(m.sites, m.hits) if s[2] == 0 and h)
+        branches = len(m.sites) - points
+        try:
+            load_symbols(m)
+            state = "reportable"
+        except SymbolsError as e:
+            state = f"NOT reportable: {e}"
+        click.echo(f"  {m.path}\n    mvid {m.mvid.hex()}  {points} sequence points, {hit} hit; {branches} branch "
+                   f"outcomes; {m.processes} process(es); {state}")
+    logs = directory / "logs"
+    if logs.is_dir():
+        click.echo(f"agent logs: {logs} (see 'dotcov debug logs')")
+    else:
+        click.echo("agent logs: none (run with 'dotcov run --log' to record what each process saw)")
+
+
+@debug.command("logs")
+@_data_dir_option
+@click.option("--full", is_flag=True, help="Print the logs whole instead of a summary.")
+def logs_command(data_dir, full):
+    """The agent's logs: per process, the modules covered and the modules skipped, with the reason."""
+    directory = _data_dir(data_dir) / "logs"
+    logs = sorted(directory.glob("agent.*.log")) if directory.is_dir() else []
+    if not logs:
+        click.echo(f"no agent logs in {directory}; run with 'dotcov run --log'")
+        sys.exit(1)
+    for log in logs:
+        lines = log.read_text(errors="replace").splitlines()
+        if full:
+            click.echo(f"== {log}")
+            click.echo("\n".join(lines))
+            continue
+        messages = [line.partition("] ")[2] for line in lines]
+        loaded = next((m for m in messages if m.startswith("agent loaded: ")), "agent loaded: ?")
+        click.echo(f"== {log.name}: {loaded[len('agent loaded: '):]}")
+        for m in messages:
+            if m.startswith(("cover ", "skip ", "no coverage", "CoreLib helper injection failed")) or \
+                    "left uninstrumented" in m:
+                click.echo(f"  {m}")

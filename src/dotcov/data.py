@@ -142,8 +142,16 @@ def combine(data_dir: Path) -> CoverageData:
 
 
 def erase(data_dir: Path) -> int:
+    """Removes the data files (and damaged ones) and the agent logs; returns how many data files went."""
     n = 0
     for path in data_files(data_dir):
         path.unlink(missing_ok=True)
         n += 1
+    if data_dir.is_dir():
+        for path in data_dir.glob("*.cov.damaged"):
+            path.unlink(missing_ok=True)
+    logs = data_dir / "logs"
+    if logs.is_dir():
+        for path in logs.glob("agent.*.log"):
+            path.unlink(missing_ok=True)
     return n
