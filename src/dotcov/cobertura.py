@@ -79,11 +79,15 @@ class LineBranches:
 def line_branches(method: MethodCoverage, line: int) -> LineBranches | None:
     """The branch outcomes of `line` in `method`; None when there are none to report.
 
-    The model holds no branch data yet, so every line is written with branch="False".
-    When it does, return them here: lines then get branch="True", condition-coverage and
-    <conditions>, and branch rates and counts add up from them.
+    Lines with outcomes get branch="True", condition-coverage and <conditions>, and branch
+    rates and counts add up from them.
     """
-    return None
+    b = method.branches.get(line)
+    if b is None or b.total == 0:
+        return None
+    conditions = tuple(Condition(offset, kind, covered, total)
+                       for offset, kind, covered, total in sorted(b.conditions))
+    return LineBranches(b.covered, b.total, conditions)
 
 
 # --- numbers -------------------------------------------------------------------

@@ -29,6 +29,8 @@ class BranchCoverage:
     covered: int
     total: int
     missed_outcomes: list[str] = field(default_factory=list)  # human-facing, e.g. "false of `a || b`"
+    # One entry per branch instruction: (IL offset, "jump" or "switch", outcomes covered, outcomes).
+    conditions: list[tuple[int, str, int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -40,6 +42,7 @@ class MethodCoverage:
     lines: dict[int, int] = field(default_factory=dict)  # line -> hits (0 = missed)
     points: list[PointCoverage] = field(default_factory=list)
     token: int = 0  # MethodDef token of the user method
+    branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method
 
 
 @dataclass

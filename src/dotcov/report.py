@@ -114,6 +114,8 @@ class Row:
     missed: int
     percent: float
     missing: str
+    branches: int = 0  # branch outcomes
+    partial: int = 0  # lines with some outcomes never taken
 
     @property
     def covered(self) -> int:
@@ -135,6 +137,8 @@ def _row(fc: FileCoverage, name: str) -> Row:
         missed=fc.missed,
         percent=percent(fc.covered, fc.statements),
         missing=format_ranges(fc.lines, fc.missed_lines()),
+        branches=sum(b.total for b in fc.branches.values()),
+        partial=sum(1 for b in fc.branches.values() if b.covered < b.total),
     )
 
 
@@ -155,11 +159,13 @@ def summarize(result: CoverageResult, *, skip_covered: bool = False, skip_empty:
     key, reverse = _parse_sort(sort)
     root = relative_to if relative_to is not None else result.source_root
     rows: list[Row] = []
-    statements = missed = 0
+    statements = missed = branch_total = partial = 0
     skipped_covered = skipped_empty = 0
     for fc in result.all_files():
         statements += fc.statements
         missed += fc.missed
+        branch_total += sum(b.total for b in fc.branches.values())
+        partial += sum(1 for b in fc.branches.values() if b.covered < b.total)
         if skip_covered and fc.missed == 0:
             skipped_covered += 1  # as coverage.py: an empty file has nothing missed, so it counts here
         elif skip_empty and fc.statements == 0:
@@ -171,7 +177,7 @@ def summarize(result: CoverageResult, *, skip_covered: bool = False, skip_empty:
     else:
         attr = {"stmts": "statements", "miss": "missed", "cover": "percent"}[key]
         rows.sort(key=lambda r: (getattr(r, attr), _human_key(r.name)), reverse=reverse)
-    total = Row("TOTAL", statements, missed, percent(statements - missed, statements), "")
+    total = Row("TOTAL", statements, missed, percent(statements - missed, statements), "", branch_total, partial)
     return Summary(rows, total, skipped_covered, skipped_empty)
 
 
@@ -214,21 +220,28 @@ def render_table(result: CoverageResult, *, show_missing: bool = False, skip_cov
     # coverage.py) one more space before the total's percentage than before the others'.
     cover_w = max([len(" Cover") + 1, len(total_cover) + 3] + [len(c) + 2 for c in covers])
 
-    def line(name, stmts, miss, cover, missing=None) -> str:
-        text = f"{name:<{name_w}}{stmts:>7}{miss:>7}{cover:>{cover_w}}"
+    # Branch and BrPart (coverage.py's columns) appear when the data has branch outcomes.
+    with_branches = summary.total.branches > 0
+
+    def line(name, stmts, miss, cover, missing=None, branch="", brpart="") -> str:
+        text = f"{name:<{name_w}}{stmts:>7}{miss:>7}"
+        if with_branches:
+            text += f"{branch:>7}{brpart:>7}"
+        text += f"{cover:>{cover_w}}"
         if missing is not None:
             text += missing
         return text.rstrip()
 
-    header = line("Name", "Stmts", "Miss", "Cover", f"{'Missing':>10}" if show_missing else None)
+    header = line("Name", "Stmts", "Miss", "Cover", f"{'Missing':>10}" if show_missing else None, "Branch", "BrPart")
     rule = "-" * len(header)
     out = [header, rule]
     for row, cover in zip(summary.rows, covers):
         out.append(line(row.name, row.statements, row.missed, cover + "%",
-                        f"   {row.missing}" if show_missing else None))
+                        f"   {row.missing}" if show_missing else None, row.branches, row.partial))
     if summary.rows:
         out.append(rule)
-    out.append(line("TOTAL", summary.total.statements, summary.total.missed, total_cover + "%"))
+    out.append(line("TOTAL", summary.total.statements, summary.total.missed, total_cover + "%", None,
+                    summary.total.branches, summary.total.partial))
     out += _end_lines(summary)
     return "\n".join(out)
 

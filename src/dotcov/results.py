@@ -181,6 +181,21 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
         fc = asm.files.get(path)
         if fc is not None:
             fc.branches.update(lines)
+    # The same outcomes per method and line, with each branch instruction as a condition (Cobertura).
+    for r in records:
+        if r.generated and not options.all_branches:
+            continue
+        owner = 0x06000000 | _user_method(sym, r.method_token & 0x00FFFFFF)
+        candidates = [m for c in asm.classes if c.filename == r.path for m in c.methods if r.line in m.lines]
+        mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
+        if mc is None:
+            continue
+        b = mc.branches.setdefault(r.line, BranchCoverage(0, 0))
+        covered = sum(1 for h in r.outcomes.values() if h > 0)
+        b.covered += covered
+        b.total += len(r.outcomes)
+        b.missed_outcomes.extend(r.missed())
+        b.conditions.append((r.offset, "switch" if r.is_switch else "jump", covered, len(r.outcomes)))
     return asm
 
 
