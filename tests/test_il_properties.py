@@ -6,7 +6,11 @@ try/catch/filter/finally/fault regions left with `leave`, tiny and fat headers,
 small, fat and split exception sections -- inserts coverage probes at random
 legal offsets and checks that the result decodes, verifies, and is the original
 instruction sequence plus the probes, with every branch target and exception
-boundary moved to the start of the probes in front of its instruction.
+boundary moved to the start of the probes in front of its instruction. With
+branch-outcome probes (il_find_branches / il_insert_probes(branch_probes=...))
+it also follows each outcome of every instrumented branch through the rewritten
+code and checks that exactly that outcome's probe runs before the original
+successor or target is reached.
 """
 
 from __future__ import annotations
@@ -312,18 +316,46 @@ def bodies_with_probes(draw):
     return body, probes
 
 
-def check_rewrite(body: bytes, probes: list[tuple[int, int]]) -> None:
+def _walk(new, by_offset, start: int, stop: int) -> list[int]:
+    """Slots of the counter probes executed going from `start` to `stop` through
+    probes and unconditional `br`s only (anything else fails)."""
+    ins, slots, pc = new["instructions"], [], start
+    for _ in range(100_000):
+        if pc == stop:
+            return slots
+        k = by_offset[pc]
+        _, opcode, operand = ins[k]
+        if opcode == LDC_I4 and k + 1 < len(ins) and ins[k + 1][1:] == (CALL, HELPER):
+            slots.append(operand)
+            pc = ins[k + 2][0] if k + 2 < len(ins) else new["code_size"]
+        elif opcode in (0x2B, 0x38):  # br.s, br
+            pc = operand
+        else:
+            raise AssertionError(f"walk from {start} to {stop} met opcode {opcode:#x} at {pc}")
+    raise AssertionError(f"walk from {start} loops")
+
+
+def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=()) -> None:
+    """Rewrites with before-probes and branch-outcome probes, then checks that the
+    result verifies, is the original plus the probes (each instrumented branch
+    followed by <F>; br, then <Tk>; br per target), that each outcome of an
+    instrumented branch runs exactly its own probe on the way to the original
+    successor/target, and that everything else maps to the probe starts."""
     orig = _native.il_decode(body)
     _native.il_verify(body, 0, CALLS)  # the generator makes valid bodies
-    new_body = _native.il_insert_probes(body, probes, HELPER)
+    if branch_probes:
+        new_body = _native.il_insert_probes(body, probes, HELPER, branch_probes=list(branch_probes))
+    else:
+        new_body = _native.il_insert_probes(body, probes, HELPER)
     new = _native.il_decode(new_body)
     _native.il_verify(new_body, 0, CALLS)
 
     by_offset = defaultdict(list)
     for offset, slot in probes:
         by_offset[offset].append(slot)
+    branches = {offset: (fall, list(targets)) for offset, fall, targets in branch_probes}
     new_ins = new["instructions"]
-    label, pairs, j = {}, [], 0
+    label, pairs, blocks, j = {}, [], {}, 0
     for ins in orig["instructions"]:
         start = None
         for slot in by_offset.get(ins[0], []):
@@ -333,12 +365,34 @@ def check_rewrite(body: bytes, probes: list[tuple[int, int]]) -> None:
             j += 2
         assert new_ins[j][1] == ins[1] or new_ins[j][1] == SHORT_TO_LONG.get(ins[1]), (ins, new_ins[j])
         label[ins[0]] = new_ins[j][0] if start is None else start
-        pairs.append((ins, new_ins[j]))
+        pairs.append((ins, new_ins[j], j))
         j += 1
+        if ins[0] in branches:
+            fall, targets = branches[ins[0]]
+            begin = new_ins[j][0]
+            for slot in [fall] + targets:  # <probe>; br
+                assert new_ins[j][1:] == (LDC_I4, slot), (new_ins[j], slot)
+                assert new_ins[j + 1][1:] == (CALL, HELPER)
+                assert new_ins[j + 2][1] in (0x2B, 0x38)
+                j += 3
+            blocks[ins[0]] = (begin, new_ins[j][0])
     assert j == len(new_ins), "extra instructions in the rewritten body"
 
-    for (_, opcode, operand), (_, _, new_operand) in pairs:
-        if opcode in BRANCHES:
+    index = {ins[0]: k for k, ins in enumerate(new_ins)}
+    orig_ins = orig["instructions"]
+    for n, ((offset, opcode, operand), (_, _, new_operand), k) in enumerate(pairs):
+        if offset in branches:
+            fall, targets = branches[offset]
+            # Fall-through: exactly F, then the original next instruction (its probes).
+            assert _walk(new, index, new_ins[k + 1][0], label[orig_ins[n + 1][0]]) == [fall]
+            old_targets = operand if opcode == SWITCH else [operand]
+            new_targets = new_operand if opcode == SWITCH else [new_operand]
+            assert len(old_targets) == len(targets)
+            for old, entry, slot in zip(old_targets, new_targets, targets):
+                begin, end = blocks[offset]
+                assert begin <= entry < end
+                assert _walk(new, index, entry, label[old]) == [slot]
+        elif opcode in BRANCHES:
             assert new_operand == label[operand]
         elif opcode == SWITCH:
             assert new_operand == [label[t] for t in operand]
@@ -352,8 +406,13 @@ def check_rewrite(body: bytes, probes: list[tuple[int, int]]) -> None:
         assert (nts, nts + ntl) == (label[ts], end[ts + tl])
         assert (nhs, nhs + nhl) == (label[hs], end[hs + hl])
         assert nextra == (label[extra] if flags == FILTER else extra)
+        # A branch's block lies in exactly the regions holding the branch.
+        for offset, (begin, stop) in blocks.items():
+            for o in (begin, stop - 1):
+                assert (nts <= o < nts + ntl) == (ts <= offset < ts + tl)
+                assert (nhs <= o < nhs + nhl) == (hs <= offset < hs + hl)
 
-    assert new["max_stack"] == orig["max_stack"] + (1 if probes else 0)
+    assert new["max_stack"] == orig["max_stack"] + (1 if probes or branch_probes else 0)
     assert new["local_var_sig_token"] == orig["local_var_sig_token"]
     assert new["init_locals"] == orig["init_locals"]
 
@@ -392,6 +451,79 @@ def test_illegal_offsets_are_rejected(body, data):
         assert "not an instruction boundary" in message
     else:
         assert "prefix" in message or "tail call" in message
+
+
+def _expected_branches(instructions) -> list[tuple[int, int]]:
+    out = []
+    for i, (offset, opcode, operand) in enumerate(instructions):
+        conditional = 0x2C <= opcode <= 0x37 or 0x39 <= opcode <= 0x45
+        if not conditional or i + 1 == len(instructions) or (i > 0 and instructions[i - 1][1] in PREFIXES):
+            continue
+        out.append((offset, len(operand) if opcode == SWITCH else 1))
+    return out
+
+
+@st.composite
+def bodies_with_branch_probes(draw):
+    body, probes = draw(bodies_with_probes())
+    sites = _native.il_find_branches(body)
+    chosen = [s for s in sites if draw(st.booleans())] if draw(st.booleans()) else sites
+    slot = 10_000
+    branch_probes = []
+    for offset, count in draw(st.permutations(chosen)):
+        branch_probes.append((offset, slot, list(range(slot + 1, slot + 1 + count))))
+        slot += 1 + count
+    return body, probes, branch_probes
+
+
+@SETTINGS
+@given(bodies_with_branch_probes())
+def test_branch_outcome_probes(case):
+    body, probes, branch_probes = case
+    check_rewrite(body, probes, branch_probes)
+
+
+@SETTINGS
+@given(method_bodies())
+def test_every_branch_with_probes_everywhere(body):
+    instructions = _native.il_decode(body)["instructions"]
+    sites = _native.il_find_branches(body)
+    assert sites == _expected_branches(instructions)
+    legal = _legal_offsets(instructions)
+    branch_probes = [(offset, 5000 + 100 * i, [5001 + 100 * i + k for k in range(count)])
+                     for i, (offset, count) in enumerate(sites)]
+    check_rewrite(body, [(offset, slot) for slot, offset in enumerate(legal)], branch_probes)
+
+
+@SETTINGS
+@given(method_bodies(), st.data())
+def test_bad_branch_probes_are_rejected(body, data):
+    instructions = _native.il_decode(body)["instructions"]
+    sites = dict(_native.il_find_branches(body))
+    others = [ins[0] for ins in instructions if ins[0] not in sites]
+    if others:
+        offset = data.draw(st.sampled_from(others))
+        with pytest.raises(ValueError, match="not a conditional branch|prefix|last instruction"):
+            _native.il_insert_probes(body, [], HELPER, branch_probes=[(offset, 1, [2])])
+    if sites:
+        offset, count = data.draw(st.sampled_from(sorted(sites.items())))
+        with pytest.raises(ValueError, match="targets"):
+            _native.il_insert_probes(body, [], HELPER, branch_probes=[(offset, 1, list(range(count + 1)))])
+        with pytest.raises(ValueError, match="already instrumented"):
+            _native.il_insert_probes(body, [], HELPER, branch_probes=[(offset, 1, [2] * count)] * 2)
+
+
+def test_branch_probe_layout():
+    # ldarg.0; brtrue.s L; nop; L: ret
+    body = bytes([0x2 | (5 << 2), 0x02, 0x2D, 0x01, NOP, RET])
+    new = _native.il_decode(_native.il_insert_probes(body, [], HELPER, branch_probes=[(1, 7, [8])]))
+    ops = [(opcode, operand) for _, opcode, operand in new["instructions"]]
+    offsets = [offset for offset, _, _ in new["instructions"]]
+    # ldarg.0; brtrue.s T; ldc 7; call; br.s NEXT; T: ldc 8; call; br.s L; NEXT: nop; L: ret
+    assert [o for o, _ in ops] == [0x02, 0x2D, LDC_I4, CALL, 0x2B, LDC_I4, CALL, 0x2B, NOP, RET]
+    assert ops[1][1] == offsets[5] and ops[4][1] == offsets[8] and ops[7][1] == offsets[9]
+    assert (ops[2][1], ops[5][1]) == (7, 8)
+    check_rewrite(body, [(1, 1), (3, 2), (4, 3)], [(1, 7, [8])])
 
 
 def test_widening_of_a_short_branch_over_probes():

@@ -44,14 +44,16 @@ def test_ten_largest_framework_assemblies_have_no_failures():
     if fw is None:
         pytest.skip("no .NET shared framework installed")
     largest = sorted(fw.glob("*.dll"), key=lambda p: p.stat().st_size, reverse=True)[:10]
-    total = 0
+    total = branches = 0
     problems = []
     for path in largest:
         r = _native.rewrite_check(str(path))
         assert r["managed"], path
         total += r["methods"]
+        branches += r["branches"]  # conditional branches / switches also given outcome probes
         problems += [f"{path.name} 0x{token:08X}: {reason}" for token, reason in r["failures"]]
     assert total > 50_000
+    assert branches > 20_000
     assert problems == []
 
 
@@ -59,13 +61,19 @@ def test_rewrite_check_of_non_managed_and_unreadable_files(tmp_path):
     text = tmp_path / "notes.txt"
     text.write_text("hello")
     r = _native.rewrite_check(str(text))
-    assert r == {"managed": False, "methods": 0, "failures": []}
+    assert r == {"managed": False, "methods": 0, "branches": 0, "failures": []}
     with pytest.raises(ValueError):
         _native.rewrite_check(str(tmp_path / "missing.dll"))
     broken = tmp_path / "broken.dll"
     broken.write_bytes(b"MZ" + bytes(200))
     with pytest.raises(ValueError):
         _native.rewrite_check(str(broken))
+
+
+def test_sample_assembly_branches_are_instrumented():
+    r = _native.rewrite_check(str(DATA / "portable" / "Sample.dll"))
+    assert r["managed"] and r["failures"] == []
+    assert 0 < r["branches"]
 
 
 def test_cli_walks_folders_and_summarises(tmp_path):

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <tuple>
 
 #include "dotcov/il_method.h"
 #include "dotcov/il_rewriter.h"
@@ -27,6 +28,7 @@ py::dict RewriteCheckPath(const std::string& path) {
   py::dict out;
   out["managed"] = r.status == RewriteCheckStatus::kChecked;
   out["methods"] = r.methods_checked;
+  out["branches"] = r.branches_checked;
   py::list failures;
   for (const auto& f : r.failures) failures.append(py::make_tuple(f.method_token, f.reason));
   out["failures"] = failures;
@@ -73,13 +75,24 @@ py::dict IlDecode(const py::bytes& data) {
   return out;
 }
 
+using BranchProbeTuple = std::tuple<uint32_t, uint32_t, std::vector<uint32_t>>;
+
 py::bytes IlInsertProbes(const py::bytes& data, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
-                         uint32_t helper_token) {
+                         uint32_t helper_token, const std::vector<BranchProbeTuple>& branch_probes) {
   std::string body = data;
+  std::vector<il::BranchProbe> branches;
+  for (const auto& [offset, fall_through, targets] : branch_probes) branches.push_back({offset, fall_through, targets});
   std::vector<uint8_t> out;
   std::string error;
-  if (!il::InsertProbes(AsBytes(body), probes, helper_token, &out, &error)) throw py::value_error(error);
+  if (!il::InsertProbes(AsBytes(body), probes, branches, helper_token, &out, &error)) throw py::value_error(error);
   return py::bytes(reinterpret_cast<const char*>(out.data()), out.size());
+}
+
+py::list IlFindBranches(const py::bytes& data) {
+  il::MethodBody m = DecodeOrRaise(data);
+  py::list out;
+  for (const il::BranchSite& b : il::FindBranches(m)) out.append(py::make_tuple(b.il_offset, b.target_count));
+  return out;
 }
 
 void IlVerify(const py::bytes& data, int return_values, const std::map<uint32_t, std::pair<int, int>>& calls) {
@@ -103,15 +116,23 @@ void IlVerify(const py::bytes& data, int return_values, const std::map<uint32_t,
 
 void RegisterIl(py::module_& m) {
   m.def("rewrite_check", &RewriteCheckPath, py::arg("path"),
-        "Checks the IL rewriter on every method body of an assembly: dict(managed, methods, failures=[(token, "
-        "reason)]). managed is False (and methods 0) for a file that is not a managed PE image; raises ValueError "
-        "when the file cannot be read or its headers/metadata are broken.");
+        "Checks the IL rewriter on every method body of an assembly (probes at every legal offset, then also "
+        "outcome probes on every conditional branch and switch): dict(managed, methods, branches, "
+        "failures=[(token, reason)]), branches = branches instrumented in passing methods. managed is False (and "
+        "methods 0) for a file that is not a managed PE image; raises ValueError when the file cannot be read or "
+        "its headers/metadata are broken.");
   m.def("il_decode", &IlDecode, py::arg("body"),
         "Decodes a method body: header fields, instructions [(offset, opcode, operand or switch targets)] (branch "
         "operands are absolute targets), clauses [(flags, try_offset, try_length, handler_offset, handler_length, "
         "class_token_or_filter_offset)], eh_sections [(fat, count)]. Raises ValueError.");
   m.def("il_insert_probes", &IlInsertProbes, py::arg("body"), py::arg("probes"), py::arg("helper_token"),
-        "Inserts `ldc.i4 slot; call helper_token` before each (offset, slot); raises ValueError with the reason.");
+        py::arg("branch_probes") = std::vector<BranchProbeTuple>{},
+        "Inserts `ldc.i4 slot; call helper_token` before each (offset, slot), and on the outcomes of each "
+        "conditional branch / switch in branch_probes [(offset, fall_through_slot, [target slots])]; raises "
+        "ValueError with the reason.");
+  m.def("il_find_branches", &IlFindBranches, py::arg("body"),
+        "The conditional branches and switches that can get outcome probes: [(offset, target_count)]. Raises "
+        "ValueError when the body does not decode.");
   m.def("il_verify", &IlVerify, py::arg("body"), py::arg("return_values") = -1,
         py::arg("calls") = std::map<uint32_t, std::pair<int, int>>{},
         "Structural verification; calls maps call tokens to (pops, pushes). Raises ValueError with the reason.");

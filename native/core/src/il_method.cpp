@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <limits>
 
 namespace dotcov::il {
@@ -284,19 +285,33 @@ bool MethodBody::InsertBefore(uint32_t original_offset, std::vector<Instruction>
   }
 }
 
-bool MethodBody::InsertBeforeImpl(uint32_t original_offset, std::vector<Instruction>& probe, std::string* error,
-                                  int probe_max_stack) {
+long MethodBody::InsertionPoint(uint32_t original_offset, std::string* error) const {
   long idx = FindInstruction(original_offset);
-  if (idx < 0) return Fail(error, "IL offset " + Hex(original_offset) + " is not an instruction boundary");
-  if (idx > 0 && IsPrefix(instructions_[idx - 1].opcode))
-    return Fail(error, "IL offset " + Hex(original_offset) + " follows a prefix");
+  if (idx < 0) {
+    Fail(error, "IL offset " + Hex(original_offset) + " is not an instruction boundary");
+    return -1;
+  }
+  if (idx > 0 && IsPrefix(instructions_[idx - 1].opcode)) {
+    Fail(error, "IL offset " + Hex(original_offset) + " follows a prefix");
+    return -1;
+  }
   if (instructions_[idx].opcode == op::kRet && idx > 0 && IsCallFamily(instructions_[idx - 1].opcode)) {
     for (long j = idx - 2; j >= 0 && IsPrefix(instructions_[j].opcode); --j) {
-      if (instructions_[j].opcode == op::kTail)
-        return Fail(error, "IL offset " + Hex(original_offset) + " is the ret of a tail call");
+      if (instructions_[j].opcode == op::kTail) {
+        Fail(error, "IL offset " + Hex(original_offset) + " is the ret of a tail call");
+        return -1;
+      }
     }
   }
-  if (probe.empty()) return true;
+  return idx;
+}
+
+namespace {
+
+// Checks a probe (see InsertBefore), stamps its instructions with `offset` and
+// returns its peak stack depth in *peak.
+bool CheckProbe(std::vector<Instruction>& probe, uint32_t offset, int probe_max_stack, int* peak_out,
+                std::string* error) {
   int depth = 0, peak = 0;
   bool known = true;
   for (Instruction& ins : probe) {
@@ -317,13 +332,71 @@ bool MethodBody::InsertBeforeImpl(uint32_t original_offset, std::vector<Instruct
       depth += 1;
     }
     peak = std::max(peak, depth);
-    ins.offset = original_offset;
+    ins.offset = offset;
   }
   if (known && depth != 0) return Fail(error, "probe is not stack neutral");
-  if (probe_max_stack >= 0) peak = probe_max_stack;
+  if (probe.empty()) peak = 0;
+  else if (probe_max_stack >= 0) peak = probe_max_stack;
   if (peak > 0xFFFF) return Fail(error, "probe stack need too large");
+  *peak_out = peak;
+  return true;
+}
+
+}  // namespace
+
+bool MethodBody::InsertBeforeImpl(uint32_t original_offset, std::vector<Instruction>& probe, std::string* error,
+                                  int probe_max_stack) {
+  long idx = InsertionPoint(original_offset, error);
+  if (idx < 0) return false;
+  if (probe.empty()) return true;
+  int peak = 0;
+  if (!CheckProbe(probe, original_offset, probe_max_stack, &peak, error)) return false;
   auto& slot = inserts_[static_cast<size_t>(idx)];
   slot.insert(slot.end(), probe.begin(), probe.end());
+  probe_stack_ = static_cast<uint16_t>(std::max<int>(probe_stack_, peak));
+  return true;
+}
+
+bool MethodBody::InstrumentBranch(uint32_t original_offset, std::vector<Instruction> fall_through_probe,
+                                  std::vector<std::vector<Instruction>> target_probes, std::string* error,
+                                  int probe_max_stack) {
+  try {
+    return InstrumentBranchImpl(original_offset, fall_through_probe, target_probes, error, probe_max_stack);
+  } catch (...) {
+    return Fail(error, "out of memory instrumenting a branch");
+  }
+}
+
+bool MethodBody::InstrumentBranchImpl(uint32_t original_offset, std::vector<Instruction>& fall_through_probe,
+                                      std::vector<std::vector<Instruction>>& target_probes, std::string* error,
+                                      int probe_max_stack) {
+  long found = FindInstruction(original_offset);
+  if (found < 0) return Fail(error, "IL offset " + Hex(original_offset) + " is not an instruction boundary");
+  const size_t idx = static_cast<size_t>(found);
+  const Instruction& branch = instructions_[idx];
+  const OpcodeInfo* info = LookupOpcode(branch.opcode);
+  if (!info || info->flow != FlowKind::kCondBranch)
+    return Fail(error, "IL offset " + Hex(original_offset) + " is not a conditional branch or switch");
+  if (idx > 0 && IsPrefix(instructions_[idx - 1].opcode))
+    return Fail(error, "IL offset " + Hex(original_offset) + " follows a prefix");
+  if (idx + 1 >= instructions_.size())
+    return Fail(error, "the branch at IL offset " + Hex(original_offset) + " is the last instruction");
+  size_t targets = branch.opcode == op::kSwitch ? branch.switch_targets.size() : 1;
+  if (target_probes.size() != targets)
+    return Fail(error, "the branch at IL offset " + Hex(original_offset) + " has " + std::to_string(targets) +
+                           " targets, " + std::to_string(target_probes.size()) + " target probes given");
+  if (branches_.count(idx))
+    return Fail(error, "the branch at IL offset " + Hex(original_offset) + " is already instrumented");
+  int peak = 0, p = 0;
+  if (!CheckProbe(fall_through_probe, original_offset, probe_max_stack, &p, error)) return false;
+  peak = std::max(peak, p);
+  for (auto& probe : target_probes) {
+    if (!CheckProbe(probe, original_offset, probe_max_stack, &p, error)) return false;
+    peak = std::max(peak, p);
+  }
+  BranchProbes& b = branches_[idx];
+  b.fall_through = std::move(fall_through_probe);
+  b.targets = std::move(target_probes);
   probe_stack_ = static_cast<uint16_t>(std::max<int>(probe_stack_, peak));
   return true;
 }
@@ -335,7 +408,7 @@ struct MethodBody::Laid {
 };
 
 bool MethodBody::LayOut(Laid* out, std::string* error) const {
-  if (inserts_.empty()) {
+  if (inserts_.empty() && branches_.empty()) {
     // Unmodified: re-emit exactly what was decoded.
     for (const Instruction& ins : instructions_) {
       const OpcodeInfo* info = LookupOpcode(ins.opcode);
@@ -357,18 +430,58 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
     return true;
   }
 
-  // The new sequence, with each original instruction preceded by its probes.
+  // The new sequence, with each original instruction preceded by its probes
+  // and each instrumented branch followed by its outcome blocks.
+  std::deque<Instruction> synthetic;  // the inserted `br`s (stable addresses)
   std::vector<const Instruction*> seq;
-  std::vector<uint16_t> opcodes;
+  std::vector<bool> fixed;  // targets come from `fixups`, not from the operand
+  enum class Ref { kSequence, kOriginalIndex, kOriginalOffset };
+  struct Fixup {
+    size_t entry;  // sequence index of the branch / switch
+    size_t k;      // switch entry (0 for a branch)
+    Ref ref;
+    uint64_t value;
+  };
+  std::vector<Fixup> fixups;
   std::vector<size_t> label_of(instructions_.size());  // original index -> first sequence index of its group
   seq.reserve(instructions_.size());
+  auto push = [&](const Instruction* ins, bool has_fixups) {
+    seq.push_back(ins);
+    fixed.push_back(has_fixups);
+  };
+  auto push_br = [&](uint32_t offset, Ref ref, uint64_t value) {
+    synthetic.push_back(MakeInstruction(op::kBrS));
+    synthetic.back().offset = offset;
+    fixups.push_back({seq.size(), 0, ref, value});
+    push(&synthetic.back(), true);
+  };
   for (size_t i = 0; i < instructions_.size(); ++i) {
     label_of[i] = seq.size();
     auto it = inserts_.find(i);
     if (it != inserts_.end())
-      for (const Instruction& p : it->second) seq.push_back(&p);
-    seq.push_back(&instructions_[i]);
+      for (const Instruction& p : it->second) push(&p, false);
+    const Instruction& ins = instructions_[i];
+    auto bit = branches_.find(i);
+    if (bit == branches_.end()) {
+      push(&ins, false);
+      continue;
+    }
+    // bCC T0 / switch (T0..); <fall-through probe>; br NEXT; Tk: <target probe k>; br Lk; ... NEXT:
+    const BranchProbes& bp = bit->second;
+    const size_t at = seq.size();
+    push(&ins, true);
+    for (const Instruction& p : bp.fall_through) push(&p, false);
+    push_br(ins.offset, Ref::kOriginalIndex, i + 1);
+    for (size_t k = 0; k < bp.targets.size(); ++k) {
+      fixups.push_back({at, k, Ref::kSequence, seq.size()});
+      for (const Instruction& p : bp.targets[k]) push(&p, false);
+      uint64_t target = ins.opcode == op::kSwitch ? uint64_t{static_cast<uint32_t>(ins.switch_targets[k])}
+                        : ins.operand < 0         ? UINT64_MAX
+                                                  : static_cast<uint64_t>(ins.operand);
+      push_br(ins.offset, Ref::kOriginalOffset, target);
+    }
   }
+  std::vector<uint16_t> opcodes;
   for (const Instruction* ins : seq) opcodes.push_back(ins->opcode);
   const size_t n = seq.size();
 
@@ -391,6 +504,10 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
     const Instruction& ins = *seq[i];
     const OpcodeInfo* info = LookupOpcode(ins.opcode);
     if (!info) return Fail(error, "undefined opcode " + Hex(ins.opcode));
+    if (fixed[i]) {
+      if (info->operand == OperandKind::kSwitch) switch_labels[i].resize(ins.switch_targets.size());
+      continue;
+    }
     if (IsBranch(ins.opcode)) {
       if (ins.operand < 0 || !resolve(static_cast<uint64_t>(ins.operand), false, &branch_label[i]))
         return Fail(error, "branch target " + Hex(static_cast<uint64_t>(ins.operand)) +
@@ -404,6 +521,22 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
         switch_labels[i].push_back(label);
       }
     }
+  }
+  for (const Fixup& f : fixups) {
+    size_t label = 0;
+    switch (f.ref) {
+      case Ref::kSequence: label = static_cast<size_t>(f.value); break;
+      case Ref::kOriginalIndex: label = label_of[static_cast<size_t>(f.value)]; break;
+      case Ref::kOriginalOffset:
+        if (!resolve(f.value, false, &label))
+          return Fail(error, "branch target " + Hex(f.value) + " is not an instruction boundary" +
+                                 At(seq[f.entry]->offset));
+        break;
+    }
+    if (IsBranch(seq[f.entry]->opcode))
+      branch_label[f.entry] = label;
+    else
+      switch_labels[f.entry][f.k] = label;
   }
 
   // Widen short branches until every displacement fits.

@@ -222,12 +222,26 @@ std::vector<Instruction> MakeCounterProbe(uint32_t slot, uint32_t helper_method_
 
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   uint32_t helper_method_token, std::vector<uint8_t>* new_body, std::string* error) {
+  return InsertProbes(original_body, probes, {}, helper_method_token, new_body, error);
+}
+
+bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                  const std::vector<BranchProbe>& branch_probes, uint32_t helper_method_token,
+                  std::vector<uint8_t>* new_body, std::string* error) {
   try {
     if (!new_body) return Fail(error, "no output buffer");
     MethodBody body;
     if (!MethodBody::Decode(original_body, &body, error)) return false;
     for (const auto& [offset, slot] : probes) {
       if (!body.InsertBefore(offset, MakeCounterProbe(slot, helper_method_token), error, /*probe_max_stack=*/1))
+        return false;
+    }
+    for (const BranchProbe& b : branch_probes) {
+      std::vector<std::vector<Instruction>> targets;
+      targets.reserve(b.target_slots.size());
+      for (uint32_t slot : b.target_slots) targets.push_back(MakeCounterProbe(slot, helper_method_token));
+      if (!body.InstrumentBranch(b.il_offset, MakeCounterProbe(b.fall_through_slot, helper_method_token),
+                                 std::move(targets), error, /*probe_max_stack=*/1))
         return false;
     }
     std::vector<uint8_t> out;
@@ -237,6 +251,19 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
   } catch (...) {
     return Fail(error, "out of memory inserting probes");
   }
+}
+
+std::vector<BranchSite> FindBranches(const MethodBody& body) {
+  std::vector<BranchSite> out;
+  const auto& ins = body.instructions();
+  for (size_t i = 0; i + 1 < ins.size(); ++i) {
+    const OpcodeInfo* info = LookupOpcode(ins[i].opcode);
+    if (!info || info->flow != FlowKind::kCondBranch) continue;
+    if (i > 0 && IsPrefix(ins[i - 1].opcode)) continue;
+    uint32_t count = ins[i].opcode == op::kSwitch ? static_cast<uint32_t>(ins[i].switch_targets.size()) : 1;
+    out.push_back({ins[i].offset, count});
+  }
+  return out;
 }
 
 bool Verify(const MethodBody& body, std::string* error, const VerifyOptions& options) {

@@ -73,8 +73,186 @@ bool SameInstruction(const Instruction& original, const Instruction& rewritten) 
   return original.operand == rewritten.operand;
 }
 
+bool IsCounterProbe(const std::vector<Instruction>& out, size_t j, uint32_t slot, uint32_t helper_token) {
+  return j + 1 < out.size() && out[j].opcode == il::op::kLdcI4 && out[j].operand == static_cast<int32_t>(slot) &&
+         out[j + 1].opcode == il::op::kCall && out[j + 1].operand == helper_token;
+}
+
+bool IsBr(const Instruction& ins) { return ins.opcode == il::op::kBr || ins.opcode == il::op::kBrS; }
+
+// Instruments `original` with a probe at every legal boundary (slot = index of
+// the instruction) and, when `with_branches`, outcome probes on every branch
+// FindBranches reports (slots from the instruction count up: fall-through,
+// then each target), then checks the result structurally and with Verify.
+bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, uint32_t helper_token,
+                       const il::VerifyOptions& options, bool with_branches, std::string* reason,
+                       uint64_t* branches_checked) {
+  std::string error;
+  const std::string what = with_branches ? " (with branch probes)" : "";
+  const std::vector<Instruction>& ins = original.instructions();
+  std::vector<bool> probed(ins.size(), false);
+  std::vector<std::pair<uint32_t, uint32_t>> probes;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (!ProbeAllowed(ins, i)) continue;
+    probed[i] = true;
+    probes.emplace_back(ins[i].offset, static_cast<uint32_t>(i));
+  }
+  std::vector<il::BranchProbe> branch_probes;
+  std::vector<long> plan(ins.size(), -1);  // original index -> index into branch_probes
+  if (with_branches) {
+    uint32_t slot = static_cast<uint32_t>(ins.size());
+    for (const il::BranchSite& site : il::FindBranches(original)) {
+      il::BranchProbe b;
+      b.il_offset = site.il_offset;
+      b.fall_through_slot = slot++;
+      for (uint32_t k = 0; k < site.target_count; ++k) b.target_slots.push_back(slot++);
+      plan[static_cast<size_t>(original.FindInstruction(site.il_offset))] = static_cast<long>(branch_probes.size());
+      branch_probes.push_back(std::move(b));
+    }
+  }
+  std::vector<uint8_t> rewritten_bytes;
+  if (!il::InsertProbes(original_bytes, probes, branch_probes, helper_token, &rewritten_bytes, &error))
+    return Fail(reason, "inserting " + std::to_string(probes.size()) + " probes" +
+                            (with_branches ? " and " + std::to_string(branch_probes.size()) + " branch probes" : "") +
+                            " failed: " + error);
+
+  // (c) Structural comparison: stripping the probes, and after each
+  // instrumented branch its outcome blocks (<F probe>; br NEXT, then per target
+  // <T probe>; br target), leaves the original instructions.
+  MethodBody rewritten;
+  if (!MethodBody::Decode(rewritten_bytes, &rewritten, &error))
+    return Fail(reason, "rewritten body does not decode" + what + ": " + error);
+  const std::vector<Instruction>& out = rewritten.instructions();
+  std::vector<uint32_t> label(ins.size());  // original index -> new offset of its probe (or itself)
+  std::vector<size_t> at(ins.size());       // original index -> index in `out`
+  struct Outcomes {
+    size_t fall_br = 0;                // index in `out` of the `br NEXT`
+    std::vector<uint32_t> entry;       // new offset of each target block
+    std::vector<size_t> taken_br;      // index in `out` of each block's `br target`
+  };
+  std::vector<Outcomes> outcomes(branch_probes.size());
+  size_t j = 0;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (probed[i]) {
+      if (!IsCounterProbe(out, j, static_cast<uint32_t>(i), helper_token))
+        return Fail(reason, "probe for IL offset " + Hex(ins[i].offset) + " missing or malformed" + what);
+      label[i] = out[j].offset;
+      j += 2;
+    }
+    if (j >= out.size() || !SameInstruction(ins[i], out[j]))
+      return Fail(reason, "instruction at IL offset " + Hex(ins[i].offset) + " changed" + what);
+    if (!probed[i]) label[i] = out[j].offset;
+    at[i] = j++;
+    if (plan[i] < 0) continue;
+    const il::BranchProbe& b = branch_probes[static_cast<size_t>(plan[i])];
+    Outcomes& o = outcomes[static_cast<size_t>(plan[i])];
+    if (!IsCounterProbe(out, j, b.fall_through_slot, helper_token) || j + 2 >= out.size() || !IsBr(out[j + 2]))
+      return Fail(reason, "fall-through block of the branch at IL offset " + Hex(ins[i].offset) +
+                              " missing or malformed");
+    o.fall_br = j + 2;
+    j += 3;
+    for (uint32_t slot : b.target_slots) {
+      if (!IsCounterProbe(out, j, slot, helper_token) || j + 2 >= out.size() || !IsBr(out[j + 2]))
+        return Fail(reason, "target block " + std::to_string(o.entry.size()) + " of the branch at IL offset " +
+                                Hex(ins[i].offset) + " missing or malformed");
+      o.entry.push_back(out[j].offset);
+      o.taken_br.push_back(j + 2);
+      j += 3;
+    }
+  }
+  if (j != out.size()) return Fail(reason, "rewritten body has extra instructions" + what);
+
+  auto map = [&](uint64_t original_offset, bool allow_end, uint64_t* mapped) {
+    if (allow_end && original_offset == original.code_size()) {
+      *mapped = rewritten.code_size();
+      return true;
+    }
+    if (original_offset > UINT32_MAX) return false;
+    long idx = original.FindInstruction(static_cast<uint32_t>(original_offset));
+    if (idx < 0) return false;
+    *mapped = label[static_cast<size_t>(idx)];
+    return true;
+  };
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const Instruction& a = ins[i];
+    const Instruction& b = out[at[i]];
+    uint64_t want = 0;
+    if (plan[i] >= 0) {
+      // Fall-through: <F>; br NEXT. Taken edge k: branch -> <Tk>; br target k.
+      const Outcomes& o = outcomes[static_cast<size_t>(plan[i])];
+      if (static_cast<uint64_t>(out[o.fall_br].operand) != label[i + 1])
+        return Fail(reason,
+                    "fall-through of the branch at IL offset " + Hex(a.offset) + " does not reach its successor");
+      for (size_t k = 0; k < o.entry.size(); ++k) {
+        uint64_t taken = il::IsBranch(a.opcode) ? static_cast<uint64_t>(b.operand)
+                                                : uint64_t{static_cast<uint32_t>(b.switch_targets[k])};
+        if (taken != o.entry[k])
+          return Fail(reason, "taken edge " + std::to_string(k) + " of the branch at IL offset " + Hex(a.offset) +
+                                  " does not enter its probe block");
+        uint64_t target = il::IsBranch(a.opcode) ? static_cast<uint64_t>(a.operand)
+                                                 : uint64_t{static_cast<uint32_t>(a.switch_targets[k])};
+        if ((il::IsBranch(a.opcode) && a.operand < 0) || !map(target, false, &want) ||
+            static_cast<uint64_t>(out[o.taken_br[k]].operand) != want)
+          return Fail(reason, "taken edge " + std::to_string(k) + " of the branch at IL offset " + Hex(a.offset) +
+                                  " does not reach its original target");
+      }
+      continue;
+    }
+    if (il::IsBranch(a.opcode)) {
+      if (a.operand < 0 || !map(static_cast<uint64_t>(a.operand), false, &want) ||
+          static_cast<uint64_t>(b.operand) != want)
+        return Fail(reason, "branch at IL offset " + Hex(a.offset) + " retargeted wrongly" + what);
+    }
+    for (size_t k = 0; k < a.switch_targets.size(); ++k) {
+      if (!map(static_cast<uint32_t>(a.switch_targets[k]), false, &want) ||
+          static_cast<uint32_t>(b.switch_targets[k]) != want)
+        return Fail(reason, "switch at IL offset " + Hex(a.offset) + " entry " + std::to_string(k) +
+                                " retargeted wrongly" + what);
+    }
+  }
+
+  const auto& oc = original.clauses();
+  const auto& nc = rewritten.clauses();
+  if (oc.size() != nc.size()) return Fail(reason, "exception clause count changed" + what);
+  for (size_t k = 0; k < oc.size(); ++k) {
+    const il::ExceptionClause& a = oc[k];
+    const il::ExceptionClause& b = nc[k];
+    std::string name = "exception clause " + std::to_string(k);
+    if (a.flags != b.flags) return Fail(reason, name + ": flags changed" + what);
+    if (!a.is_filter() && a.class_token_or_filter_offset != b.class_token_or_filter_offset)
+      return Fail(reason, name + ": class token changed" + what);
+    uint64_t ts, te, hs, he;
+    if (!map(a.try_offset, false, &ts) || !map(uint64_t{a.try_offset} + a.try_length, true, &te) ||
+        b.try_offset != ts || uint64_t{b.try_offset} + b.try_length != te)
+      return Fail(reason, name + ": try block mapped wrongly" + what);
+    if (!map(a.handler_offset, false, &hs) || !map(uint64_t{a.handler_offset} + a.handler_length, true, &he) ||
+        b.handler_offset != hs || uint64_t{b.handler_offset} + b.handler_length != he)
+      return Fail(reason, name + ": handler block mapped wrongly" + what);
+    if (a.is_filter()) {
+      uint64_t fs;
+      if (!map(a.class_token_or_filter_offset, false, &fs) || b.class_token_or_filter_offset != fs)
+        return Fail(reason, name + ": filter start mapped wrongly" + what);
+    }
+  }
+
+  bool any = !probes.empty() || !branch_probes.empty();
+  uint32_t want_stack = uint32_t{original.max_stack()} + (any ? 1 : 0);
+  if (rewritten.max_stack() != want_stack)
+    return Fail(reason, "max stack " + std::to_string(rewritten.max_stack()) + ", expected " +
+                            std::to_string(want_stack) + what);
+  if (rewritten.local_var_sig_token() != original.local_var_sig_token() ||
+      rewritten.init_locals() != original.init_locals())
+    return Fail(reason, "locals signature or InitLocals changed" + what);
+
+  // (d) The rewritten body verifies.
+  if (!il::Verify(rewritten, &error, options))
+    return Fail(reason, "rewritten body fails verification" + what + ": " + error);
+  if (branches_checked) *branches_checked += branch_probes.size();
+  return true;
+}
+
 bool CheckMethodBodyImpl(Bytes body, uint32_t helper_token, const il::CallResolver& call_resolver,
-                         int return_values, std::string* reason) {
+                         int return_values, std::string* reason, uint64_t* branches) {
   MethodBody original;
   std::string error;
   if (!MethodBody::Decode(body, &original, &error)) return Fail(reason, "original body does not decode: " + error);
@@ -98,106 +276,10 @@ bool CheckMethodBodyImpl(Bytes body, uint32_t helper_token, const il::CallResolv
   options.return_values = return_values;
   if (!il::Verify(original, &error, options)) return Fail(reason, "original body fails verification: " + error);
 
-  // (b) A probe at every legal boundary; slot = index of the instruction.
-  const std::vector<Instruction>& ins = original.instructions();
-  std::vector<bool> probed(ins.size(), false);
-  std::vector<std::pair<uint32_t, uint32_t>> probes;
-  for (size_t i = 0; i < ins.size(); ++i) {
-    if (!ProbeAllowed(ins, i)) continue;
-    probed[i] = true;
-    probes.emplace_back(ins[i].offset, static_cast<uint32_t>(i));
-  }
-  std::vector<uint8_t> rewritten_bytes;
-  if (!il::InsertProbes(original_bytes, probes, helper_token, &rewritten_bytes, &error))
-    return Fail(reason, "inserting " + std::to_string(probes.size()) + " probes failed: " + error);
-
-  // (c) Structural comparison.
-  MethodBody rewritten;
-  if (!MethodBody::Decode(rewritten_bytes, &rewritten, &error))
-    return Fail(reason, "rewritten body does not decode: " + error);
-  const std::vector<Instruction>& out = rewritten.instructions();
-  std::vector<uint32_t> label(ins.size());  // original index -> new offset of its probe (or itself)
-  size_t j = 0;
-  for (size_t i = 0; i < ins.size(); ++i) {
-    if (probed[i]) {
-      if (j + 1 >= out.size() || out[j].opcode != il::op::kLdcI4 || out[j].operand != static_cast<int32_t>(i) ||
-          out[j + 1].opcode != il::op::kCall || out[j + 1].operand != helper_token)
-        return Fail(reason, "probe for IL offset " + Hex(ins[i].offset) + " missing or malformed");
-      label[i] = out[j].offset;
-      j += 2;
-    }
-    if (j >= out.size() || !SameInstruction(ins[i], out[j]))
-      return Fail(reason, "instruction at IL offset " + Hex(ins[i].offset) + " changed");
-    if (!probed[i]) label[i] = out[j].offset;
-    ++j;
-  }
-  if (j != out.size()) return Fail(reason, "rewritten body has extra instructions");
-
-  auto map = [&](uint64_t original_offset, bool allow_end, uint64_t* mapped) {
-    if (allow_end && original_offset == original.code_size()) {
-      *mapped = rewritten.code_size();
-      return true;
-    }
-    if (original_offset > UINT32_MAX) return false;
-    long idx = original.FindInstruction(static_cast<uint32_t>(original_offset));
-    if (idx < 0) return false;
-    *mapped = label[static_cast<size_t>(idx)];
-    return true;
-  };
-  j = 0;
-  for (size_t i = 0; i < ins.size(); ++i) {
-    if (probed[i]) j += 2;
-    const Instruction& a = ins[i];
-    const Instruction& b = out[j++];
-    uint64_t want = 0;
-    if (il::IsBranch(a.opcode)) {
-      if (a.operand < 0 || !map(static_cast<uint64_t>(a.operand), false, &want) ||
-          static_cast<uint64_t>(b.operand) != want)
-        return Fail(reason, "branch at IL offset " + Hex(a.offset) + " retargeted wrongly");
-    }
-    for (size_t k = 0; k < a.switch_targets.size(); ++k) {
-      if (!map(static_cast<uint32_t>(a.switch_targets[k]), false, &want) ||
-          static_cast<uint32_t>(b.switch_targets[k]) != want)
-        return Fail(reason, "switch at IL offset " + Hex(a.offset) + " entry " + std::to_string(k) +
-                                " retargeted wrongly");
-    }
-  }
-
-  const auto& oc = original.clauses();
-  const auto& nc = rewritten.clauses();
-  if (oc.size() != nc.size()) return Fail(reason, "exception clause count changed");
-  for (size_t k = 0; k < oc.size(); ++k) {
-    const il::ExceptionClause& a = oc[k];
-    const il::ExceptionClause& b = nc[k];
-    std::string name = "exception clause " + std::to_string(k);
-    if (a.flags != b.flags) return Fail(reason, name + ": flags changed");
-    if (!a.is_filter() && a.class_token_or_filter_offset != b.class_token_or_filter_offset)
-      return Fail(reason, name + ": class token changed");
-    uint64_t ts, te, hs, he;
-    if (!map(a.try_offset, false, &ts) || !map(uint64_t{a.try_offset} + a.try_length, true, &te) ||
-        b.try_offset != ts || uint64_t{b.try_offset} + b.try_length != te)
-      return Fail(reason, name + ": try block mapped wrongly");
-    if (!map(a.handler_offset, false, &hs) || !map(uint64_t{a.handler_offset} + a.handler_length, true, &he) ||
-        b.handler_offset != hs || uint64_t{b.handler_offset} + b.handler_length != he)
-      return Fail(reason, name + ": handler block mapped wrongly");
-    if (a.is_filter()) {
-      uint64_t fs;
-      if (!map(a.class_token_or_filter_offset, false, &fs) || b.class_token_or_filter_offset != fs)
-        return Fail(reason, name + ": filter start mapped wrongly");
-    }
-  }
-
-  uint32_t want_stack = uint32_t{original.max_stack()} + (probes.empty() ? 0 : 1);
-  if (rewritten.max_stack() != want_stack)
-    return Fail(reason, "max stack " + std::to_string(rewritten.max_stack()) + ", expected " +
-                            std::to_string(want_stack));
-  if (rewritten.local_var_sig_token() != original.local_var_sig_token() ||
-      rewritten.init_locals() != original.init_locals())
-    return Fail(reason, "locals signature or InitLocals changed");
-
-  // (d) The rewritten body verifies.
-  if (!il::Verify(rewritten, &error, options)) return Fail(reason, "rewritten body fails verification: " + error);
-  return true;
+  // (b) A probe at every legal boundary, then again with outcome probes on
+  // every conditional branch and switch as well.
+  if (!CheckInstrumented(original, original_bytes, helper_token, options, false, reason, nullptr)) return false;
+  return CheckInstrumented(original, original_bytes, helper_token, options, true, reason, branches);
 }
 
 std::optional<uint32_t> SignatureBlobOf(const MetadataReader& md, uint32_t token, int depth) {
@@ -265,7 +347,7 @@ RewriteCheckResult RewriteCheckImpl(Bytes file, const std::string& path) {
     std::string reason;
     if (body.empty()) {
       reason = "method body RVA " + Hex(rva) + " is not in the image";
-    } else if (CheckMethodBody(body, helper, resolver, pushes, &reason)) {
+    } else if (CheckMethodBody(body, helper, resolver, pushes, &reason, &result.branches_checked)) {
       continue;
     }
     result.failures.push_back({path, token, reason});
@@ -319,9 +401,9 @@ il::CallResolver MetadataCallResolver(const MetadataReader& md, uint32_t helper_
 }
 
 bool CheckMethodBody(Bytes body, uint32_t helper_token, const il::CallResolver& call_resolver, int return_values,
-                     std::string* reason) {
+                     std::string* reason, uint64_t* branches_checked) {
   try {
-    return CheckMethodBodyImpl(body, helper_token, call_resolver, return_values, reason);
+    return CheckMethodBodyImpl(body, helper_token, call_resolver, return_values, reason, branches_checked);
   } catch (const std::exception& e) {
     return Fail(reason, std::string("exception while checking: ") + e.what());
   } catch (...) {

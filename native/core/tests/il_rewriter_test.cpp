@@ -1,4 +1,5 @@
 #include "dotcov/il_rewriter.h"
+#include "dotcov/rewrite_check.h"
 
 #include <gtest/gtest.h>
 
@@ -781,6 +782,572 @@ TEST(IlRewriter, RandomBodiesWithRandomProbes) {
       if (rng() % 3 == 0) probes.push_back({o, static_cast<uint32_t>(rng())});
     SCOPED_TRACE("iteration " + std::to_string(iter));
     RewriteAndCheck(body, probes);
+    if (HasFatalFailure() || HasFailure()) break;
+  }
+}
+
+// --- branch-outcome probes ------------------------------------------------
+
+namespace {
+
+using BranchProbes = std::vector<BranchProbe>;
+
+struct BranchRewrite {
+  MethodBody orig, nb;
+  std::vector<uint32_t> label;  // original index -> new offset of its group (before-probes or itself)
+  std::vector<size_t> at;       // original index -> index of the instruction itself in nb
+};
+
+// Follows the rewritten code from `start` through counter probes and
+// unconditional `br`s only, until `stop`; returns the probe slots executed.
+// Any other instruction on the way is a failure.
+std::vector<uint32_t> Walk(const MethodBody& nb, uint64_t start, uint64_t stop) {
+  std::vector<uint32_t> slots;
+  const auto& ni = nb.instructions();
+  uint64_t pc = start;
+  for (int steps = 0; steps < 100000; ++steps) {
+    if (pc == stop) return slots;
+    long idx = nb.FindInstruction(static_cast<uint32_t>(pc));
+    if (idx < 0) {
+      ADD_FAILURE() << "walk reached " << pc << ", not an instruction";
+      return slots;
+    }
+    size_t i = static_cast<size_t>(idx);
+    if (ni[i].opcode == op::kLdcI4 && i + 1 < ni.size() && ni[i + 1].opcode == op::kCall &&
+        ni[i + 1].operand == kHelper) {
+      slots.push_back(static_cast<uint32_t>(ni[i].operand));
+      pc = i + 2 < ni.size() ? ni[i + 2].offset : nb.code_size();
+    } else if (ni[i].opcode == op::kBr || ni[i].opcode == op::kBrS) {
+      pc = static_cast<uint64_t>(ni[i].operand);
+    } else {
+      ADD_FAILURE() << "walk from " << start << " to " << stop << " met opcode " << ni[i].opcode << " at " << pc;
+      return slots;
+    }
+  }
+  ADD_FAILURE() << "walk from " << start << " loops";
+  return slots;
+}
+
+// Rewrites `original` with before-probes and branch probes, then checks: the
+// result decodes and verifies; stripping the before-probes (in request order)
+// and each instrumented branch's block (<F>; br; then <Tk>; br per target)
+// leaves the original instructions; walking from each instrumented branch
+// along its fall-through reaches its original successor through exactly its F
+// probe, and along taken edge k reaches the original target k through exactly
+// its Tk probe; every other branch, switch entry, EH boundary and filter start
+// maps to its original instruction's group; each block lies inside exactly the
+// regions holding its branch; max stack + 1; locals kept.
+void BranchRewriteAndCheck(const std::vector<uint8_t>& original, const Probes& probes, const BranchProbes& branches,
+                           BranchRewrite* result = nullptr, const VerifyOptions& opts = Opts()) {
+  BranchRewrite r;
+  std::string error;
+  ASSERT_TRUE(MethodBody::Decode(original, &r.orig, &error)) << error;
+  std::vector<uint8_t> out;
+  ASSERT_TRUE(InsertProbes(original, probes, branches, kHelper, &out, &error)) << error;
+  ASSERT_TRUE(MethodBody::Decode(out, &r.nb, &error)) << error;
+  EXPECT_TRUE(Verify(r.nb, &error, opts)) << error;
+
+  std::map<uint32_t, std::vector<uint32_t>> expected;
+  for (const auto& [off, slot] : probes) expected[off].push_back(slot);
+  std::map<uint32_t, const BranchProbe*> by_offset;
+  for (const auto& b : branches) by_offset[b.il_offset] = &b;
+  const auto& oi = r.orig.instructions();
+  const auto& ni = r.nb.instructions();
+  r.label.resize(oi.size());
+  r.at.resize(oi.size());
+  std::vector<std::pair<uint32_t, uint32_t>> blocks(oi.size(), {0, 0});  // [begin, end) of each branch's block
+  size_t i = 0;
+  for (size_t j = 0; j < oi.size(); ++j) {
+    ASSERT_LT(i, ni.size());
+    r.label[j] = ni[i].offset;
+    std::vector<uint32_t> slots;
+    for (size_t k = 0; k < expected[oi[j].offset].size(); ++k) {
+      ASSERT_LT(i + 1, ni.size());
+      ASSERT_EQ(ni[i].opcode, op::kLdcI4);
+      ASSERT_EQ(ni[i + 1].opcode, op::kCall);
+      slots.push_back(static_cast<uint32_t>(ni[i].operand));
+      i += 2;
+    }
+    EXPECT_EQ(slots, expected[oi[j].offset]) << "probes before original IL offset " << oi[j].offset;
+    ASSERT_LT(i, ni.size());
+    r.at[j] = i;
+    ASSERT_TRUE(ni[i].opcode == oi[j].opcode ||
+                (IsShortBranch(oi[j].opcode) && ni[i].opcode == LongFormOf(oi[j].opcode)))
+        << "opcode at original offset " << oi[j].offset;
+    ++i;
+    auto bit = by_offset.find(oi[j].offset);
+    if (bit == by_offset.end()) continue;
+    blocks[j].first = i < ni.size() ? ni[i].offset : r.nb.code_size();
+    size_t count = 1 + bit->second->target_slots.size();
+    for (size_t k = 0; k < count; ++k) {
+      ASSERT_LT(i + 2, ni.size());
+      EXPECT_EQ(ni[i].opcode, op::kLdcI4);
+      EXPECT_EQ(ni[i].Size(), 5u);
+      EXPECT_EQ(ni[i + 1].opcode, op::kCall);
+      EXPECT_TRUE(ni[i + 2].opcode == op::kBr || ni[i + 2].opcode == op::kBrS);
+      i += 3;
+    }
+    blocks[j].second = i < ni.size() ? ni[i].offset : r.nb.code_size();
+  }
+  EXPECT_EQ(i, ni.size());
+
+  auto map_start = [&](uint64_t o) -> int64_t {
+    long idx = r.orig.FindInstruction(static_cast<uint32_t>(o));
+    EXPECT_GE(idx, 0) << o;
+    return idx < 0 ? -1 : r.label[static_cast<size_t>(idx)];
+  };
+  auto map_end = [&](uint64_t o) -> int64_t { return o == r.orig.code_size() ? r.nb.code_size() : map_start(o); };
+  for (size_t j = 0; j < oi.size(); ++j) {
+    const Instruction& a = oi[j];
+    const Instruction& b = ni[r.at[j]];
+    auto bit = by_offset.find(a.offset);
+    if (bit != by_offset.end()) {
+      const BranchProbe& bp = *bit->second;
+      SCOPED_TRACE("branch at original offset " + std::to_string(a.offset));
+      // Fall-through.
+      EXPECT_EQ(Walk(r.nb, ni[r.at[j] + 1].offset, r.label[j + 1]), std::vector<uint32_t>{bp.fall_through_slot});
+      // Each taken edge.
+      size_t n = a.opcode == op::kSwitch ? a.switch_targets.size() : 1;
+      ASSERT_EQ(n, bp.target_slots.size());
+      for (size_t k = 0; k < n; ++k) {
+        bool sw = a.opcode == op::kSwitch;
+        uint64_t from = sw ? static_cast<uint32_t>(b.switch_targets[k]) : static_cast<uint64_t>(b.operand);
+        uint64_t to = sw ? static_cast<uint32_t>(a.switch_targets[k]) : static_cast<uint64_t>(a.operand);
+        EXPECT_GE(from, blocks[j].first);  // the edge enters the block ...
+        EXPECT_LT(from, blocks[j].second);
+        EXPECT_EQ(Walk(r.nb, from, static_cast<uint64_t>(map_start(to))), std::vector<uint32_t>{bp.target_slots[k]})
+            << "target " << k;
+      }
+      continue;
+    }
+    if (IsBranch(a.opcode)) {
+      EXPECT_EQ(b.operand, map_start(static_cast<uint64_t>(a.operand))) << "branch at original " << a.offset;
+    } else if (a.opcode == op::kSwitch) {
+      ASSERT_EQ(a.switch_targets.size(), b.switch_targets.size());
+      for (size_t k = 0; k < a.switch_targets.size(); ++k)
+        EXPECT_EQ(b.switch_targets[k], map_start(static_cast<uint32_t>(a.switch_targets[k])));
+    } else {
+      EXPECT_EQ(a.operand, b.operand);
+    }
+  }
+  // Nothing else targets the inside of a block.
+  for (size_t j = 0; j < oi.size(); ++j) {
+    if (blocks[j].first == blocks[j].second) continue;
+    for (size_t x = 0; x < ni.size(); ++x) {
+      std::vector<uint64_t> targets;
+      if (IsBranch(ni[x].opcode)) targets.push_back(static_cast<uint64_t>(ni[x].operand));
+      for (int32_t t : ni[x].switch_targets) targets.push_back(static_cast<uint32_t>(t));
+      bool own = x == r.at[j] || (ni[x].offset >= blocks[j].first && ni[x].offset < blocks[j].second);
+      for (uint64_t t : targets) {
+        if (!own) {
+          EXPECT_FALSE(t >= blocks[j].first && t < blocks[j].second) << "jump into a block from " << ni[x].offset;
+        }
+      }
+    }
+  }
+  ASSERT_EQ(r.orig.clauses().size(), r.nb.clauses().size());
+  for (size_t k = 0; k < r.orig.clauses().size(); ++k) {
+    const ExceptionClause& a = r.orig.clauses()[k];
+    const ExceptionClause& b = r.nb.clauses()[k];
+    EXPECT_EQ(a.flags, b.flags);
+    EXPECT_EQ(b.try_offset, map_start(a.try_offset));
+    EXPECT_EQ(b.try_offset + b.try_length, map_end(uint64_t{a.try_offset} + a.try_length));
+    EXPECT_EQ(b.handler_offset, map_start(a.handler_offset));
+    EXPECT_EQ(b.handler_offset + b.handler_length, map_end(uint64_t{a.handler_offset} + a.handler_length));
+    if (a.is_filter())
+      EXPECT_EQ(b.class_token_or_filter_offset, map_start(a.class_token_or_filter_offset));
+    else
+      EXPECT_EQ(b.class_token_or_filter_offset, a.class_token_or_filter_offset);
+    // Each block is in exactly the regions holding its branch.
+    auto in = [](uint64_t o, uint64_t begin, uint64_t len) { return o >= begin && o < begin + len; };
+    for (size_t j = 0; j < oi.size(); ++j) {
+      if (blocks[j].first == blocks[j].second) continue;
+      bool in_try = in(oi[j].offset, a.try_offset, a.try_length);
+      bool in_handler = in(oi[j].offset, a.handler_offset, a.handler_length);
+      for (uint64_t o : {uint64_t{blocks[j].first}, uint64_t{blocks[j].second} - 1}) {
+        EXPECT_EQ(in(o, b.try_offset, b.try_length), in_try) << "clause " << k << ", block of " << oi[j].offset;
+        EXPECT_EQ(in(o, b.handler_offset, b.handler_length), in_handler) << "clause " << k;
+      }
+    }
+  }
+  EXPECT_EQ(r.nb.max_stack(), r.orig.max_stack() + (probes.empty() && branches.empty() ? 0 : 1));
+  EXPECT_EQ(r.nb.local_var_sig_token(), r.orig.local_var_sig_token());
+  EXPECT_EQ(r.nb.init_locals(), r.orig.init_locals());
+  if (result) *result = std::move(r);
+}
+
+// Outcome probes on every branch FindBranches reports; slots from `base` up.
+BranchProbes AllBranches(const std::vector<uint8_t>& body, uint32_t base = 1000) {
+  MethodBody m;
+  std::string error;
+  EXPECT_TRUE(MethodBody::Decode(body, &m, &error)) << error;
+  BranchProbes out;
+  for (const BranchSite& s : FindBranches(m)) {
+    BranchProbe b{s.il_offset, base++, {}};
+    for (uint32_t k = 0; k < s.target_count; ++k) b.target_slots.push_back(base++);
+    out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<uint16_t> Opcodes(const MethodBody& m) {
+  std::vector<uint16_t> v;
+  for (const auto& ins : m.instructions()) v.push_back(ins.opcode);
+  return v;
+}
+
+std::string BranchError(const std::vector<uint8_t>& original, const Probes& probes, const BranchProbes& branches) {
+  std::vector<uint8_t> out{1, 2, 3};
+  std::string error;
+  EXPECT_FALSE(InsertProbes(original, probes, branches, kHelper, &out, &error));
+  EXPECT_EQ(out, (std::vector<uint8_t>{1, 2, 3})) << "output must be untouched on failure";
+  EXPECT_FALSE(error.empty());
+  return error;
+}
+
+constexpr uint16_t kLdcI4 = op::kLdcI4, kCall = op::kCall, kBrS = op::kBrS;
+
+}  // namespace
+
+TEST(IlBranchProbes, BrtrueForwardExactLayout) {
+  Asm a;  // ldarg.0; brtrue.s L; nop; L: ret
+  a.op(0x02).label("b").br(0x2D, "L").label("next").op(op::kNop).label("L").op(op::kRet);
+  auto body = Tiny(a.code());
+  BranchRewrite r;
+  BranchRewriteAndCheck(body, {}, {{a.at("b"), 10, {11}}}, &r);
+  // ldarg.0; brtrue.s T; ldc 10; call; br.s NEXT; T: ldc 11; call; br.s L; NEXT: nop; L: ret
+  EXPECT_EQ(Opcodes(r.nb), (std::vector<uint16_t>{0x02, 0x2D, kLdcI4, kCall, kBrS, kLdcI4, kCall, kBrS, op::kNop,
+                                                   op::kRet}));
+  const auto& ni = r.nb.instructions();
+  EXPECT_EQ(ni[1].operand, ni[5].offset);
+  EXPECT_EQ(ni[2].operand, 10);
+  EXPECT_EQ(ni[4].operand, ni[8].offset);
+  EXPECT_EQ(ni[5].operand, 11);
+  EXPECT_EQ(ni[7].operand, ni[9].offset);
+  EXPECT_EQ(r.nb.max_stack(), 9);  // tiny 8 + 1
+}
+
+TEST(IlBranchProbes, BrtrueBackward) {
+  Asm a;  // L: nop; ldarg.0; brtrue.s L; ret
+  a.label("L").op(op::kNop).op(0x02).label("b").br(0x2D, "L").op(op::kRet);
+  auto body = Tiny(a.code());
+  BranchRewrite r;
+  BranchRewriteAndCheck(body, {}, {{a.at("b"), 1, {2}}}, &r);
+  const auto& ni = r.nb.instructions();
+  EXPECT_EQ(ni[6].opcode, kLdcI4);
+  EXPECT_EQ(ni[6].operand, 2);
+  EXPECT_EQ(ni[8].opcode, kBrS);
+  EXPECT_EQ(ni[8].operand, 0);  // back to L
+  BranchRewriteAndCheck(body, AllOffsets(body), AllBranches(body));
+}
+
+TEST(IlBranchProbes, EveryConditionalOpcodeShortAndLong) {
+  for (uint16_t opcode = 0x2C; opcode <= 0x44; ++opcode) {
+    if (opcode == op::kBr) continue;
+    SCOPED_TRACE(LookupOpcode(opcode)->name);
+    bool unary = opcode == 0x2C || opcode == 0x2D || opcode == 0x39 || opcode == 0x3A;
+    for (bool forward : {true, false}) {
+      Asm a;
+      a.label("L").op(op::kNop);
+      if (!forward) a.label("L2");
+      a.op(0x02);
+      if (!unary) a.op(0x03);
+      a.label("b").br(opcode, forward ? "F" : "L").op(op::kNop).label("F").op(op::kRet);
+      auto body = Fat(a.code(), 2);
+      BranchRewrite r;
+      BranchRewriteAndCheck(body, {}, {{a.at("b"), 7, {8}}}, &r);
+      EXPECT_EQ(r.nb.instructions()[r.at[r.orig.FindInstruction(a.at("b"))]].opcode, opcode);  // form kept
+      BranchRewriteAndCheck(body, AllOffsets(body), AllBranches(body));
+    }
+  }
+}
+
+TEST(IlBranchProbes, SwitchWithDuplicateTargetsAndTargetEqualToNext) {
+  Asm a;  // switch (A, A, NEXT); NEXT: br.s END; A: nop; END: ret
+  a.op(0x02).label("sw").sw({"A", "A", "next"}).label("next").br(op::kBrS, "end");
+  a.label("A").op(op::kNop).label("end").op(op::kRet);
+  auto body = Tiny(a.code());
+  BranchRewrite r;
+  BranchRewriteAndCheck(body, {}, {{a.at("sw"), 20, {21, 22, 23}}}, &r);
+  const auto& sw = r.nb.instructions()[1];
+  ASSERT_EQ(sw.switch_targets.size(), 3u);
+  // Each entry has its own block, even the duplicate ones.
+  EXPECT_NE(sw.switch_targets[0], sw.switch_targets[1]);
+  EXPECT_NE(sw.switch_targets[1], sw.switch_targets[2]);
+  EXPECT_EQ(Opcodes(r.nb).size(), 2u + 3u * 4u + 3u);
+  // With before-probes everywhere too: the switch's default and entry 2 both reach NEXT's probe.
+  BranchRewriteAndCheck(body, AllOffsets(body), {{a.at("sw"), 20, {21, 22, 23}}});
+  // A switch without entries only has a default outcome.
+  Asm e;
+  e.op(0x02).label("sw").sw({}).op(op::kRet);
+  BranchRewriteAndCheck(Tiny(e.code()), AllOffsets(Tiny(e.code())), {{e.at("sw"), 5, {}}});
+}
+
+TEST(IlBranchProbes, BranchWhoseTargetIsItsOwnNext) {
+  Asm a;  // ldarg.0; brfalse.s NEXT; NEXT: ret
+  a.op(0x02).label("b").br(0x2C, "next").label("next").op(op::kRet);
+  auto body = Tiny(a.code());
+  BranchRewrite r;
+  BranchRewriteAndCheck(body, {}, {{a.at("b"), 1, {2}}}, &r);
+  const auto& ni = r.nb.instructions();
+  EXPECT_EQ(ni[4].operand, ni.back().offset);  // br NEXT
+  EXPECT_EQ(ni[7].operand, ni.back().offset);  // br L == NEXT
+  BranchRewriteAndCheck(body, {{a.at("next"), 3}, {a.at("b"), 4}}, {{a.at("b"), 1, {2}}}, &r);
+}
+
+TEST(IlBranchProbes, CombinesWithBeforeProbesAtTheBranchItsNextAndItsTarget) {
+  Asm a;  // ldarg.0; O: brtrue.s L; NEXT: nop; L: ret
+  a.op(0x02).label("b").br(0x2D, "L").label("next").op(op::kNop).label("L").op(op::kRet);
+  auto body = Tiny(a.code());
+  BranchRewrite r;
+  BranchRewriteAndCheck(body, {{a.at("b"), 1}, {a.at("next"), 2}, {a.at("L"), 3}}, {{a.at("b"), 10, {11}}}, &r);
+  // ldarg.0; [1] brtrue T; [10] br NEXT; T: [11] br L; NEXT: [2] nop; L: [3] ret
+  std::vector<int64_t> slots;
+  for (const auto& ins : r.nb.instructions())
+    if (ins.opcode == kLdcI4) slots.push_back(ins.operand);
+  EXPECT_EQ(slots, (std::vector<int64_t>{1, 10, 11, 2, 3}));
+  const auto& ni = r.nb.instructions();
+  EXPECT_EQ(ni[3].opcode, 0x2D);
+  EXPECT_EQ(ni[6].operand, r.label[2]);  // br NEXT lands on NEXT's probe
+  EXPECT_EQ(ni[9].operand, r.label[3]);  // br L lands on L's probe
+  // Probes registered in the other order give the same result.
+  MethodBody m1, m2;
+  std::string error;
+  ASSERT_TRUE(MethodBody::Decode(body, &m1, &error));
+  m2 = m1;
+  ASSERT_TRUE(
+      m1.InstrumentBranch(a.at("b"), MakeCounterProbe(10, kHelper), {MakeCounterProbe(11, kHelper)}, &error, 1));
+  ASSERT_TRUE(m1.InsertBefore(a.at("next"), MakeCounterProbe(2, kHelper), &error, 1));
+  ASSERT_TRUE(m2.InsertBefore(a.at("next"), MakeCounterProbe(2, kHelper), &error, 1));
+  ASSERT_TRUE(
+      m2.InstrumentBranch(a.at("b"), MakeCounterProbe(10, kHelper), {MakeCounterProbe(11, kHelper)}, &error, 1));
+  std::vector<uint8_t> o1, o2;
+  ASSERT_TRUE(m1.Encode(&o1, &error)) << error;
+  ASSERT_TRUE(m2.Encode(&o2, &error)) << error;
+  EXPECT_EQ(o1, o2);
+}
+
+TEST(IlBranchProbes, ValuesOnTheStackAtTheBranch) {
+  Asm a;  // ldc.i4.1; ldarg.0; brtrue.s L; pop; ldc.i4.2; L: pop; ret  -- depth 1 on both edges
+  a.op(0x17).op(0x02).label("b").br(0x2D, "L").op(0x26).op(0x18).label("L").op(0x26).op(op::kRet);
+  auto body = Fat(a.code(), 2);
+  BranchRewriteAndCheck(body, AllOffsets(body), AllBranches(body));
+}
+
+TEST(IlBranchProbes, BranchLastInTryAndLastInHandler) {
+  // try { nop; ldarg.0; brtrue.s A } (try ends at NEXT) NEXT: nop; A: leave.s END
+  // catch { pop; ldarg.0; brfalse.s END } (handler ends at NEXT = END) END: ret
+  Asm a;
+  a.label("try").op(op::kNop).op(0x02).label("b1").br(0x2D, "A").label("next").op(op::kNop).label("A").br(
+      op::kLeaveS, "end");
+  a.label("h").op(0x26).op(0x02).label("b2").br(0x2C, "end").label("end").op(op::kRet);
+  ExceptionClause c{kClauseCatch, a.at("try"), a.at("next") - a.at("try"), a.at("h"), a.at("end") - a.at("h"), kType};
+  auto body = Fat(a.code(), 1, 0, false, {SmallEh({c})});
+  BranchRewrite r;
+  BranchProbes both{{a.at("b1"), 1, {2}}, {a.at("b2"), 3, {4}}};
+  BranchRewriteAndCheck(body, {}, both, &r);
+  // The try ends right after b1's block (at NEXT), the handler right after b2's.
+  const ExceptionClause& nc = r.nb.clauses()[0];
+  EXPECT_EQ(nc.try_offset + nc.try_length, r.label[r.orig.FindInstruction(a.at("next"))]);
+  EXPECT_EQ(nc.handler_offset + nc.handler_length, r.label[r.orig.FindInstruction(a.at("end"))]);
+  // With before-probes at NEXT / END: the region ends before those probes, after the blocks.
+  BranchRewriteAndCheck(body, {{a.at("next"), 5}, {a.at("end"), 6}}, both, &r);
+  const ExceptionClause& nc2 = r.nb.clauses()[0];
+  EXPECT_EQ(r.nb.instructions()[r.at[r.orig.FindInstruction(a.at("next"))] - 2].operand, 5);
+  EXPECT_EQ(nc2.try_offset + nc2.try_length, r.label[r.orig.FindInstruction(a.at("next"))]);
+  BranchRewriteAndCheck(body, AllOffsets(body), AllBranches(body));
+}
+
+TEST(IlBranchProbes, NestedRegions) {
+  // try { try { ldarg.0; brtrue.s L; nop; L: ldarg.0; switch (L, M); M: leave.s E1 }
+  //       catch { pop; ldarg.0; brfalse.s C; nop; C: leave.s E1 }
+  //       E1: ldarg.0; ldc.i4.3; blt.s E1b; E1b: leave.s E2 }
+  // finally { ldarg.0; brfalse.s F; nop; F: endfinally }
+  // E2: ldarg.0; brtrue.s E2; ret
+  Asm a;
+  a.label("t1").label("t2").op(0x02).br(0x2D, "L").op(op::kNop).label("L").op(0x02).sw({"L", "M"}).label("M").br(
+      op::kLeaveS, "E1");
+  a.label("c").op(0x26).op(0x02).br(0x2C, "C").op(op::kNop).label("C").br(op::kLeaveS, "E1");
+  a.label("E1").op(0x02).op(0x19).br(0x32, "E1b").label("E1b").br(op::kLeaveS, "E2");
+  a.label("f").op(0x02).br(0x2C, "F").op(op::kNop).label("F").op(op::kEndfinally);
+  a.label("E2").op(0x02).br(0x2D, "E2").op(op::kRet);
+  ExceptionClause inner{kClauseCatch, a.at("t2"), a.at("c") - a.at("t2"), a.at("c"), a.at("E1") - a.at("c"), kType};
+  ExceptionClause outer{kClauseFinally, a.at("t1"), a.at("f") - a.at("t1"), a.at("f"), a.at("E2") - a.at("f"), 0};
+  for (bool fat : {false, true}) {
+    auto body = Fat(a.code(), 2, 0, false, {fat ? FatEh({inner, outer}) : SmallEh({inner, outer})});
+    ASSERT_EQ(AllBranches(body).size(), 6u);
+    BranchRewriteAndCheck(body, {}, AllBranches(body));
+    BranchRewriteAndCheck(body, AllOffsets(body), AllBranches(body));
+  }
+}
+
+TEST(IlBranchProbes, RewriteCheckInstrumentsEveryBranch) {
+  // Same shape as NestedRegions: CheckMethodBody gives all 6 branches outcome probes.
+  Asm a;
+  a.label("t").op(0x02).br(0x2D, "L").op(op::kNop).label("L").op(0x02).sw({"L", "M"}).label("M").br(op::kLeaveS, "E");
+  a.label("f").op(0x02).br(0x2C, "F").op(op::kNop).label("F").op(op::kEndfinally);
+  a.label("E").op(0x02).op(0x19).br(0x3F, "E").op(0x02).br(0x2D, "E").op(0x02).sw({"E"}).op(op::kRet);
+  ExceptionClause c{kClauseFinally, a.at("t"), a.at("f") - a.at("t"), a.at("f"), a.at("E") - a.at("f"), 0};
+  auto body = Fat(a.code(), 2, 0, false, {SmallEh({c})});
+  VerifyOptions opts = Opts();
+  std::string reason;
+  uint64_t branches = 0;
+  EXPECT_TRUE(CheckMethodBody(body, kHelper, opts.call_resolver, 0, &reason, &branches)) << reason;
+  EXPECT_EQ(branches, 6u);
+  BranchRewriteAndCheck(body, AllOffsets(body), AllBranches(body));
+}
+
+TEST(IlBranchProbes, WideningTriggeredByTheBlocks) {
+  MethodBody nb;
+  {
+    // br.s X spans an instrumented brtrue.s: 108 bytes + 24 bytes of blocks push it past 127.
+    Asm a;
+    a.label("x").br(op::kBrS, "X").op(0x02).label("b").br(0x2D, "L").nops(105).label("L").label("X").op(op::kRet);
+    auto body = Fat(a.code(), 1);
+    BranchRewrite r;
+    BranchRewriteAndCheck(body, {}, {}, &r);
+    EXPECT_EQ(r.nb.instructions()[0].opcode, op::kBrS);
+    BranchRewriteAndCheck(body, {}, {{a.at("b"), 1, {2}}}, &r);
+    EXPECT_EQ(r.nb.instructions()[0].opcode, op::kBr);
+    // The retargeted brtrue.s only jumps over the fall-through block: stays short.
+    EXPECT_EQ(r.nb.instructions()[r.at[2]].opcode, 0x2D);
+  }
+  {
+    // brtrue.s L forward by 125: the block's `br L` spans the same distance (short);
+    // a before-probe at NEXT adds 10 and widens it.
+    Asm a;
+    a.op(0x02).label("b").br(0x2D, "L").label("next").nops(125).label("L").op(op::kRet);
+    auto body = Fat(a.code(), 1);
+    BranchRewrite r;
+    BranchRewriteAndCheck(body, {}, {{a.at("b"), 1, {2}}}, &r);
+    EXPECT_EQ(r.nb.instructions()[r.at[1] + 6].opcode, op::kBrS);
+    BranchRewriteAndCheck(body, {{a.at("next"), 3}}, {{a.at("b"), 1, {2}}}, &r);
+    EXPECT_EQ(r.nb.instructions()[r.at[1] + 6].opcode, op::kBr);
+    EXPECT_EQ(r.nb.instructions()[r.at[1]].opcode, 0x2D);
+  }
+  {
+    // Backward brtrue.s by -120: the block's `br L` also spans the branch and the blocks.
+    Asm a;
+    a.label("L").nops(117).op(0x02).label("b").br(0x2D, "L").op(op::kRet);
+    auto body = Fat(a.code(), 1);
+    BranchRewrite r;
+    BranchRewriteAndCheck(body, {}, {{a.at("b"), 1, {2}}}, &r);
+    EXPECT_EQ(r.nb.instructions()[r.at[118] + 6].opcode, op::kBr);
+    EXPECT_EQ(r.nb.instructions()[r.at[118]].opcode, 0x2D);
+  }
+  {
+    // A switch with 12 entries: 12 blocks of 12 bytes push `br NEXT` to the long form.
+    Asm a;
+    std::vector<std::string> ts(12, "end");
+    a.op(0x02).label("sw").sw(ts).label("end").op(op::kRet);
+    auto body = Fat(a.code(), 1);
+    BranchRewrite r;
+    BranchProbes b{{a.at("sw"), 100, {}}};
+    for (uint32_t k = 0; k < 12; ++k) b[0].target_slots.push_back(101 + k);
+    BranchRewriteAndCheck(body, {}, b, &r);
+    EXPECT_EQ(r.nb.instructions()[4].opcode, op::kBr);  // ldarg.0; switch; ldc; call; br NEXT
+    EXPECT_EQ(r.nb.instructions()[7].opcode, op::kBr);  // first block's br END: 11 blocks away
+    EXPECT_EQ(r.nb.instructions()[r.nb.instructions().size() - 2].opcode, op::kBrS);  // last block's br END
+  }
+}
+
+TEST(IlBranchProbes, FindBranches) {
+  Asm a;  // brtrue.s, br.s, leave.s, switch, beq (long), volatile. brtrue.s, then a trailing brfalse.s
+  a.label("b0").op(0x02).label("c1").br(0x2D, "x").label("x").br(op::kBrS, "y").label("y").br(op::kLeaveS, "z");
+  a.label("z").op(0x02).label("c2").sw({"w", "w", "w"}).label("w").op(0x02).op(0x02).label("c3").br(0x3B, "v");
+  a.label("v").op(0x02).op(op::kVolatile).label("c4").br(0x2D, "u").label("u").op(0x02).label("c5").br(0x2C, "u");
+  MethodBody m;
+  std::string error;
+  ASSERT_TRUE(MethodBody::Decode(Fat(a.code(), 2), &m, &error)) << error;
+  EXPECT_EQ(FindBranches(m),
+            (std::vector<BranchSite>{{a.at("c1"), 1}, {a.at("c2"), 3}, {a.at("c3"), 1}}));
+  MethodBody copy = m;
+  EXPECT_FALSE(copy.InstrumentBranch(a.at("c4"), {}, {{}}, &error));
+  EXPECT_TRUE(Contains(error, "prefix")) << error;
+  EXPECT_FALSE(copy.InstrumentBranch(a.at("c5"), {}, {{}}, &error));
+  EXPECT_TRUE(Contains(error, "last instruction")) << error;
+}
+
+TEST(IlBranchProbes, RejectsBadRequests) {
+  Asm a;  // ldarg.0; brtrue.s L; br.s L; L: ldarg.0; switch (L, M); M: nop; ret
+  a.op(0x02).label("b").br(0x2D, "L").label("br").br(op::kBrS, "L").label("L").op(0x02).label("sw").sw({"L", "M"});
+  a.label("M").op(op::kNop).label("ret").op(op::kRet);
+  auto body = Tiny(a.code());
+  EXPECT_TRUE(Contains(BranchError(body, {}, {{0, 1, {2}}}), "not a conditional branch"));
+  EXPECT_TRUE(Contains(BranchError(body, {}, {{a.at("br"), 1, {2}}}), "not a conditional branch"));
+  EXPECT_TRUE(Contains(BranchError(body, {}, {{a.at("ret"), 1, {2}}}), "not a conditional branch"));
+  EXPECT_TRUE(Contains(BranchError(body, {}, {{a.at("b") + 1, 1, {2}}}), "not an instruction boundary"));
+  EXPECT_TRUE(Contains(BranchError(body, {}, {{99, 1, {2}}}), "not an instruction boundary"));
+  EXPECT_TRUE(Contains(BranchError(body, {}, {{a.at("b"), 1, {}}}), "targets"));
+  EXPECT_TRUE(Contains(BranchError(body, {}, {{a.at("b"), 1, {2, 3}}}), "targets"));
+  EXPECT_TRUE(Contains(BranchError(body, {}, {{a.at("sw"), 1, {2}}}), "targets"));
+  EXPECT_TRUE(Contains(BranchError(body, {}, {{a.at("b"), 1, {2}}, {a.at("b"), 3, {4}}}), "already instrumented"));
+  // Good branch probes with a bad before-probe still fail as a whole.
+  EXPECT_TRUE(Contains(BranchError(body, {{a.at("b") + 1, 9}}, {{a.at("b"), 1, {2}}}), "not an instruction boundary"));
+  // A branch target that is not an instruction boundary.
+  auto mid = Tiny({0x02, 0x2D, 0x01, 0x20, 0x01, 0x00, 0x00, 0x00, 0x2A});  // brtrue.s +1 -> 4 (inside ldc.i4)
+  EXPECT_TRUE(Contains(BranchError(mid, {}, {{1, 1, {2}}}), "branch target"));
+
+  MethodBody m;
+  std::string error;
+  ASSERT_TRUE(MethodBody::Decode(body, &m, &error));
+  auto one = [] { return std::vector<Instruction>{MakeInstruction(0x17), MakeInstruction(0x26)}; };
+  EXPECT_FALSE(m.InstrumentBranch(a.at("b"), {MakeInstruction(0x17)}, {one()}, &error));
+  EXPECT_TRUE(Contains(error, "stack neutral")) << error;
+  EXPECT_FALSE(m.InstrumentBranch(a.at("b"), one(), {{MakeInstruction(0x26)}}, &error));
+  EXPECT_TRUE(Contains(error, "pops")) << error;
+  EXPECT_FALSE(m.InstrumentBranch(a.at("b"), one(), {{MakeInstruction(op::kBrS, 0)}}, &error));
+  EXPECT_FALSE(m.InstrumentBranch(a.at("b"), {MakeInstruction(op::kRet)}, {one()}, &error));
+  EXPECT_FALSE(m.has_insertions());
+  // Empty probes are allowed (the blocks are then just the `br`s).
+  EXPECT_TRUE(m.InstrumentBranch(a.at("b"), {}, {{}}, &error)) << error;
+  EXPECT_TRUE(m.has_insertions());
+  EXPECT_EQ(m.probe_stack(), 0);
+  EXPECT_TRUE(Verify(m, &error, Opts())) << error;
+  EXPECT_TRUE(m.InstrumentBranch(a.at("sw"), one(), {one(), one()}, &error)) << error;
+  EXPECT_EQ(m.probe_stack(), 1);
+  EXPECT_TRUE(Verify(m, &error, Opts())) << error;
+}
+
+TEST(IlBranchProbes, RandomBodiesWithEveryBranchInstrumented) {
+  std::mt19937 rng(7);
+  for (int iter = 0; iter < 300; ++iter) {
+    int pieces = 2 + static_cast<int>(rng() % 50);
+    std::vector<uint8_t> code;
+    for (bool wide : {false, true}) {
+      Asm a;
+      std::mt19937 local(static_cast<uint32_t>(iter));
+      for (int p = 0; p < pieces; ++p) {
+        a.label("p" + std::to_string(p));
+        std::string t = "p" + std::to_string(local() % (pieces + 1));
+        switch (local() % 7) {
+          case 0: a.nops(1 + static_cast<int>(local() % 30)); break;
+          case 1: a.op(0x1F).u8(7).op(0x26); break;
+          case 2: a.br(wide ? op::kBr : op::kBrS, t); break;
+          case 3: a.op(0x17).br(wide ? 0x3A : 0x2D, t); break;
+          case 4: {
+            std::vector<std::string> ts;
+            for (int k = 0, n = static_cast<int>(local() % 5); k < n; ++k)
+              ts.push_back("p" + std::to_string(local() % (pieces + 1)));
+            a.op(0x16).sw(ts);
+            break;
+          }
+          case 5: a.op(0x17).op(0x17).br(wide ? 0x3B + local() % 10 : 0x2E + local() % 10, t); break;
+          case 6: a.tok(op::kCall, kVoid0); break;
+        }
+      }
+      a.label("p" + std::to_string(pieces)).op(op::kRet);
+      if (a.Resolve(&code)) break;
+    }
+    std::vector<uint8_t> body = code.size() < 64 && rng() % 2 ? Tiny(code) : Fat(code, 2);
+    Probes probes;
+    for (uint32_t o : Offsets(body))
+      if (rng() % 2 == 0) probes.push_back({o, static_cast<uint32_t>(rng() % 1000)});
+    BranchProbes branches;
+    for (const BranchProbe& b : AllBranches(body))
+      if (rng() % 4 != 0) branches.push_back(b);
+    SCOPED_TRACE("iteration " + std::to_string(iter));
+    BranchRewriteAndCheck(body, probes, branches);
     if (HasFatalFailure() || HasFailure()) break;
   }
 }

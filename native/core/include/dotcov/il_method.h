@@ -95,6 +95,33 @@ class MethodBody {
   bool InsertBefore(uint32_t original_offset, std::vector<Instruction> probe, std::string* error,
                     int probe_max_stack = -1);
 
+  // Branch-outcome probes for the conditional branch (brtrue ... blt.un, short
+  // or long) or switch at `original_offset`. With NEXT the instruction after
+  // it, the branch is laid out as
+  //     bCC   T0                    ; switch (T0 .. Tn-1)
+  //     <fall_through_probe>        ; reached only by falling through
+  //     br    NEXT
+  //   T0: <target_probes[0]>
+  //     br    L0                    ; the original target (its before-probes)
+  //     ...
+  //   NEXT:                         ; NEXT's own before-probes, then NEXT
+  // so each outcome runs exactly its own probe, the stack at every inserted
+  // instruction is the one on that edge, and the inserted block lies inside the
+  // exception regions holding the branch (a region ending or starting at NEXT
+  // keeps that boundary after the block). The inserted `br`s and the
+  // retargeted branch start short (the original keeps its form) and are widened
+  // with the other short branches. Before-probes at the branch's own offset
+  // still run before the branch. `target_probes` has one probe per target (1
+  // for a branch, the table size for a switch). Errors (and no change) when the
+  // offset is not an instruction boundary, is not a conditional branch or
+  // switch, follows a prefix, is the last instruction (its fall-through would
+  // leave the code), when the target count differs, the branch is already
+  // instrumented, or a probe fails the checks of InsertBefore.
+  // `probe_max_stack` applies to every probe of the branch (-1: computed).
+  bool InstrumentBranch(uint32_t original_offset, std::vector<Instruction> fall_through_probe,
+                        std::vector<std::vector<Instruction>> target_probes, std::string* error,
+                        int probe_max_stack = -1);
+
   bool fat_header() const { return fat_header_; }
   uint16_t header_flags() const { return header_flags_; }  // fat header flags (12 bits); 0 for tiny
   uint16_t max_stack() const { return max_stack_; }        // 8 for a tiny header
@@ -104,7 +131,7 @@ class MethodBody {
   const std::vector<Instruction>& instructions() const { return instructions_; }  // decoded ones only
   const std::vector<ExceptionClause>& clauses() const { return clauses_; }        // decoded offsets
   const std::vector<EhSectionForm>& eh_sections() const { return eh_sections_; }
-  bool has_insertions() const { return !inserts_.empty(); }
+  bool has_insertions() const { return !inserts_.empty() || !branches_.empty(); }
   uint16_t probe_stack() const { return probe_stack_; }
 
   // Index into instructions() of the instruction starting at `offset`, or -1.
@@ -117,6 +144,11 @@ class MethodBody {
   bool EncodeImpl(std::vector<uint8_t>* out, std::string* error) const;
   bool InsertBeforeImpl(uint32_t original_offset, std::vector<Instruction>& probe, std::string* error,
                         int probe_max_stack);
+  bool InstrumentBranchImpl(uint32_t original_offset, std::vector<Instruction>& fall_through_probe,
+                            std::vector<std::vector<Instruction>>& target_probes, std::string* error,
+                            int probe_max_stack);
+  // Checks an offset for insertion before it: its index, or -1 with *error set.
+  long InsertionPoint(uint32_t original_offset, std::string* error) const;
 
   bool fat_header_ = false;
   uint16_t header_flags_ = 0;
@@ -129,6 +161,12 @@ class MethodBody {
   std::vector<EhSectionForm> eh_sections_;
   // Instructions to insert before instructions_[key].
   std::map<size_t, std::vector<Instruction>> inserts_;
+  // Outcome probes of the conditional branch / switch instructions_[key].
+  struct BranchProbes {
+    std::vector<Instruction> fall_through;
+    std::vector<std::vector<Instruction>> targets;
+  };
+  std::map<size_t, BranchProbes> branches_;
   uint16_t probe_stack_ = 0;
 };
 

@@ -27,6 +27,38 @@ std::vector<Instruction> MakeCounterProbe(uint32_t slot, uint32_t helper_method_
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   uint32_t helper_method_token, std::vector<uint8_t>* new_body, std::string* error);
 
+// Branch-outcome counters of one conditional branch or switch (see
+// MethodBody::InstrumentBranch): `fall_through_slot` counts the fall-through
+// (for a switch: the default), `target_slots[k]` the taken edge to target k
+// (one slot for a branch, one per table entry for a switch).
+struct BranchProbe {
+  uint32_t il_offset = 0;
+  uint32_t fall_through_slot = 0;
+  std::vector<uint32_t> target_slots;
+};
+
+// As above, and also counter probes on the outcomes of each branch in
+// `branch_probes` (combinable with sequence-point probes at any offset,
+// including the branch's own, its next instruction and its targets). Fails,
+// leaving `new_body` untouched, when a branch probe names something that is not
+// an instrumentable conditional branch / switch (see FindBranches), gives the
+// wrong number of target slots, or names one branch twice. Max stack + 1.
+bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                  const std::vector<BranchProbe>& branch_probes, uint32_t helper_method_token,
+                  std::vector<uint8_t>* new_body, std::string* error);
+
+struct BranchSite {
+  uint32_t il_offset = 0;
+  uint32_t target_count = 0;  // 1 for a conditional branch, the table size for a switch
+  bool operator==(const BranchSite&) const = default;
+};
+
+// The conditional branches and switches of `body` that InstrumentBranch
+// accepts, in code order: every one except one right after a prefix (no such
+// IL is defined) or one that is the last instruction (its fall-through would
+// leave the code). Unconditional branches (br, leave) have no outcomes.
+std::vector<BranchSite> FindBranches(const MethodBody& body);
+
 // Stack effect of a call-family token, as for `call`: pops = number of
 // parameters + 1 when the signature has HASTHIS without EXPLICITTHIS, pushes =
 // 0 for a void return, else 1. Verify derives newobj (pops - 1, pushes 1) and

@@ -1,6 +1,7 @@
 // Self-check of the IL rewriter over a real assembly: every method body is
 // decoded from the image, re-encoded unchanged (must be byte-identical),
-// instrumented with a probe at every legal instruction boundary, and the result
+// instrumented with a probe at every legal instruction boundary (then also with
+// outcome probes on every conditional branch and switch), and the result
 // is decoded again and checked structurally and with il::Verify (call effects
 // read from the assembly's own metadata). Never throws; never reads out of
 // bounds, whatever the input.
@@ -33,6 +34,7 @@ struct RewriteCheckResult {
   RewriteCheckStatus status = RewriteCheckStatus::kChecked;
   std::string error;  // for kNotManaged / kError
   uint64_t methods_checked = 0;
+  uint64_t branches_checked = 0;  // conditional branches / switches given outcome probes in methods that passed
   std::vector<RewriteFailure> failures;
 };
 
@@ -46,11 +48,17 @@ RewriteCheckResult RewriteCheck(Bytes file, const std::string& path);
 RewriteCheckResult RewriteCheckFile(const std::string& path);
 
 // Checks one method body (the bytes starting at its header; trailing bytes are
-// ignored) with a probe at every legal boundary. `return_values` and
+// ignored): instrumented with a probe at every legal boundary, and again with
+// those plus outcome probes on every conditional branch and switch that
+// il::FindBranches reports; each result must be the original plus the probes
+// (fall-through of a branch: its fall-through probe then `br` to the original
+// successor; each taken edge: its own probe block then `br` to the original
+// target), map exception regions as before and verify. `return_values` and
 // `call_resolver` are passed to il::Verify (the resolver must know the helper
-// token: static void(int32)). On failure *reason says what went wrong.
+// token: static void(int32)). On failure *reason says what went wrong. Adds the
+// number of instrumented branches to *branches_checked (if given) on success.
 bool CheckMethodBody(Bytes body, uint32_t helper_token, const il::CallResolver& call_resolver, int return_values,
-                     std::string* reason);
+                     std::string* reason, uint64_t* branches_checked = nullptr);
 
 // Stack effect of a method signature blob (MethodDefSig / MethodRefSig /
 // StandAloneMethodSig) as il::CallResolver wants it. False if it is not one.
