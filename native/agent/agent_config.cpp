@@ -18,6 +18,7 @@ AgentConfig AgentConfig::FromEnvironment() {
   c.include_test_assemblies = Env("DOTCOV_INCLUDE_TEST_ASSEMBLIES") == "1";
   c.log = Env("DOTCOV_LOG");
   c.stress_all_methods = Env("DOTCOV_STRESS_ALL_METHODS") == "1";
+  c.branches = Env("DOTCOV_BRANCHES") != "0";
   return c;
 }
 

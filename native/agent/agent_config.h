@@ -13,6 +13,8 @@ struct AgentConfig {
   // DOTCOV_STRESS_ALL_METHODS=1: probes at every instruction of every method of
   // every module but CoreLib, PDB or not (a test of the rewriter, not coverage).
   bool stress_all_methods = false;
+  // DOTCOV_BRANCHES=0 turns branch-outcome probes off (line coverage only).
+  bool branches = true;
 
   static AgentConfig FromEnvironment();
 };

@@ -182,6 +182,10 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
     std::vector<std::string> skipped;
     sites = CollectSites(symbols, &skipped);
     for (const auto& s : skipped) Log("%s: %s left uninstrumented", path.c_str(), s.c_str());
+    if (config_.branches) {
+      std::vector<uint8_t> image;
+      if (ReadWholeFile(path, &image, &error)) AddBranchSites(image, &sites);
+    }
     method_count = symbols.pdb ? symbols.pdb->method_count() : 0;
     identity = IdentityOf(symbols);
     why = d.reason;
@@ -237,13 +241,24 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
     clr::ULONG size = 0;
     clr::HRESULT hr = info_->GetILFunctionBody(m.id, token, &header, &size);
     std::vector<std::pair<uint32_t, uint32_t>> probes;
-    for (uint32_t i = first; i < end; ++i) probes.emplace_back(m.sites[i].il_offset, m.slot_base + i);
+    std::vector<il::BranchProbe> branch_probes;
+    for (uint32_t i = first; i < end; ++i) {
+      const ProbeSite& s = m.sites[i];
+      uint32_t slot = m.slot_base + i;
+      if (s.kind == kSequencePoint) {
+        probes.emplace_back(s.il_offset, slot);
+      } else if (s.kind == kBranchFallThrough) {
+        branch_probes.push_back({s.il_offset, slot, {}});
+      } else if (!branch_probes.empty() && branch_probes.back().il_offset == s.il_offset) {
+        branch_probes.back().target_slots.push_back(slot);  // sites are sorted: targets follow in order
+      }
+    }
     std::vector<uint8_t> body;
     std::string error;
     if (hr != clr::S_OK || !header) {
       Log("method 0x%08x of %s left uninstrumented: GetILFunctionBody failed 0x%08x", token, m.path.c_str(),
           unsigned(hr));
-    } else if (!il::InsertProbes(Bytes(header, size), probes, m.helper_ref, &body, &error)) {
+    } else if (!il::InsertProbes(Bytes(header, size), probes, branch_probes, m.helper_ref, &body, &error)) {
       Log("method 0x%08x of %s left uninstrumented: %s", token, m.path.c_str(), error.c_str());
     } else {
       ComPtr<clr::IMethodMalloc> alloc;

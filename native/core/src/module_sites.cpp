@@ -1,6 +1,11 @@
 #include "dotcov/module_sites.h"
 
 #include <algorithm>
+#include <set>
+
+#include "dotcov/il_rewriter.h"
+#include "dotcov/metadata.h"
+#include "dotcov/pe_image.h"
 
 namespace dotcov {
 
@@ -41,10 +46,38 @@ std::vector<ProbeSite> CollectSites(const ModuleSymbols& s, std::vector<std::str
       sites.push_back({token, p.il_offset});
     }
   }
-  std::sort(sites.begin(), sites.end(), [](const ProbeSite& a, const ProbeSite& b) {
-    return a.method_token != b.method_token ? a.method_token < b.method_token : a.il_offset < b.il_offset;
-  });
+  SortSites(&sites);
   return sites;
+}
+
+void SortSites(std::vector<ProbeSite>* sites) {
+  std::sort(sites->begin(), sites->end(), [](const ProbeSite& a, const ProbeSite& b) {
+    if (a.method_token != b.method_token) return a.method_token < b.method_token;
+    if (a.il_offset != b.il_offset) return a.il_offset < b.il_offset;
+    return a.kind < b.kind;
+  });
+}
+
+void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites) {
+  std::string error;
+  auto pe = PeImage::Parse(image, &error);
+  if (!pe) return;
+  auto md = MetadataReader::Parse(pe->metadata(), &error);
+  if (!md) return;
+  std::set<uint32_t> methods;
+  for (const auto& s : *sites) methods.insert(s.method_token);
+  std::vector<MethodDefInfo> defs = md->MethodDefs();
+  for (uint32_t token : methods) {
+    uint32_t rid = token & 0x00FFFFFF;
+    if (rid == 0 || rid > defs.size() || defs[rid - 1].rva == 0) continue;
+    il::MethodBody body;
+    if (!il::MethodBody::Decode(pe->MethodBodyAt(defs[rid - 1].rva), &body, &error)) continue;
+    for (const auto& b : il::FindBranches(body)) {
+      sites->push_back({token, b.il_offset, kBranchFallThrough});
+      for (uint32_t k = 0; k < b.target_count; ++k) sites->push_back({token, b.il_offset, kBranchTarget + k});
+    }
+  }
+  SortSites(sites);
 }
 
 }  // namespace dotcov

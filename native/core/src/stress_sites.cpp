@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "dotcov/il_opcodes.h"
+#include "dotcov/il_rewriter.h"
 #include "dotcov/metadata.h"
+#include "dotcov/module_sites.h"
 #include "dotcov/pe_image.h"
 
 namespace dotcov {
@@ -45,10 +47,12 @@ bool StressSites(Bytes image, std::vector<ProbeSite>* sites, uint32_t* method_co
     if (body.empty() || !il::MethodBody::Decode(body, &decoded, &why)) continue;
     uint32_t token = 0x06000000 | m.rid;
     for (uint32_t offset : ProbeableOffsets(decoded)) sites->push_back({token, offset});
+    for (const auto& b : il::FindBranches(decoded)) {
+      sites->push_back({token, b.il_offset, kBranchFallThrough});
+      for (uint32_t k = 0; k < b.target_count; ++k) sites->push_back({token, b.il_offset, kBranchTarget + k});
+    }
   }
-  std::sort(sites->begin(), sites->end(), [](const ProbeSite& a, const ProbeSite& b) {
-    return a.method_token != b.method_token ? a.method_token < b.method_token : a.il_offset < b.il_offset;
-  });
+  SortSites(sites);
   return true;
 }
 

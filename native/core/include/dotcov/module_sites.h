@@ -17,6 +17,16 @@ ModuleFacts FactsOf(const ModuleSymbols& symbols);
 // The identity the data file records (MVID, PDB id, path).
 ModuleIdentity IdentityOf(const ModuleSymbols& symbols);
 
+// Adds, for every method that has sites in *sites, one site per outcome of each
+// of its conditional branches and switches (kinds kBranchFallThrough and
+// kBranchTarget + i), decoding the bodies from the assembly file `image`; keeps
+// *sites sorted by (token, IL offset, kind). Methods whose bodies do not decode
+// keep their sequence points only.
+void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites);
+
+// Sorts sites by (token, IL offset, kind), the order the data file and the agent expect.
+void SortSites(std::vector<ProbeSite>* sites);
+
 // Every non-hidden sequence point of every method, sorted by (token, IL offset).
 // A method whose sequence-point blob is malformed gets no sites (and is named in
 // *skipped, if given).
