@@ -306,7 +306,9 @@ uint32_t DecodeCodedIndex(CodedIndex kind, uint32_t raw) {
 std::optional<uint32_t> EncodeCodedIndex(CodedIndex kind, uint32_t token) {
   CodedInfo info = GetCodedInfo(kind);
   for (size_t tag = 0; tag < info.tables.size(); ++tag) {
-    if (info.tables[tag] == TokenTable(token)) return (TokenRid(token) << info.bits) | uint32_t(tag);
+    // Unused tags are 0xFF, which is also the table byte of some tokens.
+    if (info.tables[tag] != kUnused && info.tables[tag] == TokenTable(token))
+      return (TokenRid(token) << info.bits) | uint32_t(tag);
   }
   return std::nullopt;
 }
@@ -544,7 +546,8 @@ std::optional<MetadataReader> MetadataReader::Parse(Bytes root, std::string* err
 }
 
 uint32_t MetadataReader::ColumnSize(TableId table, int column) const {
-  const TableInfo& info = tables_info_[uint8_t(table) & 63];
+  if (uint8_t(table) >= kMaxTables) return 0;
+  const TableInfo& info = tables_info_[uint8_t(table)];
   if (column < 0 || column >= info.columns) return 0;
   return info.column_size[column];
 }

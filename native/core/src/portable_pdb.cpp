@@ -56,7 +56,10 @@ bool DecodeDocumentName(Bytes name_blob, Bytes blob_heap, std::string* out, std:
   bool first = true;
   while (r.remaining() > 0) {
     uint32_t part_index;
-    if (!r.ReadCompressedU32(&part_index)) return Fail(error, "document name blob is truncated (part index)");
+    if (!r.ReadCompressedU32(&part_index)) {
+      out->clear();  // like every other failure: no partial name
+      return Fail(error, "document name blob is truncated (part index)");
+    }
     Bytes part;
     if (!ReadBlobAt(blob_heap, part_index, &part)) {
       out->clear();

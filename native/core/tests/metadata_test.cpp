@@ -125,6 +125,9 @@ TEST(Schema, TablesAndCodedIndexes) {
   EXPECT_EQ(DecodeCodedIndex(CodedIndex::kCustomAttributeType, (7 << 3) | 4), 0u);
   EXPECT_EQ(DecodeCodedIndex(CodedIndex::kHasCustomDebugInformation, (2 << 5) | 22), 0x30000002u);
   EXPECT_FALSE(EncodeCodedIndex(CodedIndex::kTypeDefOrRef, 0x06000001u));
+  // A token whose table byte is 0xFF used to match the unused tags (0xFF in the
+  // tag tables) and encode as tag 0 (the fuzz target checks the round trip).
+  EXPECT_FALSE(EncodeCodedIndex(CodedIndex::kCustomAttributeType, 0xFF000007u));
 }
 
 TEST(Metadata, RejectsGarbage) {
@@ -140,6 +143,10 @@ TEST(Metadata, SampleAssembly) {
   ASSERT_TRUE(s.md);
   const MetadataReader& md = *s.md;
   EXPECT_EQ(md.AssemblyName(), "Sample");
+  // Table ids past the 64 slots (e.g. 0x70 from a user-string token) are empty.
+  EXPECT_EQ(md.RowSize(TableId(0x70)), 0u);
+  EXPECT_EQ(md.ColumnSize(TableId(0x40), 0), 0u);
+  EXPECT_GT(md.RowSize(TableId::kTypeDef), 0u);
   std::optional<AssemblyInfo> asm_info = md.Assembly();
   ASSERT_TRUE(asm_info);
   EXPECT_EQ(asm_info->version.ToString(), "1.0.0.0");

@@ -283,6 +283,9 @@ TEST(DocumentName, DecodesSeparatorAndParts) {
   EXPECT_FALSE(error.empty());
   blob = {'/', 0x80};  // truncated compressed index
   EXPECT_FALSE(DecodeDocumentName(blob, heap, &name, &error));
+  blob = {'/', uint8_t(home), 0x80};  // truncated after a good part: no partial name (found by fuzzing)
+  EXPECT_FALSE(DecodeDocumentName(blob, heap, &name, &error));
+  EXPECT_EQ(name, "");
   EXPECT_FALSE(DecodeDocumentName({}, heap, &name, &error));
   blob = {0xC2};  // truncated separator
   EXPECT_FALSE(DecodeDocumentName(blob, heap, &name, &error));

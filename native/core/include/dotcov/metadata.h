@@ -235,7 +235,9 @@ class MetadataReader {
   uint32_t RowCount(TableId table) const { return RowCount(static_cast<uint8_t>(table)); }
   uint32_t RowCount(uint8_t table) const { return table < kMaxTables ? tables_info_[table].rows : 0; }
   const RowCounts& row_counts() const { return rows_; }
-  uint32_t RowSize(TableId table) const { return tables_info_[uint8_t(table)].row_size; }
+  uint32_t RowSize(TableId table) const {
+    return uint8_t(table) < kMaxTables ? tables_info_[uint8_t(table)].row_size : 0;
+  }
   uint32_t ColumnSize(TableId table, int column) const;
 
   // Raw bytes of row `rid` (1-based); empty if out of range.

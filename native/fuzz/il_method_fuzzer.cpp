@@ -1,0 +1,165 @@
+// Fuzz target: IL method bodies. Decodes the input as a method body (header,
+// code, exception sections), then checks:
+//  - the unchanged body re-encodes, decodes back to the same model, and
+//    re-encoding that is a fixed point;
+//  - il::InsertProbes at every decoded instruction offset either fails cleanly
+//    or yields a body that decodes;
+//  - with probes at every legal offset (not after a prefix, not the ret of a
+//    tail call): when the original passes il::Verify, the rewrite succeeds
+//    (unless max stack would overflow) and the result passes il::Verify too;
+//  - the rewriter self-check (CheckMethodBody) only fails on its documented
+//    preconditions.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dotcov/il_method.h"
+#include "dotcov/il_rewriter.h"
+#include "dotcov/rewrite_check.h"
+#include "fuzz_common.h"
+
+using namespace dotcov;
+using namespace dotcov::il;
+using dotcov::fuzz::Sink;
+
+namespace {
+
+constexpr uint32_t kHelper = 0x0A00FFFFu;  // MemberRef: static void (int32)
+
+// Deterministic call effects: the helper, plus MethodDef/MemberRef tokens with
+// a rid >= 0x8000, whose effects are taken from the token bits. Anything else
+// (the small rids of the seeds taken from real assemblies) is unknown, which
+// Verify treats as "depth unknown on this path".
+bool Resolve(uint32_t token, int* pops, int* pushes) {
+  if (token == kHelper) {
+    *pops = 1;
+    *pushes = 0;
+    return true;
+  }
+  uint8_t table = static_cast<uint8_t>(token >> 24);
+  if ((table != 0x06 && table != 0x0A) || (token & 0x00FFFFFF) < 0x8000) return false;
+  *pops = static_cast<int>(token & 3);
+  *pushes = static_cast<int>((token >> 2) & 1);
+  return true;
+}
+
+bool SameModel(const MethodBody& a, const MethodBody& b) {
+  return a.instructions() == b.instructions() && a.clauses() == b.clauses() && a.code_size() == b.code_size() &&
+         a.max_stack() == b.max_stack() && a.local_var_sig_token() == b.local_var_sig_token() &&
+         a.init_locals() == b.init_locals();
+}
+
+bool ProbeAllowed(const std::vector<Instruction>& ins, size_t i) {
+  if (i > 0 && IsPrefix(ins[i - 1].opcode)) return false;
+  if (ins[i].opcode == op::kRet && i > 0 && IsCallFamily(ins[i - 1].opcode)) {
+    for (size_t j = i - 1; j-- > 0 && IsPrefix(ins[j].opcode);)
+      if (ins[j].opcode == op::kTail) return false;
+  }
+  return true;
+}
+
+bool Contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Bytes input(data, size);
+  MethodBody body;
+  std::string error;
+  if (!MethodBody::Decode(input, &body, &error)) {
+    FUZZ_CHECK(!error.empty());
+    return 0;
+  }
+  const std::vector<Instruction>& ins = body.instructions();
+  uint64_t covered = 0;
+  for (const Instruction& i : ins) {
+    FUZZ_CHECK(i.Size() > 0);
+    FUZZ_CHECK(i.offset == covered);
+    covered += i.Size();
+    FUZZ_CHECK(body.FindInstruction(i.offset) >= 0);
+  }
+  FUZZ_CHECK(covered == body.code_size());
+
+  // Unchanged round trip.
+  std::vector<uint8_t> same;
+  FUZZ_CHECK(body.Encode(&same, &error));
+  MethodBody back;
+  FUZZ_CHECK(MethodBody::Decode(Bytes(same), &back, &error));
+  FUZZ_CHECK(SameModel(body, back));
+  std::vector<uint8_t> same2;
+  FUZZ_CHECK(back.Encode(&same2, &error));
+  FUZZ_CHECK(same2 == same);
+
+  VerifyOptions options;
+  options.call_resolver = Resolve;
+  const bool valid = Verify(body, &error, options);
+  Sink(valid);
+  if (std::getenv("DOTCOV_FUZZ_VERBOSE"))
+    std::fprintf(stderr, "il_method: %zu instructions, %zu clauses, verifies: %s\n", ins.size(),
+                 body.clauses().size(), valid ? "yes" : error.c_str());
+  VerifyOptions bare;
+  Sink(Verify(body, &error, bare));
+
+  // A probe before every decoded instruction.
+  std::vector<std::pair<uint32_t, uint32_t>> every, legal;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    every.emplace_back(ins[i].offset, static_cast<uint32_t>(i));
+    if (ProbeAllowed(ins, i)) legal.emplace_back(ins[i].offset, static_cast<uint32_t>(i));
+  }
+  std::vector<uint8_t> out;
+  if (InsertProbes(input, every, kHelper, &out, &error)) {
+    MethodBody nb;
+    FUZZ_CHECK(MethodBody::Decode(Bytes(out), &nb, &error));
+    FUZZ_CHECK(nb.instructions().size() == ins.size() + 2 * every.size());
+    if (valid) FUZZ_CHECK(Verify(nb, &error, options));
+  }
+
+  // A probe at every legal offset.
+  out.clear();
+  bool inserted = InsertProbes(input, legal, kHelper, &out, &error);
+  if (!inserted) {
+    FUZZ_CHECK(!error.empty());
+    if (valid && !Contains(error, "max stack overflows")) {
+      std::fprintf(stderr, "rewrite of a verified body failed: %s\n", error.c_str());
+      FUZZ_CHECK(!"rewrite of a verified body failed");
+    }
+  } else {
+    MethodBody nb;
+    FUZZ_CHECK(MethodBody::Decode(Bytes(out), &nb, &error));
+    FUZZ_CHECK(nb.instructions().size() == ins.size() + 2 * legal.size());
+    if (valid && !Verify(nb, &error, options)) {
+      std::fprintf(stderr, "rewritten body fails verification: %s\n", error.c_str());
+      FUZZ_CHECK(!"rewritten body fails verification");
+    }
+  }
+
+  // Probes one at a time through the MethodBody API (bounded).
+  for (size_t i = 0; i < ins.size() && i < 32; ++i) {
+    MethodBody copy = body;
+    bool ok = copy.InsertBefore(ins[i].offset, MakeCounterProbe(7, kHelper), &error, -1);
+    FUZZ_CHECK(ok == ProbeAllowed(ins, i));
+    if (!ok) continue;
+    std::vector<uint8_t> one;
+    if (copy.Encode(&one, &error)) {
+      MethodBody nb;
+      FUZZ_CHECK(MethodBody::Decode(Bytes(one), &nb, &error));
+      if (valid) FUZZ_CHECK(Verify(copy, &error, options));
+    } else if (valid && !Contains(error, "max stack overflows")) {
+      std::fprintf(stderr, "encoding with one probe failed: %s\n", error.c_str());
+      FUZZ_CHECK(!"encoding with one probe failed");
+    }
+  }
+
+  // The rewriter self-check (rewrite_check.h) on the same bytes.
+  std::string reason;
+  if (!CheckMethodBody(input, kHelper, Resolve, -1, &reason)) {
+    bool expected = Contains(reason, "unchanged re-encoding differs") || Contains(reason, "fails verification") ||
+                    Contains(reason, "max stack overflows") || Contains(reason, "cannot delimit");
+    if (valid && Contains(reason, "rewritten body fails verification")) expected = false;
+    if (!expected) {
+      std::fprintf(stderr, "CheckMethodBody: %s\n", reason.c_str());
+      FUZZ_CHECK(!"CheckMethodBody failed unexpectedly");
+    }
+  }
+  return 0;
+}
