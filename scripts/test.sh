@@ -22,3 +22,9 @@ time .venv/bin/dotcov debug rewrite-check "$FRAMEWORK_DIR"
 
 echo "== Python and end-to-end (pytest)"
 .venv/bin/python -m pytest -q "$@"
+
+echo "== C++ core under AddressSanitizer and UndefinedBehaviorSanitizer"
+bash scripts/sanitize.sh
+
+echo "== fuzzing the readers (bounded: ${FUZZ_SECONDS:-20} s a target)"
+bash scripts/fuzz.sh
