@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-MARK = re.compile(r"//\s*@(hit|miss|excluded)\b")
+MARK = re.compile(r"(?://|')\s*@(hit|miss|excluded)\b")  # C#/F# // comments, VB ' comments
 
 
 def read_marks(path: Path) -> tuple[set[int], set[int]]:
