@@ -19,6 +19,7 @@ AgentConfig AgentConfig::FromEnvironment() {
   c.log = Env("DOTCOV_LOG");
   c.stress_all_methods = Env("DOTCOV_STRESS_ALL_METHODS") == "1";
   c.branches = Env("DOTCOV_BRANCHES") != "0";
+  c.inline_probes = Env("DOTCOV_PROBE") != "call";
   return c;
 }
 

@@ -15,6 +15,9 @@ struct AgentConfig {
   bool stress_all_methods = false;
   // DOTCOV_BRANCHES=0 turns branch-outcome probes off (line coverage only).
   bool branches = true;
+  // DOTCOV_PROBE=call: probes call the CoreLib helper; default "inline": the
+  // increment is written into the method (docs/benchmarks.md has the numbers).
+  bool inline_probes = true;
 
   static AgentConfig FromEnvironment();
 };

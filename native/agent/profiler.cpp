@@ -258,7 +258,11 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
     if (hr != clr::S_OK || !header) {
       Log("method 0x%08x of %s left uninstrumented: GetILFunctionBody failed 0x%08x", token, m.path.c_str(),
           unsigned(hr));
-    } else if (!il::InsertProbes(Bytes(header, size), probes, branch_probes, m.helper_ref, &body, &error)) {
+    } else if (!il::InsertProbes(Bytes(header, size), probes, branch_probes,
+                                 il::ProbeStyle{m.helper_ref, config_.inline_probes
+                                                                  ? reinterpret_cast<uint64_t>(writer_.base())
+                                                                  : 0},
+                                 &body, &error)) {
       Log("method 0x%08x of %s left uninstrumented: %s", token, m.path.c_str(), error.c_str());
     } else {
       ComPtr<clr::IMethodMalloc> alloc;

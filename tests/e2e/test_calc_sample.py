@@ -17,6 +17,8 @@ CONFIGURATIONS = {
             "DOTNET_OSR_HitLimit": "1"},
     # Tier-1 recompiles (with inlining) after 1 call, soon after start.
     "aggressive-tiering": {"DOTNET_TC_CallCountThreshold": "1", "DOTNET_TC_CallCountingDelayMs": "0"},
+    # The other probe design: a call to the helper injected into CoreLib (the default writes the increment inline).
+    "helper-call-probes": {"DOTNET_TC_CallCountThreshold": "1", "DOTCOV_PROBE": "call"},
 }
 
 

@@ -225,23 +225,37 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
   return InsertProbes(original_body, probes, {}, helper_method_token, new_body, error);
 }
 
+std::vector<Instruction> ProbeStyle::Make(uint32_t slot) const {
+  if (!counters_base) return MakeCounterProbe(slot, helper_method_token);
+  uint64_t address = counters_base + 8 * uint64_t(slot);
+  return {MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(address)), MakeInstruction(0xE0 /*conv.u*/),
+          MakeInstruction(0x25 /*dup*/),        MakeInstruction(0x4C /*ldind.i8*/),
+          MakeInstruction(0x17 /*ldc.i4.1*/),   MakeInstruction(0x6A /*conv.i8*/),
+          MakeInstruction(0x58 /*add*/),        MakeInstruction(0x55 /*stind.i8*/)};
+}
+
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   const std::vector<BranchProbe>& branch_probes, uint32_t helper_method_token,
+                  std::vector<uint8_t>* new_body, std::string* error) {
+  return InsertProbes(original_body, probes, branch_probes, ProbeStyle{helper_method_token, 0}, new_body, error);
+}
+
+bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                  const std::vector<BranchProbe>& branch_probes, const ProbeStyle& style,
                   std::vector<uint8_t>* new_body, std::string* error) {
   try {
     if (!new_body) return Fail(error, "no output buffer");
     MethodBody body;
     if (!MethodBody::Decode(original_body, &body, error)) return false;
+    int stack = style.max_stack();
     for (const auto& [offset, slot] : probes) {
-      if (!body.InsertBefore(offset, MakeCounterProbe(slot, helper_method_token), error, /*probe_max_stack=*/1))
-        return false;
+      if (!body.InsertBefore(offset, style.Make(slot), error, stack)) return false;
     }
     for (const BranchProbe& b : branch_probes) {
       std::vector<std::vector<Instruction>> targets;
       targets.reserve(b.target_slots.size());
-      for (uint32_t slot : b.target_slots) targets.push_back(MakeCounterProbe(slot, helper_method_token));
-      if (!body.InstrumentBranch(b.il_offset, MakeCounterProbe(b.fall_through_slot, helper_method_token),
-                                 std::move(targets), error, /*probe_max_stack=*/1))
+      for (uint32_t slot : b.target_slots) targets.push_back(style.Make(slot));
+      if (!body.InstrumentBranch(b.il_offset, style.Make(b.fall_through_slot), std::move(targets), error, stack))
         return false;
     }
     std::vector<uint8_t> out;

@@ -1351,3 +1351,26 @@ TEST(IlBranchProbes, RandomBodiesWithEveryBranchInstrumented) {
     if (HasFatalFailure() || HasFailure()) break;
   }
 }
+
+// The inline probe style: the counter increment itself, no call.
+TEST(IlInlineProbes, IncrementSequenceBeforeEachPointAndOnEachOutcome) {
+  // ldarg.0; brtrue.s +1; nop; ret
+  const std::vector<uint8_t> body = {uint8_t((5 << 2) | 2), 0x02, 0x2D, 0x01, 0x00, 0x2A};
+  dotcov::il::ProbeStyle style{0, 0x7F0000001000ull};
+  std::vector<uint8_t> out;
+  std::string error;
+  ASSERT_TRUE(dotcov::il::InsertProbes(body, {{0, 0}, {4, 1}}, {{1, 2, {3}}}, style, &out, &error)) << error;
+  dotcov::il::MethodBody decoded;
+  ASSERT_TRUE(dotcov::il::MethodBody::Decode(out, &decoded, &error)) << error;
+  EXPECT_EQ(decoded.max_stack(), 8 + 3);
+  std::vector<int64_t> addresses;
+  for (const auto& ins : decoded.instructions()) {
+    if (ins.opcode == 0x21) addresses.push_back(ins.operand);
+    EXPECT_NE(ins.opcode, 0x28) << "no call in inline style";
+  }
+  // Slot 0 before ldarg.0, slot 2 on fall-through, slot 3 on the taken edge, slot 1 before ret.
+  EXPECT_EQ(addresses.size(), 4u);
+  for (int64_t a : addresses) EXPECT_TRUE(a == 0x7F0000001000 || a == 0x7F0000001008 || a == 0x7F0000001010 ||
+                                          a == 0x7F0000001018);
+  EXPECT_TRUE(dotcov::il::Verify(decoded, &error)) << error;
+}

@@ -27,6 +27,19 @@ std::vector<Instruction> MakeCounterProbe(uint32_t slot, uint32_t helper_method_
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   uint32_t helper_method_token, std::vector<uint8_t>* new_body, std::string* error);
 
+// How a probe counts. Call style (counters_base == 0): `ldc.i4 <slot>; call
+// <helper>`, the helper incrementing the counter. Inline style: the increment
+// itself, `ldc.i8 <counters_base + 8 * slot>; conv.u; dup; ldind.i8; ldc.i4.1;
+// conv.i8; add; stind.i8` — no call, so it stays cheap in unoptimised (Debug)
+// code, where the JIT never inlines the helper. Both are stack neutral.
+struct ProbeStyle {
+  uint32_t helper_method_token = 0;
+  uint64_t counters_base = 0;
+
+  std::vector<Instruction> Make(uint32_t slot) const;
+  int max_stack() const { return counters_base ? 3 : 1; }
+};
+
 // Branch-outcome counters of one conditional branch or switch (see
 // MethodBody::InstrumentBranch): `fall_through_slot` counts the fall-through
 // (for a switch: the default), `target_slots[k]` the taken edge to target k
@@ -45,6 +58,11 @@ struct BranchProbe {
 // wrong number of target slots, or names one branch twice. Max stack + 1.
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   const std::vector<BranchProbe>& branch_probes, uint32_t helper_method_token,
+                  std::vector<uint8_t>* new_body, std::string* error);
+
+// The same with either probe style (max stack grows by style.max_stack()).
+bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                  const std::vector<BranchProbe>& branch_probes, const ProbeStyle& style,
                   std::vector<uint8_t>* new_body, std::string* error);
 
 struct BranchSite {
