@@ -528,4 +528,5 @@ def by_line(records: Iterable[BranchRecord], *, all_branches: bool = False) -> d
         line.total += len(r.outcomes)
         line.covered += sum(1 for h in r.outcomes.values() if h > 0)
         line.missed_outcomes.extend(r.missed())
+        line.outcome_hits.append((r.offset, [r.outcomes[k] for k in sorted(r.outcomes)]))
     return out

@@ -46,6 +46,8 @@ class MergedMethod:
     token: int
     lines: dict[int, int] = field(default_factory=dict)
     points: list[PointCoverage] = field(default_factory=list)  # sorted in source order
+    # (line, IL offset) -> hits of each outcome, added over builds (OpenCover's BranchPoints)
+    branch_outcomes: dict[tuple[int, int], list[int]] = field(default_factory=dict)
 
     @property
     def first_line(self) -> int:
@@ -119,6 +121,11 @@ def merge_classes(classes: Iterable[ClassCoverage]) -> list[MergedClass]:
                 m.token = mc.token
             _add_hits(m.lines, mc.lines)
             _merge_points(points[key], mc.points)
+            for line, b in mc.branches.items():
+                for offset, hits in b.outcome_hits:
+                    have = m.branch_outcomes.setdefault((line, offset), [0] * len(hits))
+                    if len(have) == len(hits):
+                        m.branch_outcomes[(line, offset)] = [x + y for x, y in zip(have, hits)]
         _add_hits(into.lines, own)
     for key, m in methods.items():
         m.points = sorted(points[key].values(), key=point_order)
@@ -141,7 +148,17 @@ def merge_branches(branch_maps: Iterable[dict[int, BranchCoverage]]) -> dict[int
         for line, b in branches.items():
             have = merged.get(line)
             if have is None:
-                merged[line] = BranchCoverage(b.covered, b.total, list(b.missed_outcomes))
+                merged[line] = BranchCoverage(b.covered, b.total, list(b.missed_outcomes), list(b.conditions),
+                                              list(b.outcome_hits))
+            elif b.outcome_hits and len(b.outcome_hits) == len(have.outcome_hits) and \
+                    [o for o, _ in sorted(b.outcome_hits)] == [o for o, _ in sorted(have.outcome_hits)]:
+                # Same branches (same IL offsets) in another build: outcomes match one to one, hits add.
+                added = []
+                for (offset, mine), (_, theirs) in zip(sorted(have.outcome_hits), sorted(b.outcome_hits)):
+                    added.append((offset, [x + y for x, y in zip(mine, theirs)] if len(mine) == len(theirs) else mine))
+                have.outcome_hits = added
+                have.covered = sum(1 for _, hits in added for h in hits if h > 0)
+                have.missed_outcomes = [t for t in have.missed_outcomes if t in b.missed_outcomes]
             else:
                 if b.covered > have.covered:
                     have.missed_outcomes = list(b.missed_outcomes)

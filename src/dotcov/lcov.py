@@ -30,12 +30,12 @@ Decisions:
 * `FN` is the method's first line (coverlet writes the line before it), `FNDA` the hits of its first
   sequence point in source order, i.e. how often it was entered (its first line's hits when the
   result holds no sequence points).
-* Branches: the model holds per line only how many outcomes there are and how many were taken, not
-  which. A line run at least once gets `total` BRDA entries in block 0: the first `covered` with
-  taken `1` ("taken, at least once": the count is not known), the rest `0` (evaluated, not taken);
-  a line never run gets `-` for every outcome, as geninfo does for code that never executed. The
-  branch numbers therefore count outcomes but do not identify them yet. BRDA/BRF/BRH are written
-  only when the result holds branch data at all: without it, "BRF:0" would claim a measurement.
+* Branches: one BRDA per outcome: block = the line's branch instruction (in IL order), branch = the
+  outcome (fall-through first, then each target), taken = its hit count, or `-` for every outcome of
+  a line never run, as geninfo does for code that never executed. (A hand-built result with counts
+  but no per-outcome hits gets `total` entries in block 0, the first `covered` taken `1`.) BRDA/BRF/BRH
+  are written only when the result holds branch data at all: without it, "BRF:0" would claim a
+  measurement.
 * Control characters CR and LF in paths or names (which would end the line) are written as `?`;
   undecodable file names are written back as their original bytes by `write_lcov`.
 """
@@ -62,6 +62,14 @@ def function_name(class_name: str, method: MergedMethod) -> str:
 
 
 def _brda(line: int, hits: int, b: BranchCoverage) -> list[str]:
+    if b.outcome_hits:
+        # Real outcomes: block = the branch instruction on the line, branch = its outcome
+        # (fall-through first), taken = its hits, or "-" when the line never ran.
+        out = []
+        for block, (_offset, outcome_hits) in enumerate(sorted(b.outcome_hits)):
+            for i, n in enumerate(outcome_hits):
+                out.append(f"BRDA:{line},{block},{i},{'-' if hits == 0 else n}")
+        return out
     out = []
     for i in range(b.total):
         if hits == 0 and b.covered == 0:

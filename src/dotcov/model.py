@@ -31,6 +31,8 @@ class BranchCoverage:
     missed_outcomes: list[str] = field(default_factory=list)  # human-facing, e.g. "false of `a || b`"
     # One entry per branch instruction: (IL offset, "jump" or "switch", outcomes covered, outcomes).
     conditions: list[tuple[int, str, int, int]] = field(default_factory=list)
+    # Per branch instruction: (IL offset, hits of each outcome: fall-through first, then each target).
+    outcome_hits: list[tuple[int, list[int]]] = field(default_factory=list)
 
 
 @dataclass

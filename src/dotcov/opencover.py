@@ -56,9 +56,10 @@ Decisions, and where they depart from coverlet's OpenCover output:
   name pattern `^.*::(Name)\\((Args)\\)$` and SonarQube (which ignores names) accept it.
 * cyclomaticComplexity, nPathComplexity and the Summary's max/min are "0": dotcov does not analyse the
   control flow (cobertura.py writes complexity "0" for the same reason).
-* Branches: BranchPoint needs each outcome's IL offsets and path, which the model does not hold yet, so
-  <BranchPoints> stays empty. A line's outcome counts (FileCoverage.branches) go into the bec/bev of the
-  first sequence point starting on that line, and into the summaries. Without any branch data in the
+* Branches: one <BranchPoint> per outcome of each branch instruction (offset = the instruction's IL
+  offset, path = the outcome: fall-through first, then each target, vc = its hits, sl = its line;
+  offsetend repeats the offset, as the targets' offsets are not in the model). A line's outcome counts
+  also go into the bec/bev of the first sequence point starting on that line, and into the summaries. Without any branch data in the
   result, branch counts and branchCoverage are "0" (as cobertura.py's branch-rate); with some, a method
   without branches has branchCoverage "100" (coverlet's convention for nothing to cover).
 * Percentages are truncated to 2 decimals ("66.66"), as coverlet writes them.
@@ -213,7 +214,19 @@ class _Session:
                 first = attrs
             w.empty("SequencePoint", attrs)
         w.end("SequencePoints")
-        w.empty("BranchPoints")
+        if m.branch_outcomes:
+            w.start("BranchPoints")
+            ordinal = 0
+            for (line, offset), hits in sorted(m.branch_outcomes.items()):
+                for path, vc in enumerate(hits):
+                    w.empty("BranchPoint", [("vc", vc), ("uspid", self.next_uspid), ("ordinal", ordinal),
+                                            ("offset", offset), ("sl", line), ("path", path),
+                                            ("offsetend", offset), ("fileid", fileid)])
+                    self.next_uspid += 1
+                    ordinal += 1
+            w.end("BranchPoints")
+        else:
+            w.empty("BranchPoints")
         w.empty("MethodPoint", [("xsi:type", "SequencePoint")] + first)
         w.end("Method")
         return counts

@@ -196,6 +196,7 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
         b.total += len(r.outcomes)
         b.missed_outcomes.extend(r.missed())
         b.conditions.append((r.offset, "switch" if r.is_switch else "jump", covered, len(r.outcomes)))
+        b.outcome_hits.append((r.offset, [r.outcomes[k] for k in sorted(r.outcomes)]))
     return asm
 
 
@@ -203,11 +204,13 @@ def _merge_branches(into: FileCoverage, fc: FileCoverage) -> None:
     for line, b in fc.branches.items():
         have = into.branches.get(line)
         if have is None:
-            into.branches[line] = BranchCoverage(b.covered, b.total, list(b.missed_outcomes))
+            into.branches[line] = BranchCoverage(b.covered, b.total, list(b.missed_outcomes),
+                                                 list(b.conditions), list(b.outcome_hits))
         else:
             have.covered += b.covered
             have.total += b.total
             have.missed_outcomes.extend(b.missed_outcomes)
+            have.outcome_hits.extend(b.outcome_hits)
 
 
 def build(data: CoverageData, source_root: Path, options: ReportOptions | None = None, *,

@@ -1,0 +1,488 @@
+"""The HTML report: an index of every source file and one highlighted page per file.
+
+Modelled on coverage.py's HTML report (its own code, templates, CSS and JS). Layout:
+
+    DIR/index.html        totals and a sortable, filterable table grouped by assembly
+    DIR/<name>_<hash>.html  one page per source file (hits, colours, branch notes)
+    DIR/style.css, DIR/dotcov.js, DIR/.gitignore
+
+Numbers agree with `dotcov report` because they come from the same helpers in
+`dotcov.report` (`percent`, `display_percent`, `relative_path`, the merging of
+`CoverageResult.all_files`).
+
+Output is deterministic: nothing depends on the clock, the machine or dict order,
+except the `timestamp` passed in. `index.html` is removed first and written last
+(atomically), so a directory with an `index.html` holds a complete report.
+
+Speed: each file is lexed once by Pygments (`get_tokens`, never per line) and the
+per-line HTML is built directly from the token stream; with many files the pages are
+rendered by a few worker processes.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import jinja2
+from markupsafe import Markup
+from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
+from pygments.token import STANDARD_TYPES, Token
+
+from dotcov import __version__
+from dotcov.model import BranchCoverage, CoverageResult, FileCoverage
+from dotcov.report import display_percent, percent, relative_path
+
+__all__ = ["write_html", "templates_dir", "highlight_lines", "page_name"]
+
+ASSETS = ("style.css", "dotcov.js")
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # as report.py: names show control characters as "?"
+_DIGITS = re.compile(r"(\d+)")
+_SLUG = re.compile(r"[^A-Za-z0-9]+")
+
+# Characters that must not reach the page raw: C0 controls other than tab and newline,
+# DEL, and the bidirectional overrides/isolates of "Trojan Source" (CVE-2021-42574).
+_ODD = re.compile("[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+_ODD_MAP = {c: chr(0x2400 + c) for c in range(0x20) if c not in (9, 10)}
+_ODD_MAP[0x7F] = "\u2421"
+_ODD_MAP.update({c: "\ufffd" for c in list(range(0x202A, 0x202F)) + list(range(0x2066, 0x206A))})
+
+
+# --- templates -----------------------------------------------------------------
+
+def templates_dir() -> Path:
+    """The `templates/` directory: inside the installed package, or at the repository root
+    (editable installs and running from a checkout)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "templates", here.parents[1] / "templates"):
+        if (candidate / "html" / "index.html").is_file():
+            return candidate
+    raise FileNotFoundError(f"dotcov's templates are missing (looked in {here / 'templates'} "
+                            f"and {here.parents[1] / 'templates'})")
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir() / "html")),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    return env
+
+
+# --- highlighting --------------------------------------------------------------
+
+_LEXERS = {
+    ".cs": CSharpLexer, ".csx": CSharpLexer,
+    ".fs": FSharpLexer, ".fsi": FSharpLexer, ".fsx": FSharpLexer,
+    ".vb": VbNetLexer,
+}
+_lexer_cache: dict[type, object] = {}
+_css_cache: dict = {}
+
+
+def _lexer_for(path: str):
+    cls = _LEXERS.get(os.path.splitext(path)[1].lower(), TextLexer)
+    lexer = _lexer_cache.get(cls)
+    if lexer is None:
+        # stripnl=False: leading/trailing blank lines must keep their numbers.
+        lexer = _lexer_cache[cls] = cls(stripnl=False, ensurenl=False, tabsize=0)
+    return lexer
+
+
+def _css_class(ttype) -> str:
+    """Pygments' short class name (`k`, `s2`, `c1`...) of `ttype` or its nearest ancestor."""
+    cls = _css_cache.get(ttype)
+    if cls is None:
+        t = ttype
+        while t not in STANDARD_TYPES:
+            t = t.parent
+        cls = _css_cache[ttype] = STANDARD_TYPES[t]
+        if ttype in (Token.Text, Token.Text.Whitespace, Token.Whitespace):
+            cls = _css_cache[ttype] = ""
+    return cls
+
+
+def _normalize(text: str, path: str) -> str:
+    """Line breaks as the compiler counts them become `\\n`; unsafe characters become visible."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if os.path.splitext(path)[1].lower() in (".cs", ".csx", ".vb"):
+        # Roslyn also ends lines at NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR.
+        text = text.replace("\x85", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
+    if _ODD.search(text):
+        text = text.translate(_ODD_MAP)
+    return text
+
+
+def highlight_lines(text: str, path: str) -> list[str]:
+    """The source `text` as one HTML string per line (escaped, with token spans).
+
+    The file is lexed once; a token that spans lines (a block comment, a verbatim
+    string) is split into one span per line so every line stands on its own.
+    """
+    text = _normalize(text, path)
+    lexer = _lexer_for(path)
+    out: list[str] = []
+    cur: list[str] = []
+    append = cur.append
+    css = _css_cache
+    for ttype, value in lexer.get_tokens(text):
+        cls = css.get(ttype)
+        if cls is None:
+            cls = _css_class(ttype)
+        if "&" in value or "<" in value or ">" in value:
+            value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        if "\n" in value:
+            pieces = value.split("\n")
+            for piece in pieces[:-1]:
+                if piece:
+                    append(f'<span class="{cls}">{piece}</span>' if cls else piece)
+                out.append("".join(cur))
+                cur.clear()
+            value = pieces[-1]
+            if not value:
+                continue
+        append(f'<span class="{cls}">{value}</span>' if cls else value)
+    if cur:
+        out.append("".join(cur))
+    return out
+
+
+def read_source(path: str) -> str | None:
+    """The text of `path` (BOM-aware, undecodable bytes replaced), or None if it cannot be read."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
+
+
+# --- data ----------------------------------------------------------------------
+
+def _human_key(name: str):
+    return ([int(p) if p.isdigit() else p for p in _DIGITS.split(name)], name)
+
+
+def page_name(display_name: str) -> str:
+    """The file name of a source file's page: readable, safe, unique by a hash of the name."""
+    digest = hashlib.sha1(display_name.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    slug = _SLUG.sub("_", display_name).strip("_")[-80:].lstrip("_") or "file"
+    return f"{slug}_{digest}.html"
+
+
+def _merge_branches(a: BranchCoverage, b: BranchCoverage) -> BranchCoverage:
+    """One line's outcomes from two assemblies that compile the same file: covered in either."""
+    total = max(a.total, b.total)
+    missed = [o for o in a.missed_outcomes if o in b.missed_outcomes]
+    covered = min(total, max(a.covered, b.covered))
+    if a.missed_outcomes and b.missed_outcomes:
+        covered = max(covered, total - len(missed))
+    return BranchCoverage(covered, total, missed)
+
+
+@dataclass
+class _File:
+    path: str
+    name: str  # display name (relative path, control characters as "?")
+    page: str
+    fc: FileCoverage
+    assemblies: list[str]
+    namespaces: list[str]
+    branches: dict[int, BranchCoverage] = field(default_factory=dict)
+    excluded: set[int] = field(default_factory=set)
+    order: int = 0  # position in name order
+
+    @property
+    def partial(self) -> int:
+        return sum(1 for n, b in self.branches.items() if b.covered < b.total and self.fc.lines.get(n, 0) > 0)
+
+    @property
+    def branch_total(self) -> int:
+        return sum(b.total for b in self.branches.values())
+
+    @property
+    def branch_covered(self) -> int:
+        return sum(min(b.covered, b.total) for b in self.branches.values())
+
+
+def _collect(result: CoverageResult, root: str | None) -> list[_File]:
+    merged = {fc.path: fc for fc in result.all_files()}  # the same merge as the text table
+    assemblies: dict[str, set[str]] = {p: set() for p in merged}
+    namespaces: dict[str, set[str]] = {p: set() for p in merged}
+    branches: dict[str, dict[int, BranchCoverage]] = {p: {} for p in merged}
+    excluded: dict[str, set[int]] = {p: set() for p in merged}
+    for asm in result.assemblies:
+        for path, fc in asm.files.items():
+            assemblies[path].add(asm.name)
+            into = branches[path]
+            for line, br in fc.branches.items():
+                into[line] = _merge_branches(into[line], br) if line in into else \
+                    BranchCoverage(br.covered, br.total, list(br.missed_outcomes))
+            excluded[path] |= fc.excluded
+        for cls in asm.classes:
+            if cls.filename in namespaces:
+                ns = cls.name.split("/")[0].rpartition(".")[0]
+                namespaces[cls.filename].add(ns or "(global)")
+    files = []
+    for path, fc in merged.items():
+        raw = relative_path(path, root)
+        files.append(_File(
+            path=path, name=_CONTROL.sub("?", raw), page=page_name(raw), fc=fc,
+            assemblies=sorted(assemblies[path], key=_human_key),
+            namespaces=sorted(namespaces[path], key=_human_key),
+            branches=dict(sorted(branches[path].items())),
+            excluded=excluded[path] - fc.lines.keys(),
+        ))
+    files.sort(key=lambda f: _human_key(f.name))
+    for i, f in enumerate(files):
+        f.order = i
+    return files
+
+
+@dataclass
+class _Numbers:
+    statements: int = 0
+    missed: int = 0
+    excluded: int = 0
+    branches: int = 0
+    branches_covered: int = 0
+    partial: int = 0
+    files: int = 0
+
+    @property
+    def covered(self) -> int:
+        return self.statements - self.missed
+
+    @property
+    def percent(self) -> float:
+        return percent(self.covered, self.statements)
+
+    @property
+    def branch_percent(self) -> float:
+        return percent(self.branches_covered, self.branches)
+
+    def add(self, f: _File) -> None:
+        self.statements += f.fc.statements
+        self.missed += f.fc.missed
+        self.excluded += len(f.excluded)
+        self.branches += f.branch_total
+        self.branches_covered += f.branch_covered
+        self.partial += f.partial
+        self.files += 1
+
+
+def _numbers(f: _File) -> _Numbers:
+    n = _Numbers()
+    n.add(f)
+    return n
+
+
+# --- file pages ----------------------------------------------------------------
+
+def _escape(text: str) -> str:
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("'", "&#39;"))
+
+
+def _branch_text(br: BranchCoverage) -> str:
+    text = f"{br.covered} of {br.total} branch outcomes taken"
+    if br.missed_outcomes:
+        text += "; missed: " + "; ".join(br.missed_outcomes)
+    return text
+
+
+def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File) -> str:
+    lines = f.fc.lines
+    branches = f.branches
+    excluded = f.excluded
+    rows = []
+    append = rows.append
+    nsrc = len(source) if source is not None else 0
+    for n in numbers:
+        hits = lines.get(n)
+        br = branches.get(n)
+        title = note = ""
+        if n in excluded:
+            cls, hits_text = "l exc", ""
+            title = "excluded from coverage"
+        elif hits is None:
+            cls, hits_text = "l", ""
+        elif hits == 0:
+            cls, hits_text = "l mis", "0"
+            title = "not run" + (f"; {_branch_text(br)}" if br else "")
+        elif br is not None and br.covered < br.total:
+            cls, hits_text = "l par", str(hits)
+            title = f"run {hits}\u00d7; {_branch_text(br)}"
+            note = f'<span class="note">{_escape(_branch_text(br))}</span>'
+        else:
+            cls, hits_text = "l run", str(hits)
+            title = f"run {hits}\u00d7" + (f"; {_branch_text(br)}" if br else "")
+        src = source[n - 1] if 0 < n <= nsrc else ""
+        title_attr = f' title="{_escape(title)}"' if title else ""
+        append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
+               f'<span class="hits">{hits_text}</span><span class="src">{src}{note}</span></div>')
+    return "\n".join(rows)
+
+
+@dataclass
+class _PageJob:
+    f: _File
+    prev_page: str | None
+    next_page: str | None
+
+
+def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
+    f = job.f
+    text = read_source(f.path)
+    data_lines = set(f.fc.lines) | f.excluded | set(f.branches)
+    last = max(data_lines, default=0)
+    if text is None:
+        source = None
+        numbers: Iterable[int] = sorted(data_lines)
+        beyond = False
+    else:
+        source = highlight_lines(text, f.path)
+        numbers = range(1, max(len(source), last) + 1)
+        beyond = last > len(source)
+    nums = _numbers(f)
+    return env.get_template("file.html").render(
+        common,
+        file=f,
+        nums=nums,
+        cover=display_percent(nums.percent, common["precision"]),
+        branch_cover=display_percent(nums.branch_percent, common["precision"]),
+        missing_source=source is None,
+        beyond=beyond,
+        source_lines=len(source) if source is not None else 0,
+        last_line=last,
+        rows=Markup(_line_rows(numbers, source, f)),
+        prev_page=job.prev_page,
+        next_page=job.next_page,
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+
+
+def _write_pages(directory: str, jobs: list[_PageJob], common: dict) -> None:
+    env = _environment()
+    out = Path(directory)
+    for job in jobs:
+        _write(out / job.f.page, _render_page(env, job, common))
+
+
+# --- index ---------------------------------------------------------------------
+
+def _format_timestamp(timestamp) -> str | None:
+    if timestamp is None or timestamp == "":
+        return None
+    if isinstance(timestamp, (int, float)):
+        timestamp = _dt.datetime.fromtimestamp(timestamp, _dt.timezone.utc)
+    if isinstance(timestamp, _dt.datetime):
+        if timestamp.tzinfo is None:
+            return timestamp.strftime("%Y-%m-%d %H:%M:%S")
+        return timestamp.strftime("%Y-%m-%d %H:%M:%S %z")
+    return str(timestamp)
+
+
+def _sort_number(value: float) -> str:
+    return repr(round(value, 9))
+
+
+def write_html(result: CoverageResult, directory, *, title: str = "Coverage report",
+               version: str = __version__, timestamp=None, relative_to: str | None = None,
+               show_contexts: bool = False, precision: int = 0, jobs: int | None = None) -> Path:
+    """Writes the report into `directory` (created if needed) and returns the path of its index.html.
+
+    `relative_to` defaults to `result.source_root` (as `dotcov report`); `timestamp` (seconds
+    since the epoch, a datetime, or text) is shown in the footer and is the only thing in the
+    output that is not a function of `result` and the source files. `show_contexts` is
+    accepted for the CLI's sake: the model carries no contexts yet, so it changes nothing.
+    `jobs` is the number of processes rendering pages (default: up to 4, by CPU count, and
+    only for large reports).
+    """
+    del show_contexts  # no contexts in the model yet
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    index = out / "index.html"
+    index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
+
+    root = relative_to if relative_to is not None else result.source_root
+    files = _collect(result, root)
+    has_branches = any(f.branches for f in files)
+    common = dict(
+        title=title, version=version, created=_format_timestamp(timestamp),
+        has_branches=has_branches, precision=precision,
+    )
+
+    tdir = templates_dir() / "html"
+    for asset in ASSETS:
+        (out / asset).write_bytes((tdir / asset).read_bytes())
+    (out / ".gitignore").write_text("# Created by dotcov's html report.\n*\n", encoding="utf-8")
+
+    page_jobs = [_PageJob(f, files[i - 1].page if i > 0 else None,
+                          files[i + 1].page if i + 1 < len(files) else None)
+                 for i, f in enumerate(files)]
+    if jobs is None:
+        jobs = min(4, os.cpu_count() or 1) if len(files) >= 200 else 1
+    if jobs > 1 and len(page_jobs) > 1:
+        import multiprocessing
+
+        chunks = [page_jobs[i::jobs * 4] for i in range(jobs * 4)]
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            for fut in [pool.submit(_write_pages, str(out), chunk, common) for chunk in chunks if chunk]:
+                fut.result()
+    else:
+        _write_pages(str(out), page_jobs, common)
+
+    # Index: groups by the assemblies that compile each file, files within by name.
+    groups: dict[str, list[_File]] = {}
+    for f in files:
+        groups.setdefault(" + ".join(f.assemblies) or "(no assembly)", []).append(f)
+    group_list = []
+    for gi, name in enumerate(sorted(groups, key=_human_key)):
+        nums = _Numbers()
+        for f in groups[name]:
+            nums.add(f)
+        group_list.append(dict(name=name, order=gi, nums=nums, rows=[_index_row(f, precision)
+                                                                     for f in groups[name]],
+                               cover=display_percent(nums.percent, precision),
+                               branch_cover=display_percent(nums.branch_percent, precision),
+                               pc=_sort_number(nums.percent), bpc=_sort_number(nums.branch_percent)))
+    totals = _Numbers()
+    for f in files:
+        totals.add(f)
+    html = _environment().get_template("index.html").render(
+        common, groups=group_list, totals=totals,
+        cover=display_percent(totals.percent, precision),
+        branch_cover=display_percent(totals.branch_percent, precision),
+    )
+    tmp = out / ".index.html.tmp"
+    _write(tmp, html)
+    os.replace(tmp, index)
+    return index
+
+
+def _index_row(f: _File, precision: int) -> dict:
+    nums = _numbers(f)
+    return dict(
+        file=f, nums=nums,
+        namespace=", ".join(f.namespaces),
+        cover=display_percent(nums.percent, precision),
+        branch_cover=display_percent(nums.branch_percent, precision),
+        pc=_sort_number(nums.percent), bpc=_sort_number(nums.branch_percent),
+        full=nums.missed == 0 and nums.partial == 0 and nums.branches_covered == nums.branches,
+    )
