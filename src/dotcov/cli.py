@@ -260,6 +260,29 @@ def _write_output(output: Path, payload: bytes, what: str) -> None:
 
 @cli.command()
 @_data_dir_option
+@click.option("-d", "--directory", type=click.Path(file_okay=False, path_type=Path), default="htmlcov",
+              show_default=True, help="Where to write the HTML report.")
+@click.option("--title", default="Coverage report", show_default=True, help="The report's title.")
+@click.option("--precision", type=click.IntRange(0, 10), default=None, help="Decimal places of percentages.")
+@_report_options
+def html(data_dir, directory: Path, title: str, precision, **filters):
+    """Write the HTML report: an index and a page per source file."""
+    from dotcov.html import write_html
+
+    settings = _settings(data_dir, **filters)
+    result = _load_result(settings)
+    try:
+        index = write_html(result, directory, title=title, version=__version__, timestamp=result.timestamp,
+                           relative_to=str(Path.cwd()),
+                           precision=settings.cfg.precision if precision is None else precision)
+    except OSError as e:
+        _fail(f"cannot write the HTML report to {directory}: {e.strerror or e}")
+    click.echo(f"Wrote HTML report to {index}")
+    _check_fail_under(result, settings)
+
+
+@cli.command()
+@_data_dir_option
 @click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="lcov.info",
               show_default=True, help="Where to write the lcov tracefile ('-' for standard output).")
 @_report_options
