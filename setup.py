@@ -12,6 +12,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 
@@ -47,8 +48,22 @@ class CMakeBuild(build_ext):
             shutil.copyfile(agent, ROOT / "src" / "dotcov" / "libdotcov_agent.so")
 
 
+class BuildPyWithTemplates(build_py):
+    """Ships the repository's templates/ inside the package as dotcov/templates (an editable install reads
+    them from the repository instead; see dotcov.html.templates_dir)."""
+
+    def run(self):
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        target = Path(self.build_lib) / "dotcov" / "templates"
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(ROOT / "templates", target)
+
+
 setup(
     ext_modules=[Extension("dotcov._native", sources=[])],
-    cmdclass={"build_ext": CMakeBuild},
+    cmdclass={"build_ext": CMakeBuild, "build_py": BuildPyWithTemplates},
     package_data={"dotcov": ["libdotcov_agent.so"]},
 )

@@ -10,7 +10,7 @@ PACKAGES=(
   python3-click python3-lxml python3-jinja2 python3-pygments python3-rich
   python3-pytest python3-hypothesis python3-pybind11 pybind11-dev
   cmake ninja-build g++ libgtest-dev zlib1g-dev
-  lcov
+  lcov chromium
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,0 +1,439 @@
+"""The HTML report: gold files, escaping, missing sources, the index's data, and a real browser.
+
+Set DOTCOV_UPDATE_GOLD=1 to rewrite tests/gold/html/*.html from the current output.
+The browser test needs /usr/bin/chromium (scripts/setup.sh installs it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+from lxml import html as lxml_html
+
+from dotcov.html import highlight_lines, page_name, read_source, templates_dir, write_html
+from dotcov.model import (
+    AssemblyCoverage,
+    BranchCoverage,
+    ClassCoverage,
+    CoverageResult,
+    FileCoverage,
+)
+from dotcov.report import display_percent, summarize
+
+GOLD = Path(__file__).resolve().parent / "gold" / "html"
+SRC = GOLD / "src"  # the sample's source files (checked in, read by the report)
+CHROMIUM = Path("/usr/bin/chromium")
+
+# The colours the report's CSS uses for covered and missed lines (backgrounds) and bars.
+RUN_BG = (0xDC, 0xFC, 0xE7)
+MIS_BG = (0xFE, 0xE2, 0xE2)
+BAR_FILL = (0x22, 0xC5, 0x5E)
+BAR_TRACK = (0xF8, 0x71, 0x71)
+
+
+def sample_result(root: Path = SRC) -> CoverageResult:
+    """Two assemblies; a file in both; branches (one partial line); excluded lines; F#."""
+    r = str(root)
+    calc_file = FileCoverage(
+        f"{r}/Calc/Calculator.cs",
+        lines={8: 3, 11: 2, 12: 2, 13: 0, 14: 0, 15: 0, 16: 2, 17: 2},
+        branches={12: BranchCoverage(2, 4, ["true of `b == 0`", "true of `a < 0`"])},
+        excluded={21, 22, 23},
+    )
+    parser = FileCoverage(f"{r}/Calc/Parser.cs", {6: 0, 7: 0, 8: 0})
+    shared_in_calc = FileCoverage(f"{r}/Lib/Shared.cs", {5: 1})
+    shared_in_lib = FileCoverage(f"{r}/Lib/Shared.cs", {5: 2})
+    util = FileCoverage(f"{r}/Lib/Util.fs", {3: 5, 5: 2, 6: 2, 7: 1, 8: 1},
+                        branches={6: BranchCoverage(2, 2)})
+    calc = AssemblyCoverage(
+        "Calc",
+        classes=[ClassCoverage("Calc.Calculator", calc_file.path),
+                 ClassCoverage("Calc.Calculator/<>c", calc_file.path),
+                 ClassCoverage("Calc.Parsing.Parser", parser.path),
+                 ClassCoverage("Lib.Shared", shared_in_calc.path)],
+        files={f.path: f for f in (calc_file, parser, shared_in_calc)},
+    )
+    lib = AssemblyCoverage(
+        "Lib",
+        classes=[ClassCoverage("Lib.Util", util.path), ClassCoverage("Lib.Shared", shared_in_lib.path)],
+        files={f.path: f for f in (util, shared_in_lib)},
+    )
+    return CoverageResult([calc, lib], source_root=r, timestamp=1700000000)
+
+
+def check_gold(name: str, actual: str) -> None:
+    path = GOLD / name
+    if os.environ.get("DOTCOV_UPDATE_GOLD") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(actual.encode("utf-8"))
+        return
+    if not path.exists():
+        pytest.fail(f"no gold file {path}: run the tests with DOTCOV_UPDATE_GOLD=1 to create it")
+    assert actual == path.read_bytes().decode("utf-8"), f"output differs from {path}"
+
+
+def render(tmp_path: Path, result: CoverageResult | None = None, **kwargs) -> Path:
+    kwargs.setdefault("version", "9.9.9")
+    return write_html(result or sample_result(), tmp_path / "htmlcov", **kwargs)
+
+
+def parse(path: Path):
+    return lxml_html.fromstring(path.read_bytes())
+
+
+def file_rows(doc) -> list:
+    return doc.xpath('//table[@id="files"]/tbody/tr[@class="file"]')
+
+
+# --- gold ------------------------------------------------------------------------
+
+def test_gold_index_and_file_page(tmp_path):
+    index = render(tmp_path, timestamp=1700000000)
+    check_gold("index.html", index.read_text("utf-8"))
+    check_gold("calculator.html", (index.parent / page_name("Calc/Calculator.cs")).read_text("utf-8"))
+
+
+def test_output_is_deterministic(tmp_path):
+    a = render(tmp_path / "a").parent
+    b = render(tmp_path / "b", jobs=2).parent
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir())
+    for name in names:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_report_layout_and_index_written_last(tmp_path):
+    out = tmp_path / "htmlcov"
+    out.mkdir()
+    (out / "index.html").write_text("stale")
+    index = render(tmp_path)
+    assert index == out / "index.html"
+    names = {p.name for p in out.iterdir()}
+    assert {"index.html", "style.css", "dotcov.js", ".gitignore"} <= names
+    assert not any(n.endswith(".tmp") for n in names)
+    assert len([n for n in names if n.endswith(".html")]) == 5  # index + 4 files
+    assert "stale" not in index.read_text()
+
+
+def test_templates_dir_found():
+    d = templates_dir()
+    assert (d / "html" / "index.html").is_file() and (d / "html" / "style.css").is_file()
+
+
+# --- index data --------------------------------------------------------------------
+
+def test_index_totals_agree_with_text_report(tmp_path):
+    result = sample_result()
+    doc = parse(render(tmp_path, result))
+    total = summarize(result).total
+    stats = {dt.text_content(): dd.text_content() for dt, dd in
+             zip(doc.xpath('//dl[@class="stats"]//dt'), doc.xpath('//dl[@class="stats"]//dd'))}
+    assert stats["Statements"] == str(total.statements)
+    assert stats["Missed"] == str(total.missed)
+    assert stats["Files"] == "4"
+    assert stats["Branches"].startswith("4/6")  # 2 of 4 in Calculator.cs, 2 of 2 in Util.fs
+    assert stats["Partial lines"] == "1"
+    assert doc.xpath("//h1/span")[0].text_content() == display_percent(total.percent) + "%"
+    # each row agrees with the terminal table's row of the same name
+    rows = {r.name: r for r in summarize(result).rows}
+    for tr in file_rows(doc):
+        name = tr.xpath("td[1]")[0].text_content()
+        cells = [td.text_content() for td in tr.xpath("td")]
+        assert cells[2:4] == [str(rows[name].statements), str(rows[name].missed)]
+        assert cells[-1] == display_percent(rows[name].percent) + "%"
+
+
+def test_index_sort_and_filter_attributes(tmp_path):
+    doc = parse(render(tmp_path))
+    headers = doc.xpath('//table[@id="files"]/thead/tr/th')
+    keys = [th.get("data-key") for th in headers]
+    assert keys == ["name", "ns", "stmts", "miss", "excl", "branches", "partial", "bcover", "cover"]
+    assert headers[0].get("aria-sort") == "ascending"
+    for th in headers:  # every header sorts, by a real (focusable) button
+        assert th.xpath("button[@type='button']"), th.get("data-key")
+    rows = file_rows(doc)
+    # server order is name order; data-order is that position, the name cell sorts by it
+    assert [r.xpath("td[1]")[0].text_content() for r in rows] == \
+        ["Calc/Calculator.cs", "Calc/Parser.cs", "Lib/Shared.cs", "Lib/Util.fs"]
+    orders = {r.xpath("td[1]")[0].text_content(): r.get("data-order") for r in rows}
+    assert orders == {"Calc/Calculator.cs": "0", "Calc/Parser.cs": "1", "Lib/Shared.cs": "2", "Lib/Util.fs": "3"}
+    for r in rows:
+        cells = r.xpath("td")
+        assert len(cells) == len(headers)
+        assert all(td.get("data-sort") is not None for td in cells)
+        for td in cells[2:]:
+            float(td.get("data-sort"))  # numeric columns sort by numbers
+    by_name = {r.xpath("td[1]")[0].text_content(): r for r in rows}
+    assert by_name["Calc/Calculator.cs"].xpath("td[9]")[0].get("data-sort") == repr(round(100 * 5 / 8, 9))
+    # "hide fully covered": full means nothing missed and no partial branches
+    assert {n: r.get("data-full") for n, r in by_name.items()} == \
+        {"Calc/Calculator.cs": "0", "Calc/Parser.cs": "0", "Lib/Shared.cs": "1", "Lib/Util.fs": "1"}
+    # namespaces (nested and compiler-generated types fold into their namespace)
+    assert by_name["Calc/Calculator.cs"].xpath("td[2]")[0].text_content() == "Calc"
+    assert by_name["Calc/Parser.cs"].xpath("td[2]")[0].text_content() == "Calc.Parsing"
+    # groups: by the assemblies compiling each file; the shared file is in both
+    groups = doc.xpath('//table[@id="files"]/tbody')
+    assert [g.xpath("tr[@class='grp']/th")[0].text_content() for g in groups] == ["Calc", "Calc + Lib", "Lib"]
+    assert [g.get("data-order") for g in groups] == ["0", "1", "2"]
+    assert all(g.xpath("tr[@class='grp']//button[@aria-expanded='true']") for g in groups)
+    assert doc.get_element_by_id("filter").get("type") == "search"
+    assert doc.get_element_by_id("hide-covered").get("type") == "checkbox"
+    # the file in both assemblies adds its hits, as the text table does
+    assert by_name["Lib/Shared.cs"].xpath("td[4]")[0].text_content() == "0"
+
+
+def test_no_branch_columns_without_branches(tmp_path):
+    result = sample_result()
+    for asm in result.assemblies:
+        for f in asm.files.values():
+            f.branches = {}
+    doc = parse(render(tmp_path, result))
+    keys = [th.get("data-key") for th in doc.xpath('//table[@id="files"]/thead/tr/th')]
+    assert keys == ["name", "ns", "stmts", "miss", "excl", "cover"]
+    assert "Branches" not in doc.xpath('//dl[@class="stats"]')[0].text_content()
+
+
+# --- file pages ----------------------------------------------------------------------
+
+def line(doc, n):
+    return doc.get_element_by_id(f"L{n}")
+
+
+def test_file_page_lines(tmp_path):
+    index = render(tmp_path)
+    doc = parse(index.parent / page_name("Calc/Calculator.cs"))
+    src = read_source(str(SRC / "Calc/Calculator.cs"))
+    assert not src.startswith("\ufeff")
+    n_lines = len(src.splitlines())
+    assert len(doc.xpath('//div[@id="lines"]/div')) == n_lines
+    assert line(doc, 1).xpath("span[@class='src']")[0].text_content() == "using System;"
+    assert line(doc, 8).get("class") == "l run"
+    assert line(doc, 8).xpath("span[@class='hits']")[0].text == "3"
+    assert line(doc, 13).get("class") == "l mis"
+    assert line(doc, 12).get("class") == "l par"
+    assert "true of `b == 0`; true of `a < 0`" in line(doc, 12).get("title")
+    assert "true of `b == 0`" in line(doc, 12).xpath(".//span[@class='note']")[0].text_content()
+    assert line(doc, 21).get("class") == "l exc"
+    assert line(doc, 1).get("class") == "l"
+    # the block comment and the verbatim string keep one line each
+    assert line(doc, 19).xpath("span[@class='src']")[0].text_content() == "        /* A block comment"
+    assert line(doc, 23).xpath("span[@class='src']")[0].text_content() == 'string");'
+    assert line(doc, 19).xpath(".//span[@class='cm']")
+    # navigation back and between files
+    assert doc.xpath('//a[@id="up"]/@href') == ["index.html"]
+    assert doc.xpath('//a[@rel="next"]/@href') == [page_name("Calc/Parser.cs")]
+    assert not doc.xpath('//a[@rel="prev"]')
+    assert "j" in doc.get_element_by_id("keys").text_content()
+
+
+def test_lexers_by_extension():
+    cs = highlight_lines("public class A { }\n", "A.cs")
+    assert '<span class="k">public</span>' in cs[0]
+    fs = highlight_lines("let x = 1\n", "A.fs")
+    assert '<span class="k">let</span>' in fs[0]
+    vb = highlight_lines("Dim x As Integer\n", "A.vb")
+    assert '<span class="k">Dim</span>' in vb[0]
+    assert highlight_lines("<a> & b\n", "notes.txt") == ["&lt;a&gt; &amp; b"]
+
+
+def test_highlight_keeps_line_numbers():
+    text = "\n\n// c\r\nint x;\rint y;\n\n"
+    assert len(highlight_lines(text, "A.cs")) == 6
+    assert highlight_lines("a\u2028b", "A.cs") == ["<span class=\"n\">a</span>", "<span class=\"n\">b</span>"]
+    # controls and bidi overrides are shown, not obeyed
+    out = highlight_lines('var s = "\u202e\x00";', "A.cs")[0]
+    assert "\u202e" not in out and "\x00" not in out and "\u2400" in out
+
+
+def test_escaping_of_hostile_file_name_and_source(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    hostile = src / "<script>.cs"
+    hostile.write_text('// </span></div><script>alert(1)</script>\nvar s = "<img src=x onerror=alert(2)>";\n')
+    fc = FileCoverage(str(hostile), {1: 1, 2: 0},
+                      branches={2: BranchCoverage(0, 2, ['"><script>alert(3)</script>'])})
+    result = CoverageResult([AssemblyCoverage("<b>Asm", [ClassCoverage("<i>Ns.T", str(hostile))],
+                                              {fc.path: fc})], source_root=str(src))
+    index = write_html(result, tmp_path / "out", title="<T>", version="<v>", timestamp="<ts>")
+    pages = list(index.parent.glob("*.html"))
+    assert len(pages) == 2
+    page = next(p for p in pages if p.name != "index.html")
+    assert re.fullmatch(r"[A-Za-z0-9_]+_[0-9a-f]{10}\.html", page.name), page.name
+    for p in pages:
+        text = p.read_text("utf-8")
+        assert "<script>" not in text.replace('<script src="dotcov.js" defer></script>', "")
+        assert "<img" not in text and "<b>" not in text and "<i>" not in text and "<T>" not in text
+        doc = parse(p)
+        assert not doc.xpath("//img") and len(doc.xpath("//script")) == 1
+    doc = parse(index)
+    assert doc.xpath('//tr[@class="file"]/td[1]')[0].text_content() == "<script>.cs"
+    assert doc.xpath('//tr[@class="file"]/td[1]/a/@href') == [page.name]
+    doc = parse(page)
+    assert doc.xpath("//h1/span[@class='path']")[0].text_content() == "<script>.cs"
+    assert line(doc, 1).xpath("span[@class='src']")[0].text_content() == \
+        "// </span></div><script>alert(1)</script>"
+    assert '"><script>alert(3)</script>' in line(doc, 2).get("title")
+
+
+def test_missing_source_file(tmp_path):
+    gone = tmp_path / "gone" / "Missing.cs"
+    fc = FileCoverage(str(gone), {3: 2, 4: 0, 10: 1}, excluded={12})
+    result = CoverageResult([AssemblyCoverage("A", [], {fc.path: fc})], source_root=str(tmp_path))
+    index = write_html(result, tmp_path / "out")
+    doc = parse(index.parent / page_name("gone/Missing.cs"))
+    notice = doc.xpath('//p[@class="notice"]')[0].text_content()
+    assert "Source file not found" in notice and str(gone) in notice
+    rows = doc.xpath('//div[@id="lines"]/div')
+    assert [r.get("id") for r in rows] == ["L3", "L4", "L10", "L12"]
+    assert [r.xpath("span[@class='hits']")[0].text_content() for r in rows] == ["2", "0", "1", ""]
+    assert [r.get("class") for r in rows] == ["l run", "l mis", "l run", "l exc"]
+
+
+def test_source_decoding(tmp_path):
+    p = tmp_path / "A.cs"
+    p.write_bytes(b"\xef\xbb\xbfint a; // caf\xe9\n")
+    assert read_source(str(p)) == "int a; // caf\ufffd\n"
+    p.write_bytes("x\n".encode("utf-16"))
+    assert read_source(str(p)) == "x\n"
+    assert read_source(str(tmp_path / "nope.cs")) is None
+
+
+def test_source_shorter_than_data_warns(tmp_path):
+    p = tmp_path / "Short.cs"
+    p.write_text("int a;\n")
+    fc = FileCoverage(str(p), {1: 1, 5: 0})
+    index = write_html(CoverageResult([AssemblyCoverage("A", [], {fc.path: fc})], source_root=str(tmp_path)),
+                       tmp_path / "out")
+    doc = parse(index.parent / page_name("Short.cs"))
+    assert "may have changed" in doc.xpath('//p[@class="notice"]')[0].text_content()
+    assert line(doc, 5).get("class") == "l mis"
+
+
+def test_page_names_unique_and_safe():
+    names = {page_name(n) for n in ("a/b.cs", "a_b.cs", "a b.cs", "A/B.cs", "..\\..\\x.cs", "")}
+    assert len(names) == 6
+    assert all(re.fullmatch(r"[A-Za-z0-9_]+_[0-9a-f]{10}\.html", n) for n in names)
+
+
+# --- a real browser ------------------------------------------------------------------
+
+def _chromium(tmp_path: Path, url: str, *args: str) -> subprocess.CompletedProcess:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (scripts/setup.sh does) "
+                    "to run the HTML report's browser test")
+    profile = tmp_path / "chromium-profile"
+    cmd = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+           "--force-color-profile=srgb", f"--user-data-dir={profile}", "--window-size=1200,900",
+           *args, url]
+    return subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+
+
+def read_png(path: Path) -> tuple[int, int, list[bytes]]:
+    """Width, height and RGB(A) rows of an 8-bit, non-interlaced PNG (what Chromium writes)."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, header = 8, [], None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunk = data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", chunk)
+        elif kind == b"IDAT":
+            idat.append(chunk)
+        elif kind == b"IEND":
+            break
+    width, height, depth, colour, _, _, interlace = header
+    assert depth == 8 and colour in (2, 6) and interlace == 0, header
+    bpp = 3 if colour == 2 else 4
+    raw = zlib.decompress(b"".join(idat))
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        ftype = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if ftype == 1:
+                line[i] = (line[i] + a) & 0xFF
+            elif ftype == 2:
+                line[i] = (line[i] + b) & 0xFF
+            elif ftype == 3:
+                line[i] = (line[i] + (a + b) // 2) & 0xFF
+            elif ftype == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
+        rows.append(bytes(line))
+        prev = line
+    return width, height, [bytes(r[i] for i in range(len(r)) if i % bpp < 3) for r in rows]
+
+
+def count_colour(rows: list[bytes], rgb: tuple[int, int, int], tolerance: int = 3) -> int:
+    n = 0
+    for row in rows:
+        for i in range(0, len(row), 3):
+            if all(abs(row[i + k] - rgb[k]) <= tolerance for k in range(3)):
+                n += 1
+    return n
+
+
+def screenshot(tmp_path: Path, url: str, name: str) -> list[bytes]:
+    png = tmp_path / name
+    proc = _chromium(tmp_path, url, f"--screenshot={png}")
+    assert png.exists(), f"chromium wrote no screenshot: {proc.stderr.decode(errors='replace')[-2000:]}"
+    keep = os.environ.get("DOTCOV_KEEP_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(png, Path(keep) / name)
+    width, height, rows = read_png(png)
+    assert (width, height) == (1200, 900)
+    return rows
+
+
+def dump_dom(tmp_path: Path, url: str) -> str:
+    proc = _chromium(tmp_path, url, "--dump-dom")
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
+    return proc.stdout.decode("utf-8")
+
+
+def test_in_a_real_browser(tmp_path):
+    index = render(tmp_path)
+    page = index.parent / page_name("Calc/Calculator.cs")
+
+    rows = screenshot(tmp_path, index.as_uri(), "index.png")
+    assert count_colour(rows, BAR_FILL) > 100, "no green coverage bars on the index"
+    assert count_colour(rows, BAR_TRACK) > 100, "no red coverage bars on the index"
+
+    rows = screenshot(tmp_path, page.as_uri(), "file.png")
+    assert count_colour(rows, RUN_BG) > 2000, "no covered (green) lines on the file page"
+    assert count_colour(rows, MIS_BG) > 2000, "no missed (red) lines on the file page"
+
+    # The script ran: it marks <body>, sorts by the hash's key, and finds the missed chunks.
+    dom = lxml_html.fromstring(dump_dom(tmp_path, index.as_uri() + "#sort=-cover"))
+    assert dom.xpath("//body/@data-dotcov") == ["ready"]
+    table = dom.get_element_by_id("files")
+    assert table.get("data-sorted") == "cover-desc"
+    assert table.xpath("thead/tr/th[@data-key='cover']/@aria-sort") == ["descending"]
+    assert table.xpath("thead/tr/th[@data-key='name']/@aria-sort") == []
+    covers = [float(td.get("data-sort")) for td in table.xpath("tbody/tr[@class='file']/td[last()]")]
+    group_covers = [float(td.get("data-sort")) for td in table.xpath("tbody/tr[@class='grp']/td[last()]")]
+    assert group_covers == sorted(group_covers, reverse=True)
+    assert [g.xpath("tr[@class='grp']/th")[0].text_content() for g in table.xpath("tbody")] == \
+        ["Calc + Lib", "Lib", "Calc"]
+    assert covers == [100.0, 100.0, 62.5, 0.0]
+    assert "4 files" in dom.get_element_by_id("shown").text_content()
+
+    dom = lxml_html.fromstring(dump_dom(tmp_path, page.as_uri()))
+    assert dom.xpath("//body/@data-dotcov") == ["ready"]
+    assert dom.xpath("//body/@data-chunks") == ["1"]  # lines 12-15: partial then missed
