@@ -140,6 +140,29 @@ def cli():
     """Code coverage for .NET: run tests under dotcov, then report."""
 
 
+def _file_report(data_dir, output: Path, filters: dict, render, what: str) -> None:
+    """The body of every file-writing report command: load, render, write, check --fail-under."""
+    settings = _settings(data_dir, **filters)
+    result = _load_result(settings)
+    _write_output(output, render(result), what)
+    _check_fail_under(result, settings)
+
+
+def _write_output(output: Path, payload: bytes, what: str) -> None:
+    """Writes a report atomically ('-' is standard output); an existing file is replaced only when complete."""
+    if str(output) == "-":
+        sys.stdout.buffer.write(payload)
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        tmp = output.with_name(output.name + ".tmp")
+        tmp.write_bytes(payload)
+        os.replace(tmp, output)
+    except OSError as e:
+        _fail(f"cannot write {output}: {e.strerror}")
+    click.echo(f"Wrote {what} to {output}")
+
+
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @_data_dir_option
 @click.option("--append", is_flag=True, help="Keep the data of earlier runs instead of erasing it.")
@@ -237,25 +260,8 @@ def xml(data_dir, output: Path, **filters):
     """Write a Cobertura XML report."""
     from dotcov.cobertura import cobertura_xml
 
-    settings = _settings(data_dir, **filters)
-    result = _load_result(settings)
-    _write_output(output, cobertura_xml(result, version=__version__), "Cobertura XML")
-    _check_fail_under(result, settings)
-
-
-def _write_output(output: Path, payload: bytes, what: str) -> None:
-    """Writes a report atomically ('-' is standard output); an existing file is replaced only when complete."""
-    if str(output) == "-":
-        sys.stdout.buffer.write(payload)
-        return
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        tmp = output.with_name(output.name + ".tmp")
-        tmp.write_bytes(payload)
-        os.replace(tmp, output)
-    except OSError as e:
-        _fail(f"cannot write {output}: {e.strerror}")
-    click.echo(f"Wrote {what} to {output}")
+    _file_report(data_dir, output, filters, lambda result: cobertura_xml(result, version=__version__),
+                 "Cobertura XML")
 
 
 @cli.command()
@@ -290,10 +296,7 @@ def lcov(data_dir, output: Path, **filters):
     """Write an lcov tracefile (genhtml, Codecov, Coveralls)."""
     from dotcov.lcov import lcov_text
 
-    settings = _settings(data_dir, **filters)
-    result = _load_result(settings)
-    _write_output(output, lcov_text(result).encode("utf-8"), "lcov")
-    _check_fail_under(result, settings)
+    _file_report(data_dir, output, filters, lambda result: lcov_text(result).encode("utf-8"), "lcov")
 
 
 @cli.command(name="json")
@@ -305,10 +308,8 @@ def json_command(data_dir, output: Path, **filters):
     """Write the JSON report (schema: docs/json-format.md)."""
     from dotcov.json_report import json_text
 
-    settings = _settings(data_dir, **filters)
-    result = _load_result(settings)
-    _write_output(output, json_text(result, version=__version__).encode("utf-8"), "JSON")
-    _check_fail_under(result, settings)
+    _file_report(data_dir, output, filters, lambda result: json_text(result, version=__version__).encode("utf-8"),
+                 "JSON")
 
 
 @cli.command()
@@ -320,10 +321,8 @@ def opencover(data_dir, output: Path, **filters):
     """Write OpenCover XML (SonarQube, ReportGenerator)."""
     from dotcov.opencover import opencover_xml
 
-    settings = _settings(data_dir, **filters)
-    result = _load_result(settings)
-    _write_output(output, opencover_xml(result, version=__version__), "OpenCover XML")
-    _check_fail_under(result, settings)
+    _file_report(data_dir, output, filters, lambda result: opencover_xml(result, version=__version__),
+                 "OpenCover XML")
 
 
 @cli.command()
