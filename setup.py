@@ -49,17 +49,20 @@ class CMakeBuild(build_ext):
 
 
 class BuildPyWithTemplates(build_py):
-    """Ships the repository's templates/ inside the package as dotcov/templates (an editable install reads
-    them from the repository instead; see dotcov.html.templates_dir)."""
+    """Ships the repository's templates/ (the HTML report's) inside the package as dotcov/templates.
+
+    An editable install needs no copy: dotcov.html.templates_dir() finds <repo>/templates.
+    """
 
     def run(self):
         super().run()
         if getattr(self, "editable_mode", False):
             return
+        source = ROOT / "templates"
         target = Path(self.build_lib) / "dotcov" / "templates"
         if target.exists():
             shutil.rmtree(target)
-        shutil.copytree(ROOT / "templates", target)
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*"))
 
 
 setup(

@@ -7,6 +7,7 @@ The browser test needs /usr/bin/chromium (scripts/setup.sh installs it).
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
 import struct
@@ -314,6 +315,27 @@ def test_source_shorter_than_data_warns(tmp_path):
     doc = parse(index.parent / page_name("Short.cs"))
     assert "may have changed" in doc.xpath('//p[@class="notice"]')[0].text_content()
     assert line(doc, 5).get("class") == "l mis"
+
+
+@pytest.mark.parametrize("lexer_name", ["csharp", "fsharp", "vbnet"])
+def test_fast_lexing_gives_pygments_tokens(lexer_name):
+    """The combined-regex driver must yield exactly the tokens of Pygments' own loop."""
+    from pygments.lexers import get_lexer_by_name
+
+    from dotcov.html import _FastRegexDriver, _token_stream
+
+    lexer = get_lexer_by_name(lexer_name, stripnl=False, ensurenl=False)
+    assert any(state is not None for state in _FastRegexDriver(lexer).states.values())
+    samples = [p.read_text("utf-8-sig") for p in sorted(SRC.rglob("*.*s"))]
+    samples += [p.read_text("utf-8-sig", errors="replace")
+                for p in sorted((Path(__file__).resolve().parents[1] / "samples").rglob("*.[cf]s"))[:60]]
+    alphabet = list("abcif \"'\n\t@$#/*{}()[]<>=!&|.,;:0129xeE_\\`") + \
+        ["if ", "class ", "namespace ", "using ", "let ", "(*", "*)", '"""', "Dim ", "End Sub\n", "#if ", "[<", ">]"]
+    rng = random.Random(7)
+    samples += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 200))) for _ in range(400)]
+    for text in samples:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        assert list(_token_stream(lexer, text)) == list(lexer.get_tokens(text)), text
 
 
 def test_page_names_unique_and_safe():
