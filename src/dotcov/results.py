@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dotcov import _native, branches
+from dotcov.analysis import add_branches, add_lines
 from dotcov.data import CoverageData, ModuleHits
 from dotcov.exclusions import ExclusionOptions, excluded_methods
 from dotcov.filters import Filters
@@ -121,6 +122,10 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
     excluded = excluded_methods(sym, asm.name, ExclusionOptions(filters, options.skip_auto_properties))
     hits = {(token, offset): h for (token, offset, kind), h in zip(module.sites, module.hits) if kind == 0}
     documents = sym.raw["documents"]
+    # Methods the agent could not instrument (token -> why): their lines are "not measured".
+    unmeasured = {token & 0x00FFFFFF: why for token, why in getattr(module, "unmeasured", {}).items()}
+    # (path, line) -> the methods with a statement there, for placing branch records without a scan.
+    methods_at: dict[tuple[str, int], list[MethodCoverage]] = {}
     classes: dict[tuple[int, str], ClassCoverage] = {}
     methods: dict[tuple[int, str, int], MethodCoverage] = {}
     def is_generated(rid: int) -> bool:
@@ -150,6 +155,11 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
             if rid in excluded:
                 fc.excluded.update(range(start_line, end_line + 1))
                 continue
+            why = unmeasured.get(rid) or unmeasured.get(owner_rid)
+            if why is not None:
+                for line in range(start_line, end_line + 1):
+                    fc.not_measured.setdefault(line, why)
+                continue
             cc = classes.get((user_type, path))
             if cc is None:
                 cc = classes[(user_type, path)] = ClassCoverage(class_name, path)
@@ -166,17 +176,23 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
                     cc.methods.append(mc)
             mc.points.append(PointCoverage(token, offset, start_line, _sc, end_line, _ec, h))
             for line in range(start_line, end_line + 1):
+                if line not in mc.lines:
+                    methods_at.setdefault((path, line), []).append(mc)
                 for lines in (fc.lines, cc.lines, mc.lines):
                     lines[line] = max(lines.get(line, 0), h)
     for path, fc in list(asm.files.items()):
         fc.excluded -= set(fc.lines)
-        if not fc.lines:  # wholly excluded: not a file of the report
+        for line in [n for n in fc.not_measured if n in fc.lines]:
+            del fc.not_measured[line]
+        if not fc.lines and not fc.not_measured:  # wholly excluded: not a file of the report
             del asm.files[path]
     asm.classes = sorted(classes.values(), key=lambda c: (c.name, c.filename))
     # Branch outcomes, on the lines of the files and methods kept above (see branches.py).
     records = branches.analyse(module, sym, assembly_path=mapper.map(module.path),
                                path_of=lambda doc: mapper.map(doc, near=module.path))
-    records = [r for r in records if (r.method_token & 0x00FFFFFF) not in excluded]
+    records = [r for r in records if (r.method_token & 0x00FFFFFF) not in excluded
+               and _user_method(sym, r.method_token & 0x00FFFFFF) not in unmeasured
+               and (r.method_token & 0x00FFFFFF) not in unmeasured]
     for path, lines in branches.by_line(records, all_branches=options.all_branches).items():
         fc = asm.files.get(path)
         if fc is not None:
@@ -186,7 +202,7 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
         if r.generated and not options.all_branches:
             continue
         owner = 0x06000000 | _user_method(sym, r.method_token & 0x00FFFFFF)
-        candidates = [m for c in asm.classes if c.filename == r.path for m in c.methods if r.line in m.lines]
+        candidates = methods_at.get((r.path, r.line), [])
         mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
         if mc is None:
             continue
@@ -198,19 +214,6 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
         b.conditions.append((r.offset, "switch" if r.is_switch else "jump", covered, len(r.outcomes)))
         b.outcome_hits.append((r.offset, [r.outcomes[k] for k in sorted(r.outcomes)]))
     return asm
-
-
-def _merge_branches(into: FileCoverage, fc: FileCoverage) -> None:
-    for line, b in fc.branches.items():
-        have = into.branches.get(line)
-        if have is None:
-            into.branches[line] = BranchCoverage(b.covered, b.total, list(b.missed_outcomes),
-                                                 list(b.conditions), list(b.outcome_hits))
-        else:
-            have.covered += b.covered
-            have.total += b.total
-            have.missed_outcomes.extend(b.missed_outcomes)
-            have.outcome_hits.extend(b.outcome_hits)
 
 
 def build(data: CoverageData, source_root: Path, options: ReportOptions | None = None, *,
@@ -240,11 +243,15 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             by_name[asm.name] = asm
             continue
         # Another build of the same assembly (e.g. another target framework): merge.
+        # The one merge rule (analysis.py): hits add, branch outcomes matched by their place in the source.
         for path, fc in asm.files.items():
             into = have.files.setdefault(path, FileCoverage(path))
-            for line, h in fc.lines.items():
-                into.lines[line] = into.lines.get(line, 0) + h
-            _merge_branches(into, fc)
+            add_lines(into.lines, fc.lines)
+            add_branches(into.branches, fc.branches)
+            into.excluded = (into.excluded | fc.excluded) - into.lines.keys()
+            for line, why in fc.not_measured.items():
+                if line not in into.lines:
+                    into.not_measured.setdefault(line, why)
         have.classes.extend(asm.classes)
     result.assemblies = [by_name[n] for n in sorted(by_name)]
     return result, problems
