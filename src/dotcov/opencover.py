@@ -63,6 +63,8 @@ Decisions, and where they depart from coverlet's OpenCover output:
   result, branch counts and branchCoverage are "0" (as cobertura.py's branch-rate); with some, a method
   without branches has branchCoverage "100" (coverlet's convention for nothing to cover).
 * Percentages are truncated to 2 decimals ("66.66"), as coverlet writes them.
+* The session's <Summary> counts each source file once, as every other report's total (a file compiled
+  into two modules is not counted twice); a <Module>'s Summary counts the module's own view.
 * The model holds no module file: ModulePath is the assembly name, the module hash the SHA-1 of that
   name (stable, unlike coverlet's random GUID), ModuleTime the data's timestamp in UTC. Nothing read
   by the consumers above depends on them.
@@ -286,6 +288,29 @@ class _Session:
         return total
 
 
+def _session_counts(analysis: Analysis) -> _Counts:
+    """The session's Summary counts each source file once (as every other report's total): sequence
+    points merged by span over the assemblies that compile a file, branch outcomes as the analysis
+    merges them, classes by name, methods by class, name and signature."""
+    total = _Counts(branches=analysis.totals.branches, visited_branches=analysis.totals.branches_covered)
+    classes: dict[str, bool] = {}
+    for f in analysis.files:
+        for c in f.classes:
+            visited_class = False
+            for m in c.methods:
+                points = _points(m)
+                visited = sum(1 for p in points if p.vc > 0)
+                total.points += len(points)
+                total.visited_points += visited
+                total.methods += 1
+                total.visited_methods += int(visited > 0)
+                visited_class = visited_class or visited > 0
+            classes[c.name] = classes.get(c.name, False) or visited_class
+    total.classes = len(classes)
+    total.visited_classes = sum(classes.values())
+    return total
+
+
 def opencover_xml(result: CoverageResult | Analysis, *, version: str, timestamp: int | None = None) -> bytes:
     """The report as UTF-8 bytes (no BOM). `timestamp` (seconds, for ModuleTime) defaults to `result.timestamp`.
 
@@ -299,7 +324,8 @@ def opencover_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
     modules = _Writer(depth=2)
     total = _Counts()
     for asm in analysis.assemblies:
-        total.add(session.module(modules, asm, ts))
+        session.module(modules, asm, ts)
+    total = _session_counts(analysis)
 
     w = _Writer(declaration=True)
     w.start("CoverageSession", [("xmlns:xsd", XSD), ("xmlns:xsi", XSI)])
