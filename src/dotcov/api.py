@@ -76,10 +76,12 @@ class Coverage:
         if not data.data_files(self.data_dir):
             raise CoverageError(f"no coverage data in {self.data_dir}; run your tests with "
                                 "'dotcov run -- dotnet test' first")
+        files = data.data_files(self.data_dir)
         cov = data.load(self.data_dir)
         for w in cov.warnings:
             self._warn(w)
-        self.lost = lost_data(cov, self.data_dir)
+        self.lost = [f"{p}: could not be read" for p in files if p not in cov.files]
+        self.lost += lost_data(cov, self.data_dir)
         if self.lost and not self.ignore_errors:
             raise DataLostError(self.lost)
         self._data = cov
