@@ -21,6 +21,8 @@ from dotcov.json_report import json_report
 from dotcov.lcov import lcov_text
 from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage
 from dotcov.report import print_table, render_markdown, render_table, summarize
+from dotcov.opencover import opencover_xml
+from dotcov.paths import PathMapper
 from dotcov.results import Symbols, module_coverage
 
 REPO = Path(__file__).resolve().parents[1]
@@ -229,3 +231,39 @@ def test_the_cli_writes_an_undecodable_file_name_as_write_lcov_does(tmp_path, mo
     assert b"SF:/src/proj/caf\xe9.cs\n" in (tmp_path / "l.info").read_bytes()
     cov.json_report(tmp_path / "j.json")
     assert json.loads((tmp_path / "j.json").read_text())["files"][0]["absolute_path"] == "/src/proj/caf\ufffd.cs"
+
+
+# --- stale sources ------------------------------------------------------------------------------------
+
+def test_a_source_changed_after_the_build_is_a_warning_in_every_report(snippets_dll, tmp_path):
+    raw = _native.read_symbols(str(snippets_dll))
+    sites = [(0x06000000 | rid, p[0], 0) for rid, points in sorted(raw["sequence_points"].items()) for p in points]
+    module = ModuleHits(raw["mvid"], raw["pdb_id"], str(snippets_dll), sites, [1] * len(sites))
+    src = Path(next(d for d in raw["documents"] if d.endswith(".cs") and "/obj/" not in d))
+    copy = tmp_path / "src"
+    copy.mkdir()
+    for f in src.parent.glob("*.cs"):
+        (copy / f.name).write_bytes(f.read_bytes())
+    mapper = PathMapper({"src": [str(copy), str(src.parent)]})
+
+    fresh = module_coverage(module, Symbols(raw), mapper=mapper)
+    assert not any(fc.stale for fc in fresh.files.values())  # the same bytes: the PDB's checksum matches
+
+    (copy / src.name).write_text((copy / src.name).read_text() + "\n// edited after the build\n")
+    asm = module_coverage(module, Symbols(raw), mapper=mapper)
+    stale = [fc for fc in asm.files.values() if fc.stale]
+    assert [fc.path for fc in stale] == [str(copy / src.name)]
+    assert "SHA256 differs" in stale[0].stale
+
+    result = CoverageResult([asm], source_root=str(copy))
+    name = str(copy / src.name)
+    assert f"warning: {name}: changed since it was compiled" in render_table(result)
+    doc = json_report(result, version="0")
+    assert any(w.startswith(name) for w in doc["meta"]["warnings"])
+    assert [f["path"] for f in doc["files"] if "stale" in f] == [src.name]
+    assert b"changed since it was compiled" in cobertura_xml(result, version="0")
+    assert b"changed since it was compiled" in opencover_xml(result, version="0")
+    index = write_html(result, tmp_path / "html")
+    assert "changed since it was compiled" in index.read_text()
+    page = next(p for p in index.parent.glob("*.html") if p.name.startswith(src.stem))
+    assert 'class="notice stale"' in page.read_text()

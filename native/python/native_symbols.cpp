@@ -1,5 +1,7 @@
 #include "native_symbols.h"
 
+#include <algorithm>
+
 #include <pybind11/stl.h>
 
 #include "dotcov/il_method.h"
@@ -37,6 +39,14 @@ py::dict ReadSymbols(const std::string& path) {
   py::list documents;
   for (const auto& d : sym.documents) documents.append(ToStr(d.name));
   out["documents"] = documents;
+  // Per document: (hash algorithm GUID as stored, 16 bytes or empty if nil; the source checksum), for stale-source checks.
+  py::list document_hashes;
+  for (const auto& d : sym.documents) {
+    bool nil = std::all_of(d.hash_algorithm.begin(), d.hash_algorithm.end(), [](uint8_t b) { return b == 0; });
+    document_hashes.append(py::make_tuple(nil ? py::bytes() : ToBytes(d.hash_algorithm.data(), 16),
+                                          ToBytes(d.hash.data(), d.hash.size())));
+  }
+  out["document_hashes"] = document_hashes;
 
   py::list types;
   for (const auto& t : md->TypeDefs())

@@ -183,8 +183,9 @@ def merge_files(files: Iterable[FileCoverage], path: str | None = None) -> FileC
         add_lines(out.lines, fc.lines)
         add_branches(out.branches, fc.branches)
         out.excluded |= fc.excluded
-        for line, reason in getattr(fc, "not_measured", {}).items():
+        for line, reason in fc.not_measured.items():
             out.not_measured.setdefault(line, reason)
+        out.stale = out.stale or fc.stale
     out.excluded -= out.lines.keys()
     for line in [n for n in out.not_measured if n in out.lines]:
         del out.not_measured[line]
@@ -323,7 +324,7 @@ class FileAnalysis:
     @classmethod
     def of(cls, fc: FileCoverage, assemblies: list[str], classes: list[ClassAnalysis]) -> FileAnalysis:
         f = cls(fc.path, fc.lines, fc.branches, set(fc.excluded), dict(fc.not_measured), assemblies, classes,
-                getattr(fc, "stale", None))
+                fc.stale)
         f.numbers = line_numbers(f.lines, f.branches, len(f.excluded), len(f.not_measured))
         f.numbers.files = 1
         for c in classes:

@@ -65,6 +65,7 @@ class FileCoverage:
     excluded: set[int] = field(default_factory=set)  # lines excluded by filters/attributes (not in `lines`)
     # Lines of methods the agent could not instrument (line -> why): neither covered nor missed.
     not_measured: dict[int, str] = field(default_factory=dict)
+    stale: str | None = None  # why the source on disk is not the one compiled (its checksum differs from the PDB's)
 
     @property
     def statements(self) -> int:

@@ -10,7 +10,9 @@ methods under the method the user wrote.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,6 +83,38 @@ class SymbolsError(Exception):
     pass
 
 
+# Portable PDB document hash algorithms (the Document table's HashAlgorithm GUID).
+_HASHES = {
+    "ff1816ec-aa5e-4d10-87f7-6f4963833460": "sha1",
+    "8829d00f-11b8-4213-878b-770e8597ac16": "sha256",
+}
+
+
+class SourceChecks:
+    """Checks each source file once against the checksum its PDB records (stale sources)."""
+
+    def __init__(self) -> None:
+        self._digests: dict[tuple[str, str], str | None] = {}
+
+    def stale(self, path: str, algorithm: bytes, expected: bytes) -> str | None:
+        """Why `path` is not the file that was compiled, or None (it is, or it cannot be told)."""
+        name = _HASHES.get(str(uuid.UUID(bytes_le=algorithm))) if len(algorithm) == 16 else None
+        if name is None or not expected:
+            return None
+        key = (path, name)
+        if key not in self._digests:
+            try:
+                with open(path, "rb") as f:
+                    self._digests[key] = hashlib.file_digest(f, name).hexdigest()
+            except OSError:
+                self._digests[key] = None  # missing: the reports say so where they show source
+        digest = self._digests[key]
+        if digest is None or digest == expected.hex():
+            return None
+        return f"changed since it was compiled (its {name.upper()} differs from the one in the PDB); " \
+               "line numbers may not match: rebuild and run the tests again"
+
+
 @dataclass
 class ReportOptions:
     """What the reports include, and where paths point (dotcov.toml [report] and [paths])."""
@@ -114,8 +148,9 @@ def _user_method(sym: Symbols, rid: int) -> int:
 
 
 def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | None = None,
-                    mapper: PathMapper | None = None) -> AssemblyCoverage:
+                    mapper: PathMapper | None = None, checks: SourceChecks | None = None) -> AssemblyCoverage:
     options = options or ReportOptions()
+    checks = checks or SourceChecks()
     mapper = mapper or PathMapper()
     asm = AssemblyCoverage(sym.raw["assembly_name"])
     filters = options.filters or Filters()
@@ -180,6 +215,11 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
                     methods_at.setdefault((path, line), []).append(mc)
                 for lines in (fc.lines, cc.lines, mc.lines):
                     lines[line] = max(lines.get(line, 0), h)
+    hashes = sym.raw.get("document_hashes") or []
+    for doc, (algorithm, expected) in enumerate(hashes, start=1):
+        fc = asm.files.get(mapper.map(documents[doc - 1], near=module.path))
+        if fc is not None and fc.stale is None:
+            fc.stale = checks.stale(fc.path, algorithm, expected)
     for path, fc in list(asm.files.items()):
         fc.excluded -= set(fc.lines)
         for line in [n for n in fc.not_measured if n in fc.lines]:
@@ -229,13 +269,14 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
     result = CoverageResult(source_root=str(source_root), timestamp=int(data.newest_mtime))
     problems: list[str] = []
     by_name: dict[str, AssemblyCoverage] = {}
+    checks = SourceChecks()
     for module in data.modules.values():
         try:
             sym = load_symbols(module, mapper.map(module.path))
         except SymbolsError as e:
             problems.append(str(e))
             continue
-        asm = module_coverage(module, sym, options, mapper)
+        asm = module_coverage(module, sym, options, mapper, checks)
         if not asm.files:
             continue  # everything filtered out
         have = by_name.get(asm.name)
@@ -248,6 +289,7 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             into = have.files.setdefault(path, FileCoverage(path))
             add_lines(into.lines, fc.lines)
             add_branches(into.branches, fc.branches)
+            into.stale = into.stale or fc.stale
             into.excluded = (into.excluded | fc.excluded) - into.lines.keys()
             for line, why in fc.not_measured.items():
                 if line not in into.lines:
