@@ -430,6 +430,8 @@ class Analysis:
         totals = sum((f.numbers for f in files), Numbers())
         measured = any(fc.branches for asm in result.assemblies for fc in asm.files.values())
         warnings = [f"{f.path}: {f.stale}" for f in files if f.stale]
+        warnings += [f"{a.name}: not loaded by any test process; its code counts as not run"
+                     for a in assemblies if a.not_loaded]
         assemblies.sort(key=lambda a: a.name)
         return cls(files, assemblies, totals, result.source_root, result.timestamp, measured, warnings)
 

@@ -47,17 +47,23 @@ class Coverage:
     (default: the current directory). `options`: a `results.ReportOptions` (filters, [paths],
     all_branches); default none. `ignore_errors`: report data that was cut short instead of raising
     `DataLostError`. `warn`: called with each warning (default: printed to standard error).
+    `source_dirs`: directories searched for assemblies no test process loaded (besides the loaded
+    assemblies' own directories); those the agent would have covered are reported at 0%, "not loaded".
+    `include_tests`: test assemblies count as the agent's `--include-tests` makes them.
     """
 
     def __init__(self, data_dir: str | Path = ".dotcov", *, source_root: str | Path | None = None,
                  options=None, ignore_errors: bool = False, warn: Callable[[str], None] | None = None,
-                 version: str | None = None) -> None:
+                 version: str | None = None, source_dirs: list[str | Path] = (),
+                 include_tests: bool = False) -> None:
         from dotcov import __version__
 
         self.data_dir = Path(data_dir).resolve()
         self.source_root = Path(source_root or Path.cwd())
         self.options = options
         self.ignore_errors = ignore_errors
+        self.source_dirs = [Path(d) for d in source_dirs]  # where else to look for assemblies never loaded
+        self.include_tests = include_tests
         self.version = version or __version__
         self._warn = warn or (lambda message: print(f"dotcov: warning: {message}", file=sys.stderr))
         self._data = None
@@ -101,7 +107,11 @@ class Coverage:
 
             if self._data is None:
                 self.load()
-            result, problems = results.build(self._data, self.source_root, self.options)
+            from dotcov.unloaded import never_loaded
+
+            unloaded = never_loaded(self._data, self.source_root, self.source_dirs,
+                                    include_tests=self.include_tests)
+            result, problems = results.build(self._data, self.source_root, self.options, not_loaded=unloaded)
             for p in problems:
                 self._warn(p)
             self.problems = problems

@@ -60,6 +60,9 @@ def _report_options(f):
                      help="What --fail-under applies to (repeatable; default line)."),
         click.option("--fail-under-scope", type=click.Choice(["total", "assembly"]), default=None,
                      help="Apply --fail-under to the total (default) or to each assembly."),
+        click.option("--source", "source_dirs", multiple=True, type=click.Path(file_okay=False, path_type=Path),
+                     help="Also look here for assemblies no test loaded, reported at 0% (repeatable; "
+                     "also [run] source in dotcov.toml)."),
         click.option("--ignore-errors", is_flag=True, default=False,
                      help="Report even when coverage data was cut short or corrupt (the report says what was lost)."),
     ]
@@ -73,7 +76,7 @@ class Settings:
 
     def __init__(self, cfg, data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
                  skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
-                 ignore_errors=False):
+                 ignore_errors=False, source_dirs=()):
         from dotcov.filters import FilterError, Filters
         from dotcov.results import ReportOptions
 
@@ -97,13 +100,15 @@ class Settings:
             self.fail_under = dict(cfg.fail_under)
         self.fail_under_scope = fail_under_scope or cfg.fail_under_scope
         self.ignore_errors = ignore_errors
+        self.source_dirs = [*cfg.source, *source_dirs]
 
 
 def _settings(data_dir, include, exclude, exclude_by_attribute, exclude_by_file, skip_auto_properties,
-              all_branches, fail_under, fail_under_type, fail_under_scope, ignore_errors=False) -> Settings:
+              all_branches, fail_under, fail_under_type, fail_under_scope, ignore_errors=False,
+              source_dirs=()) -> Settings:
     return Settings(_config(), data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
                     skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
-                    ignore_errors)
+                    ignore_errors, source_dirs)
 
 
 def _fail(message: str) -> None:
@@ -120,7 +125,8 @@ def _coverage(settings: Settings):
     from dotcov.api import Coverage, CoverageError
 
     cov = Coverage(settings.data_dir, source_root=Path.cwd(), options=settings.options,
-                   ignore_errors=settings.ignore_errors, warn=_warn, version=__version__)
+                   ignore_errors=settings.ignore_errors, warn=_warn, version=__version__,
+                   source_dirs=settings.source_dirs, include_tests=settings.cfg.include_test_assemblies)
     try:
         cov.load().analysis()
     except CoverageError as e:
@@ -205,6 +211,7 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
         from dotcov.api import Coverage, CoverageError, lost_data
 
         api = Coverage(data_dir, source_root=Path.cwd(), warn=_warn, version=__version__,
+                       source_dirs=cfg.source, include_tests=include_tests,
                        options=Settings(cfg, data_dir, (), (), (), (), None, None, None, (), None).options)
         api.lost = lost_data(cov, data_dir)
         try:

@@ -344,13 +344,14 @@ class _File:
 
 
 def _collect(analysis: Analysis, root: str | None) -> list[_File]:
+    unloaded = {a.name for a in analysis.assemblies if a.not_loaded}
     files = []
     for f in analysis.files:
         raw = relative_path(f.path, root)
         namespaces = {c.name.split("/")[0].rpartition(".")[0] or "(global)" for c in f.classes}
         files.append(_File(
             path=f.path, name=_CONTROL.sub("?", raw), page=page_name(raw), fc=f,
-            assemblies=sorted(f.assemblies, key=_human_key),
+            assemblies=sorted((a + " (not loaded)" if a in unloaded else a for a in f.assemblies), key=_human_key),
             namespaces=sorted(namespaces, key=_human_key),
         ))
     files.sort(key=lambda f: _human_key(f.name))

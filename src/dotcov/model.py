@@ -96,6 +96,7 @@ class CoverageResult:
     assemblies: list[AssemblyCoverage] = field(default_factory=list)
     source_root: str = ""  # directory reports make paths relative to
     timestamp: int = 0  # seconds since the epoch of the newest data
+    not_loaded: list[str] = field(default_factory=list)  # assemblies built but never loaded (reported at 0%)
 
     def all_files(self) -> list[FileCoverage]:
         """Every source file once, merged by the one rule of analysis.py (hits add, outcomes matched)."""

@@ -257,7 +257,8 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
 
 
 def build(data: CoverageData, source_root: Path, options: ReportOptions | None = None, *,
-          all_branches: bool | None = None) -> tuple[CoverageResult, list[str]]:
+          all_branches: bool | None = None,
+          not_loaded: list[ModuleHits] = ()) -> tuple[CoverageResult, list[str]]:
     """Returns the result and the problems found (modules that could not be reported).
 
     all_branches (default: options.all_branches, False) also reports the branches the
@@ -270,13 +271,15 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
     problems: list[str] = []
     by_name: dict[str, AssemblyCoverage] = {}
     checks = SourceChecks()
-    for module in data.modules.values():
+    unloaded = {id(m) for m in not_loaded}
+    for module in [*data.modules.values(), *not_loaded]:
         try:
             sym = load_symbols(module, mapper.map(module.path))
         except SymbolsError as e:
             problems.append(str(e))
             continue
         asm = module_coverage(module, sym, options, mapper, checks)
+        asm.not_loaded = id(module) in unloaded
         if not asm.files:
             continue  # everything filtered out
         have = by_name.get(asm.name)
@@ -296,6 +299,7 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
                     into.not_measured.setdefault(line, why)
         have.classes.extend(asm.classes)
     result.assemblies = [by_name[n] for n in sorted(by_name)]
+    result.not_loaded = sorted(a.name for a in result.assemblies if a.not_loaded)
     return result, problems
 
 

@@ -1,7 +1,8 @@
 """Every output says the same thing: totals and per-line verdicts agree number for number.
 
 Run on the Linked sample (samples/Linked.Shared/Grader.cs is compiled into two assemblies, Linked.Alpha and
-Linked.Beta, whose tests take different outcomes of the same branch) and on the Calc sample. Each output is
+Linked.Beta, whose tests take different outcomes of the same branch; Linked.Gamma is referenced but never
+loaded, so it is reported at 0%, "not loaded") and on the Calc sample. Each output is
 read back as its consumers read it; a line's verdict is run or missed, and partial when it ran with a branch
 outcome never taken (coverage.py's meaning).
 """
@@ -175,3 +176,23 @@ def test_every_output_agrees(outputs):
         doc = json.loads((out / "j.json").read_text())
         owners = sorted(a["name"] for a in doc["assemblies"] for f in a["files"] if f["absolute_path"] == grader)
         assert owners == ["Linked.Alpha", "Linked.Beta"]
+
+
+def test_an_assembly_no_test_loaded_is_reported_at_zero(outputs):
+    sample, data, out, table = outputs
+    if sample != "Linked.Tests":  # Calc.Tests loads every assembly it references: none is "not loaded"
+        assert "not loaded" not in table
+        assert not any(a.get("not_loaded") for a in json.loads((out / "j.json").read_text())["assemblies"])
+        return
+    assert "warning: Linked.Gamma: not loaded by any test process" in table
+    row = re.search(r"^Linked.Gamma/Unused.cs\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+0%\s", table, re.M)
+    assert row and row.group(1) == row.group(2) == "3" and row.group(3) == "2"  # statements and outcomes, all missed
+    doc = json.loads((out / "j.json").read_text())
+    assert [a["name"] for a in doc["assemblies"] if a.get("not_loaded")] == ["Linked.Gamma"]
+    assert "Linked.Gamma (not loaded)" in (out / "html" / "index.html").read_text()
+    # --source DIR: an assembly built elsewhere under the run directory (Calc, which no Linked test uses).
+    r = dotcov("report", "--data-dir", str(data), "--source", str(SAMPLES / "Calc"))
+    assert re.search(r"^Calc/Calculator.cs\s+(\d+)\s+\1\s", r.stdout, re.M), r.stdout
+    assert "warning: Calc: not loaded" in r.stdout
+    # A test assembly or a package is never such a candidate.
+    assert "Linked.Tests" not in r.stdout and "xunit" not in r.stdout
