@@ -21,7 +21,7 @@ from test_report import ROOT, check_gold, sample_result  # noqa: E402
 
 from dotcov import cobertura  # noqa: E402
 from dotcov.cobertura import Condition, LineBranches, cobertura_xml, rate, write_cobertura  # noqa: E402
-from dotcov.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage  # noqa: E402
+from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage  # noqa: E402
 from dotcov.report import render_table  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -196,16 +196,17 @@ def test_rate(covered, total, expected):
 
 # --- the branch hook ------------------------------------------------------------------------
 
-def test_branch_hook_writes_valid_conditions(monkeypatch):
-    def fake(method, line):
-        if method.name == "Div" and line == 9:
-            return LineBranches(1, 2, (Condition(12, "jump", 1, 2),))
-        if method.name == "Add" and line == 5:
-            return LineBranches(3, 3)
-        return None
-
-    monkeypatch.setattr(cobertura, "line_branches", fake)
-    doc = assert_valid(xml_of(sample_result()))
+def test_branches_write_valid_conditions_and_add_up():
+    result = sample_result()
+    calc = result.assemblies[0]
+    cls = calc.classes[0]
+    path = cls.filename
+    div = next(m for m in cls.methods if m.name == "Div")
+    add = next(m for m in cls.methods if m.name == "Add")
+    div.branches[9] = BranchCoverage(1, 2, ["jump never taken"], [(12, "jump", 1, 2)], [(12, [3, 0])])
+    add.branches[5] = BranchCoverage(3, 3, [], [(4, "switch", 3, 3)], [(4, [1, 1, 1])])
+    calc.files[path].branches = {9: copy.deepcopy(div.branches[9]), 5: copy.deepcopy(add.branches[5])}
+    doc = assert_valid(xml_of(result))
     assert doc.get("branches-valid") == "5" and doc.get("branches-covered") == "4"
     assert doc.get("branch-rate") == "0.8"
     line9 = doc.find(".//class[@name='Calc.Calculator']/lines/line[@number='9']")
@@ -217,6 +218,9 @@ def test_branch_hook_writes_valid_conditions(monkeypatch):
     assert calc_pkg.get("branch-rate") == "0.8"
     assert util_pkg.get("branch-rate") == "1"  # branches measured, but none in this package
     assert doc.find(".//method[@name='Get']").get("branch-rate") == "1"
+    # The same numbers as the table's TOTAL row.
+    total = render_table(result).splitlines()[-1].split()
+    assert (int(total[3]), int(total[4])) == (5, 1)  # Branch, BrPart
 
 
 # --- writing -------------------------------------------------------------------------------

@@ -95,7 +95,7 @@ def test_header_and_meta():
     assert doc["format"] == FORMAT == "dotcov-json"
     assert doc["format_version"] == FORMAT_VERSION == 1
     assert doc["meta"] == {"dotcov_version": "0.1.0", "timestamp": 1234, "timestamp_utc": "1970-01-01T00:20:34Z",
-                           "source_root": ROOT, "branches_measured": False}
+                           "source_root": ROOT, "branches_measured": False, "warnings": []}
     assert doc_of(sample_result())["meta"]["timestamp"] == 1_700_000_000
 
 
@@ -173,7 +173,7 @@ def test_relative_to_and_no_root():
 def test_empty_result():
     doc = doc_of(CoverageResult())
     assert doc["totals"] == {"statements": 0, "covered": 0, "missed": 0, "percent": 100.0, "excluded": 0,
-                             "branches": 0, "branches_covered": 0, "files": 0}
+                             "not_measured": 0, "branches": 0, "branches_covered": 0, "partial": 0, "files": 0}
     assert doc["files"] == [] and doc["assemblies"] == []
 
 

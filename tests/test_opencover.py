@@ -168,20 +168,31 @@ def test_line_coverage_agrees_with_the_terminal_table():
 
 
 def test_summaries_add_up():
-    for result in (sample_result(), rich_result()):
-        doc = doc_of(result)
-        top = doc.find("Summary")
-        points = list(doc.iter("SequencePoint"))
-        assert int(top.get("numSequencePoints")) == len(points)
-        assert int(top.get("visitedSequencePoints")) == sum(1 for p in points if p.get("vc") != "0")
-        assert int(top.get("numMethods")) == len(list(doc.iter("Method")))
-        assert int(top.get("visitedMethods")) == len(doc.xpath("//Method[@visited='true']"))
-        assert int(top.get("numClasses")) == len(list(doc.iter("Class")))
-        modules = doc.xpath("/CoverageSession/Modules/Module/Summary")
-        for attr in SUMMARY_ATTRS[:4] + SUMMARY_ATTRS[-4:]:
-            assert int(top.get(attr)) == sum(int(m.get(attr)) for m in modules)
-    top = doc_of(sample_result()).find("Summary")
-    assert top.get("sequenceCoverage") == "17.37"  # 212 of 1220 points: Guard.cs is in both modules
+    # rich_result: one module, so the session's Summary is the module's and the sum of its parts.
+    doc = doc_of(rich_result())
+    top = doc.find("Summary")
+    points = list(doc.iter("SequencePoint"))
+    assert int(top.get("numSequencePoints")) == len(points)
+    assert int(top.get("visitedSequencePoints")) == sum(1 for p in points if p.get("vc") != "0")
+    assert int(top.get("numMethods")) == len(list(doc.iter("Method")))
+    assert int(top.get("visitedMethods")) == len(doc.xpath("//Method[@visited='true']"))
+    assert int(top.get("numClasses")) == len(list(doc.iter("Class")))
+    modules = doc.xpath("/CoverageSession/Modules/Module/Summary")
+    for attr in SUMMARY_ATTRS[:4] + SUMMARY_ATTRS[-4:]:
+        assert int(top.get(attr)) == sum(int(m.get(attr)) for m in modules)
+
+
+def test_session_summary_counts_a_shared_file_once():
+    """Guard.cs is compiled into both modules of sample_result: each module counts it, the session once
+    (as the table's TOTAL and Cobertura's root do)."""
+    doc = doc_of(sample_result())
+    top = doc.find("Summary")
+    modules = doc.xpath("/CoverageSession/Modules/Module/Summary")
+    guard_points = len(doc.xpath("//Method[contains(Name, 'Guard')]/SequencePoints/SequencePoint"))
+    assert guard_points == 4  # 2 in each module
+    assert int(top.get("numSequencePoints")) == sum(int(m.get("numSequencePoints")) for m in modules) - 2
+    assert top.get("sequenceCoverage") == "17.4"  # 212 of 1218 points
+    assert int(top.get("numMethods")) == sum(int(m.get("numMethods")) for m in modules) - 1
     assert top.get("branchCoverage") == "0" and top.get("numBranchPoints") == "0"
 
 

@@ -1,10 +1,16 @@
 #include "native_symbols.h"
 
+#include <algorithm>
+
 #include <pybind11/stl.h>
+
+#include <sys/stat.h>
 
 #include "dotcov/il_method.h"
 #include "dotcov/metadata.h"
+#include "dotcov/module_filter.h"
 #include "dotcov/module_info.h"
+#include "dotcov/module_sites.h"
 #include "dotcov/pe_image.h"
 
 namespace py = pybind11;
@@ -37,6 +43,14 @@ py::dict ReadSymbols(const std::string& path) {
   py::list documents;
   for (const auto& d : sym.documents) documents.append(ToStr(d.name));
   out["documents"] = documents;
+  // Per document: (hash algorithm GUID as stored, 16 bytes or empty if nil; the source checksum), for stale-source checks.
+  py::list document_hashes;
+  for (const auto& d : sym.documents) {
+    bool nil = std::all_of(d.hash_algorithm.begin(), d.hash_algorithm.end(), [](uint8_t b) { return b == 0; });
+    document_hashes.append(py::make_tuple(nil ? py::bytes() : ToBytes(d.hash_algorithm.data(), 16),
+                                          ToBytes(d.hash.data(), d.hash.size())));
+  }
+  out["document_hashes"] = document_hashes;
 
   py::list types;
   for (const auto& t : md->TypeDefs())
@@ -135,9 +149,29 @@ py::dict ReadMethodBodies(const std::string& path) {
   return out;
 }
 
+// The agent's own decision for an assembly file (module_filter.h): whether a process loading it would cover it,
+// and why. The report uses it to find the assemblies no test process loaded.
+py::tuple DecideModulePath(const std::string& path, const std::string& source_root, bool include_tests) {
+  ModuleSymbols sym;
+  std::string error;
+  if (!LoadModuleSymbols(path, &sym, &error)) return py::make_tuple(false, ToStr(error));
+  ModuleFilterOptions options;
+  options.source_root = source_root;
+  options.include_test_assemblies = include_tests;
+  options.file_exists = [](const std::string& p) {
+    struct stat st;
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  };
+  FilterDecision d = DecideModule(FactsOf(sym), options);
+  return py::make_tuple(d.cover, ToStr(d.reason));
+}
+
 }  // namespace
 
 void RegisterSymbols(py::module_& m) {
+  m.def("decide_module", &DecideModulePath, py::arg("assembly_path"), py::arg("source_root"),
+        py::arg("include_tests") = false,
+        "(cover, reason): whether the agent would cover this assembly (its filters), as it decides at load.");
   m.def("read_method_bodies", &ReadMethodBodies, py::arg("assembly_path"),
         "Method bodies of an assembly as {method rid: bytes}, for the bodies that decode.");
   m.def("read_symbols", &ReadSymbols, py::arg("assembly_path"),

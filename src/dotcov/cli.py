@@ -7,7 +7,6 @@ total is below --fail-under. `dotcov run` exits with the command's own status
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -61,6 +60,11 @@ def _report_options(f):
                      help="What --fail-under applies to (repeatable; default line)."),
         click.option("--fail-under-scope", type=click.Choice(["total", "assembly"]), default=None,
                      help="Apply --fail-under to the total (default) or to each assembly."),
+        click.option("--source", "source_dirs", multiple=True, type=click.Path(file_okay=False, path_type=Path),
+                     help="Also look here for assemblies no test loaded, reported at 0% (repeatable; "
+                     "also [run] source in dotcov.toml)."),
+        click.option("--ignore-errors", is_flag=True, default=False,
+                     help="Report even when coverage data was cut short or corrupt (the report says what was lost)."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -71,7 +75,8 @@ class Settings:
     """The effective settings of a report command: flags over dotcov.toml over defaults."""
 
     def __init__(self, cfg, data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
-                 skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope):
+                 skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
+                 ignore_errors=False, source_dirs=()):
         from dotcov.filters import FilterError, Filters
         from dotcov.results import ReportOptions
 
@@ -94,12 +99,16 @@ class Settings:
         else:
             self.fail_under = dict(cfg.fail_under)
         self.fail_under_scope = fail_under_scope or cfg.fail_under_scope
+        self.ignore_errors = ignore_errors
+        self.source_dirs = [*cfg.source, *source_dirs]
 
 
 def _settings(data_dir, include, exclude, exclude_by_attribute, exclude_by_file, skip_auto_properties,
-              all_branches, fail_under, fail_under_type, fail_under_scope) -> Settings:
+              all_branches, fail_under, fail_under_type, fail_under_scope, ignore_errors=False,
+              source_dirs=()) -> Settings:
     return Settings(_config(), data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
-                    skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope)
+                    skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
+                    ignore_errors, source_dirs)
 
 
 def _fail(message: str) -> None:
@@ -107,27 +116,26 @@ def _fail(message: str) -> None:
     sys.exit(EXIT_ERROR)
 
 
-def _load_result(settings: Settings):
-    from dotcov import data, results
-
-    data_dir = settings.data_dir
-    if not data.data_files(data_dir):
-        _fail(f"no coverage data in {data_dir}; run your tests with 'dotcov run -- dotnet test' first")
-    cov = data.load(data_dir)
-    for w in cov.warnings:
-        click.echo(f"dotcov: warning: {w}", err=True)
-    result, problems = results.build(cov, Path.cwd(), settings.options)
-    for p in problems:
-        click.echo(f"dotcov: warning: {p}", err=True)
-    if not result.assemblies:
-        _fail("the data holds no module that can be reported (see the warnings above)")
-    return result
+def _warn(message: str) -> None:
+    click.echo(f"dotcov: warning: {message}", err=True)
 
 
-def _check_fail_under(result, settings: Settings) -> None:
-    from dotcov.thresholds import check
+def _coverage(settings: Settings):
+    """The API object of a report command, its data loaded and analysed (errors end the command)."""
+    from dotcov.api import Coverage, CoverageError
 
-    failures = check(result, settings.fail_under, settings.fail_under_scope)
+    cov = Coverage(settings.data_dir, source_root=Path.cwd(), options=settings.options,
+                   ignore_errors=settings.ignore_errors, warn=_warn, version=__version__,
+                   source_dirs=settings.source_dirs, include_tests=settings.cfg.include_test_assemblies)
+    try:
+        cov.load().analysis()
+    except CoverageError as e:
+        _fail(str(e))
+    return cov
+
+
+def _check_fail_under(cov, settings: Settings) -> None:
+    failures = cov.check_fail_under(settings.fail_under, settings.fail_under_scope)
     for message in failures:
         click.echo(f"dotcov: {message}", err=True)
     if failures:
@@ -140,27 +148,20 @@ def cli():
     """Code coverage for .NET: run tests under dotcov, then report."""
 
 
-def _file_report(data_dir, output: Path, filters: dict, render, what: str) -> None:
-    """The body of every file-writing report command: load, render, write, check --fail-under."""
+def _file_report(data_dir, output: Path, filters: dict, write, what: str) -> None:
+    """The body of every file-writing report command: load, analyse, write with the API's writer
+    (`write(cov, output)`, e.g. `Coverage.xml_report`: atomic, '-' for standard output), check --fail-under."""
+    from dotcov.api import CoverageError
+
     settings = _settings(data_dir, **filters)
-    result = _load_result(settings)
-    _write_output(output, render(result), what)
-    _check_fail_under(result, settings)
-
-
-def _write_output(output: Path, payload: bytes, what: str) -> None:
-    """Writes a report atomically ('-' is standard output); an existing file is replaced only when complete."""
-    if str(output) == "-":
-        sys.stdout.buffer.write(payload)
-        return
+    cov = _coverage(settings)
     try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        tmp = output.with_name(output.name + ".tmp")
-        tmp.write_bytes(payload)
-        os.replace(tmp, output)
-    except OSError as e:
-        _fail(f"cannot write {output}: {e.strerror}")
-    click.echo(f"Wrote {what} to {output}")
+        write(cov, output)
+    except CoverageError as e:
+        _fail(str(e))
+    if str(output) != "-":
+        click.echo(f"Wrote {what} to {output}")
+    _check_fail_under(cov, settings)
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -175,9 +176,8 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
 
     Example: dotcov run -- dotnet test
     """
-    from dotcov import data, results
+    from dotcov import data
     from dotcov.agent import AgentError
-    from dotcov.report import render_table
     from dotcov.run import RunError, check_data_dir, run_command
 
     cfg = _config()
@@ -208,12 +208,16 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
         elif not agent_log:
             click.echo("dotcov: run again with --log to see what each .NET process saw.", err=True)
     elif not no_report:
-        result, problems = results.build(cov, Path.cwd(), Settings(
-            cfg, data_dir, (), (), (), (), None, None, None, (), None).options)
-        for p in problems:
-            click.echo(f"dotcov: warning: {p}", err=True)
-        if result.assemblies:
-            click.echo(render_table(result, relative_to=str(Path.cwd())))
+        from dotcov.api import Coverage, CoverageError, lost_data
+
+        api = Coverage(data_dir, source_root=Path.cwd(), warn=_warn, version=__version__,
+                       source_dirs=cfg.source, include_tests=include_tests,
+                       options=Settings(cfg, data_dir, (), (), (), (), None, None, None, (), None).options)
+        api.lost = lost_data(cov, data_dir)
+        try:
+            api.use_data(cov).report()
+        except CoverageError:
+            pass  # nothing reportable: the warnings above say why
     sys.exit(status)
 
 
@@ -238,17 +242,16 @@ def _skip_reasons(log_dir: Path, most: int = 20) -> list[str]:
 @_report_options
 def report(data_dir, show_missing, skip_covered, precision, sort, fmt, **filters):
     """Print a coverage summary table."""
-    from dotcov.report import render_markdown, render_table
-
     settings = _settings(data_dir, **filters)
     cfg = settings.cfg
-    result = _load_result(settings)
-    kwargs = dict(show_missing=cfg.show_missing if show_missing is None else show_missing,
-                  skip_covered=cfg.skip_covered if skip_covered is None else skip_covered,
-                  precision=cfg.precision if precision is None else precision, sort=sort or cfg.sort,
-                  relative_to=str(Path.cwd()))
-    click.echo(render_markdown(result, **kwargs) if fmt == "markdown" else render_table(result, **kwargs))
-    _check_fail_under(result, settings)
+    cov = _coverage(settings)
+    try:
+        cov.report(fmt=fmt, show_missing=cfg.show_missing if show_missing is None else show_missing,
+                   skip_covered=cfg.skip_covered if skip_covered is None else skip_covered,
+                   precision=cfg.precision if precision is None else precision, sort=sort or cfg.sort)
+    except ValueError as e:
+        _fail(str(e))
+    _check_fail_under(cov, settings)
 
 
 @cli.command()
@@ -258,10 +261,7 @@ def report(data_dir, show_missing, skip_covered, precision, sort, fmt, **filters
 @_report_options
 def xml(data_dir, output: Path, **filters):
     """Write a Cobertura XML report."""
-    from dotcov.cobertura import cobertura_xml
-
-    _file_report(data_dir, output, filters, lambda result: cobertura_xml(result, version=__version__),
-                 "Cobertura XML")
+    _file_report(data_dir, output, filters, lambda cov, out: cov.xml_report(out), "Cobertura XML")
 
 
 @cli.command()
@@ -273,18 +273,17 @@ def xml(data_dir, output: Path, **filters):
 @_report_options
 def html(data_dir, directory: Path, title: str, precision, **filters):
     """Write the HTML report: an index and a page per source file."""
-    from dotcov.html import write_html
+    from dotcov.api import CoverageError
 
     settings = _settings(data_dir, **filters)
-    result = _load_result(settings)
+    cov = _coverage(settings)
     try:
-        index = write_html(result, directory, title=title, version=__version__, timestamp=result.timestamp,
-                           relative_to=str(Path.cwd()),
-                           precision=settings.cfg.precision if precision is None else precision)
-    except OSError as e:
-        _fail(f"cannot write the HTML report to {directory}: {e.strerror or e}")
+        index = cov.html_report(directory, title=title,
+                                precision=settings.cfg.precision if precision is None else precision)
+    except CoverageError as e:
+        _fail(str(e))
     click.echo(f"Wrote HTML report to {index}")
-    _check_fail_under(result, settings)
+    _check_fail_under(cov, settings)
 
 
 @cli.command()
@@ -294,9 +293,7 @@ def html(data_dir, directory: Path, title: str, precision, **filters):
 @_report_options
 def lcov(data_dir, output: Path, **filters):
     """Write an lcov tracefile (genhtml, Codecov, Coveralls)."""
-    from dotcov.lcov import lcov_text
-
-    _file_report(data_dir, output, filters, lambda result: lcov_text(result).encode("utf-8"), "lcov")
+    _file_report(data_dir, output, filters, lambda cov, out: cov.lcov_report(out), "lcov")
 
 
 @cli.command(name="json")
@@ -306,10 +303,7 @@ def lcov(data_dir, output: Path, **filters):
 @_report_options
 def json_command(data_dir, output: Path, **filters):
     """Write the JSON report (schema: docs/json-format.md)."""
-    from dotcov.json_report import json_text
-
-    _file_report(data_dir, output, filters, lambda result: json_text(result, version=__version__).encode("utf-8"),
-                 "JSON")
+    _file_report(data_dir, output, filters, lambda cov, out: cov.json_report(out), "JSON")
 
 
 @cli.command()
@@ -319,10 +313,7 @@ def json_command(data_dir, output: Path, **filters):
 @_report_options
 def opencover(data_dir, output: Path, **filters):
     """Write OpenCover XML (SonarQube, ReportGenerator)."""
-    from dotcov.opencover import opencover_xml
-
-    _file_report(data_dir, output, filters, lambda result: opencover_xml(result, version=__version__),
-                 "OpenCover XML")
+    _file_report(data_dir, output, filters, lambda cov, out: cov.opencover_report(out), "OpenCover XML")
 
 
 @cli.command()

@@ -40,6 +40,7 @@ class Config:
     path: Path | None = None
     data_dir: str | None = None
     include_test_assemblies: bool = False
+    source: list[str] = field(default_factory=list)  # [run] source: where to look for assemblies never loaded
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     exclude_by_attribute: list[str] = field(default_factory=list)
@@ -101,6 +102,8 @@ def load_config(start: Path | None = None) -> Config:
             cfg.data_dir = str(d if d.is_absolute() else path.parent / d)
         elif key == "include_test_assemblies":
             cfg.include_test_assemblies = _expect(value, bool, where)
+        elif key == "source":
+            cfg.source = [str(d if (d := Path(x)).is_absolute() else path.parent / d) for x in _strings(value, where)]
         else:
             raise ConfigError(f"{where}: unknown setting")
     for key, value in report.items():

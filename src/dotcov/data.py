@@ -32,6 +32,7 @@ class ModuleHits:
     sites: list[tuple[int, int, int]]  # (method token, IL offset, kind: 0 sequence point, 1+ branch outcome)
     hits: list[int]
     processes: int = 1
+    unmeasured: dict[int, str] = field(default_factory=dict)  # MethodDef token -> why the agent could not instrument it
 
     @property
     def key(self) -> tuple[bytes, bytes]:

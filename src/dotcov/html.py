@@ -6,9 +6,8 @@ Modelled on coverage.py's HTML report (its own code, templates, CSS and JS). Lay
     DIR/<name>_<hash>.html  one page per source file (hits, colours, branch notes)
     DIR/style.css, DIR/dotcov.js, DIR/.gitignore
 
-Numbers agree with `dotcov report` because they come from the same helpers in
-`dotcov.report` (`percent`, `display_percent`, `relative_path`, the merging of
-`CoverageResult.all_files`).
+Numbers agree with `dotcov report` because both only format the one analysis
+(`dotcov.analysis`); percentages and paths come from `dotcov.output`.
 
 Output is deterministic: nothing depends on the clock, the machine or dict order,
 except the `timestamp` passed in. `index.html` is removed first and written last
@@ -37,8 +36,9 @@ from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 
 from dotcov import __version__
-from dotcov.model import BranchCoverage, CoverageResult, FileCoverage
-from dotcov.report import display_percent, percent, relative_path
+from dotcov.analysis import Analysis, FileAnalysis, Numbers
+from dotcov.model import BranchCoverage, CoverageResult
+from dotcov.output import display_percent, relative_path
 
 __all__ = ["write_html", "templates_dir", "highlight_lines", "page_name"]
 
@@ -320,68 +320,39 @@ def page_name(display_name: str) -> str:
     return f"{slug}_{digest}.html"
 
 
-def _merge_branches(a: BranchCoverage, b: BranchCoverage) -> BranchCoverage:
-    """One line's outcomes from two assemblies that compile the same file: covered in either."""
-    total = max(a.total, b.total)
-    missed = [o for o in a.missed_outcomes if o in b.missed_outcomes]
-    covered = min(total, max(a.covered, b.covered))
-    if a.missed_outcomes and b.missed_outcomes:
-        covered = max(covered, total - len(missed))
-    return BranchCoverage(covered, total, missed)
-
-
 @dataclass
 class _File:
     path: str
     name: str  # display name (relative path, control characters as "?")
     page: str
-    fc: FileCoverage
+    fc: FileAnalysis
     assemblies: list[str]
     namespaces: list[str]
-    branches: dict[int, BranchCoverage] = field(default_factory=dict)
-    excluded: set[int] = field(default_factory=set)
     order: int = 0  # position in name order
 
     @property
-    def partial(self) -> int:
-        return sum(1 for n, b in self.branches.items() if b.covered < b.total and self.fc.lines.get(n, 0) > 0)
+    def branches(self) -> dict[int, BranchCoverage]:
+        return self.fc.branches
 
     @property
-    def branch_total(self) -> int:
-        return sum(b.total for b in self.branches.values())
+    def excluded(self) -> set[int]:
+        return self.fc.excluded
 
     @property
-    def branch_covered(self) -> int:
-        return sum(min(b.covered, b.total) for b in self.branches.values())
+    def not_measured(self) -> dict[int, str]:
+        return self.fc.not_measured
 
 
-def _collect(result: CoverageResult, root: str | None) -> list[_File]:
-    merged = {fc.path: fc for fc in result.all_files()}  # the same merge as the text table
-    assemblies: dict[str, set[str]] = {p: set() for p in merged}
-    namespaces: dict[str, set[str]] = {p: set() for p in merged}
-    branches: dict[str, dict[int, BranchCoverage]] = {p: {} for p in merged}
-    excluded: dict[str, set[int]] = {p: set() for p in merged}
-    for asm in result.assemblies:
-        for path, fc in asm.files.items():
-            assemblies[path].add(asm.name)
-            into = branches[path]
-            for line, br in fc.branches.items():
-                into[line] = _merge_branches(into[line], br) if line in into else \
-                    BranchCoverage(br.covered, br.total, list(br.missed_outcomes))
-            excluded[path] |= fc.excluded
-        for cls in asm.classes:
-            if cls.filename in namespaces:
-                ns = cls.name.split("/")[0].rpartition(".")[0]
-                namespaces[cls.filename].add(ns or "(global)")
+def _collect(analysis: Analysis, root: str | None) -> list[_File]:
+    unloaded = {a.name for a in analysis.assemblies if a.not_loaded}
     files = []
-    for path, fc in merged.items():
-        raw = relative_path(path, root)
+    for f in analysis.files:
+        raw = relative_path(f.path, root)
+        namespaces = {c.name.split("/")[0].rpartition(".")[0] or "(global)" for c in f.classes}
         files.append(_File(
-            path=path, name=_CONTROL.sub("?", raw), page=page_name(raw), fc=fc,
-            assemblies=sorted(assemblies[path], key=_human_key),
-            namespaces=sorted(namespaces[path], key=_human_key),
-            branches=dict(sorted(branches[path].items())),
-            excluded=excluded[path] - fc.lines.keys(),
+            path=f.path, name=_CONTROL.sub("?", raw), page=page_name(raw), fc=f,
+            assemblies=sorted((a + " (not loaded)" if a in unloaded else a for a in f.assemblies), key=_human_key),
+            namespaces=sorted(namespaces, key=_human_key),
         ))
     files.sort(key=lambda f: _human_key(f.name))
     for i, f in enumerate(files):
@@ -389,42 +360,8 @@ def _collect(result: CoverageResult, root: str | None) -> list[_File]:
     return files
 
 
-@dataclass
-class _Numbers:
-    statements: int = 0
-    missed: int = 0
-    excluded: int = 0
-    branches: int = 0
-    branches_covered: int = 0
-    partial: int = 0
-    files: int = 0
-
-    @property
-    def covered(self) -> int:
-        return self.statements - self.missed
-
-    @property
-    def percent(self) -> float:
-        return percent(self.covered, self.statements)
-
-    @property
-    def branch_percent(self) -> float:
-        return percent(self.branches_covered, self.branches)
-
-    def add(self, f: _File) -> None:
-        self.statements += f.fc.statements
-        self.missed += f.fc.missed
-        self.excluded += len(f.excluded)
-        self.branches += f.branch_total
-        self.branches_covered += f.branch_covered
-        self.partial += f.partial
-        self.files += 1
-
-
-def _numbers(f: _File) -> _Numbers:
-    n = _Numbers()
-    n.add(f)
-    return n
+def _numbers(f: _File) -> Numbers:
+    return f.fc.numbers
 
 
 # --- file pages ----------------------------------------------------------------
@@ -445,6 +382,7 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File) -> st
     lines = f.fc.lines
     branches = f.branches
     excluded = f.excluded
+    not_measured = f.not_measured
     rows = []
     append = rows.append
     nsrc = len(source) if source is not None else 0
@@ -455,6 +393,9 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File) -> st
         if n in excluded:
             cls, hits_text = "l exc", ""
             title = "excluded from coverage"
+        elif n in not_measured:
+            cls, hits_text = "l nm", ""
+            title = f"not measured: {not_measured[n]}"
         elif hits is None:
             cls, hits_text = "l", ""
         elif hits == 0:
@@ -484,7 +425,7 @@ class _PageJob:
 def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
     f = job.f
     text = read_source(f.path)
-    data_lines = set(f.fc.lines) | f.excluded | set(f.branches)
+    data_lines = set(f.fc.lines) | f.excluded | set(f.branches) | set(f.not_measured)
     last = max(data_lines, default=0)
     if text is None:
         source = None
@@ -540,7 +481,7 @@ def _sort_number(value: float) -> str:
     return repr(round(value, 9))
 
 
-def write_html(result: CoverageResult, directory, *, title: str = "Coverage report",
+def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Coverage report",
                version: str = __version__, timestamp=None, relative_to: str | None = None,
                show_contexts: bool = False, precision: int = 0, jobs: int | None = None) -> Path:
     """Writes the report into `directory` (created if needed) and returns the path of its index.html.
@@ -558,12 +499,13 @@ def write_html(result: CoverageResult, directory, *, title: str = "Coverage repo
     index = out / "index.html"
     index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
 
-    root = relative_to if relative_to is not None else result.source_root
-    files = _collect(result, root)
+    analysis = Analysis.of(result)
+    root = relative_to if relative_to is not None else analysis.source_root
+    files = _collect(analysis, root)
     has_branches = any(f.branches for f in files)
     common = dict(
         title=title, version=version, created=_format_timestamp(timestamp),
-        has_branches=has_branches, precision=precision,
+        has_branches=has_branches, precision=precision, warnings=analysis.warnings,
     )
 
     tdir = templates_dir() / "html"
@@ -592,17 +534,13 @@ def write_html(result: CoverageResult, directory, *, title: str = "Coverage repo
         groups.setdefault(" + ".join(f.assemblies) or "(no assembly)", []).append(f)
     group_list = []
     for gi, name in enumerate(sorted(groups, key=_human_key)):
-        nums = _Numbers()
-        for f in groups[name]:
-            nums.add(f)
+        nums = sum((f.fc.numbers for f in groups[name]), Numbers())
         group_list.append(dict(name=name, order=gi, nums=nums, rows=[_index_row(f, precision)
                                                                      for f in groups[name]],
                                cover=display_percent(nums.percent, precision),
                                branch_cover=display_percent(nums.branch_percent, precision),
                                pc=_sort_number(nums.percent), bpc=_sort_number(nums.branch_percent)))
-    totals = _Numbers()
-    for f in files:
-        totals.add(f)
+    totals = analysis.totals
     html = _environment().get_template("index.html").render(
         common, groups=group_list, totals=totals,
         cover=display_percent(totals.percent, precision),

@@ -45,9 +45,9 @@ from __future__ import annotations
 import os
 import re
 
-from dotcov.json_report import MergedMethod, branches_measured, merge_classes, result_files, write_atomic
+from dotcov.analysis import Analysis, MethodAnalysis
 from dotcov.model import BranchCoverage, CoverageResult
-from dotcov.report import relative_path
+from dotcov.output import encode_text, relative_path, write_atomic
 
 _LINE_BREAKS = re.compile("[\r\n]")
 
@@ -56,7 +56,7 @@ def _one_line(text: str) -> str:
     return _LINE_BREAKS.sub("?", text)
 
 
-def function_name(class_name: str, method: MergedMethod) -> str:
+def function_name(class_name: str, method: MethodAnalysis) -> str:
     """`Type.Method(signature)` with `;` between parameters (lcov names cannot hold commas)."""
     return _one_line(f"{class_name}.{method.name}{method.signature}".replace(",", ";"))
 
@@ -80,52 +80,50 @@ def _brda(line: int, hits: int, b: BranchCoverage) -> list[str]:
     return out
 
 
-def lcov_text(result: CoverageResult, *, relative_to: str | None = None) -> str:
+def lcov_text(result: CoverageResult | Analysis, *, relative_to: str | None = None) -> str:
     """The tracefile as text (ends with a newline; empty when there are no files).
 
     `relative_to`: None (the default) writes absolute paths; a directory writes paths relative to it.
     """
-    measured = branches_measured(result)
-    classes = merge_classes(c for asm in result.assemblies for c in asm.classes)
+    analysis = Analysis.of(result)
+    measured = analysis.branches_measured
     out: list[str] = []
-    for fc, branches, _excluded in result_files(result):
+    for f in analysis.files:
         functions: dict[str, tuple[int, int]] = {}
-        for cls in classes:
-            if cls.filename != fc.path:
-                continue
+        for cls in f.classes:
             for m in cls.methods:
                 functions[function_name(cls.name, m)] = (m.first_line, m.hits)
         order = sorted(functions, key=lambda name: (functions[name][0], name))
 
         out.append("TN:")
-        out.append("SF:" + _one_line(relative_path(fc.path, relative_to)))
+        out.append("SF:" + _one_line(relative_path(f.path, relative_to)))
         out += [f"FN:{functions[name][0]},{name}" for name in order]
         out += [f"FNDA:{functions[name][1]},{name}" for name in order]
         out.append(f"FNF:{len(order)}")
         out.append(f"FNH:{sum(1 for name in order if functions[name][1] > 0)}")
         if measured:
             found = hit = 0
-            for line in sorted(branches):
-                if line not in fc.lines:
+            for line in sorted(f.branches):
+                if line not in f.lines:
                     continue  # branch outcomes belong to statements
-                b = branches[line]
-                out += _brda(line, fc.lines[line], b)
+                b = f.branches[line]
+                out += _brda(line, f.lines[line], b)
                 found += b.total
                 hit += min(b.covered, b.total)
             out.append(f"BRF:{found}")
             out.append(f"BRH:{hit}")
-        out += [f"DA:{line},{fc.lines[line]}" for line in sorted(fc.lines)]
-        out.append(f"LF:{fc.statements}")
-        out.append(f"LH:{fc.covered}")
+        out += [f"DA:{line},{f.lines[line]}" for line in sorted(f.lines)]
+        out.append(f"LF:{f.numbers.statements}")
+        out.append(f"LH:{f.numbers.covered}")
         out.append("end_of_record")
     return "".join(line + "\n" for line in out)
 
 
-def write_lcov(result: CoverageResult, path: str | os.PathLike, *, relative_to: str | None = None) -> None:
-    """Writes `lcov_text` to `path` (UTF-8; undecodable file names as their bytes), replacing it whole."""
-    text = lcov_text(result, relative_to=relative_to)
-    try:
-        payload = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a surrogate that no undecodable byte made
-        payload = text.encode("utf-8", "replace")
-    write_atomic(path, payload)
+def lcov_bytes(result: CoverageResult | Analysis, *, relative_to: str | None = None) -> bytes:
+    """`lcov_text` as UTF-8, undecodable file names written back as their original bytes."""
+    return encode_text(lcov_text(result, relative_to=relative_to))
+
+
+def write_lcov(result: CoverageResult | Analysis, path: str | os.PathLike, *, relative_to: str | None = None) -> None:
+    """Writes `lcov_bytes` to `path`, replacing it whole."""
+    write_atomic(path, lcov_bytes(result, relative_to=relative_to))

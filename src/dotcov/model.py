@@ -63,6 +63,9 @@ class FileCoverage:
     lines: dict[int, int] = field(default_factory=dict)  # line -> hits (0 = missed)
     branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes (may be empty)
     excluded: set[int] = field(default_factory=set)  # lines excluded by filters/attributes (not in `lines`)
+    # Lines of methods the agent could not instrument (line -> why): neither covered nor missed.
+    not_measured: dict[int, str] = field(default_factory=dict)
+    stale: str | None = None  # why the source on disk is not the one compiled (its checksum differs from the PDB's)
 
     @property
     def statements(self) -> int:
@@ -85,6 +88,7 @@ class AssemblyCoverage:
     name: str  # simple assembly name, Cobertura's <package>
     classes: list[ClassCoverage] = field(default_factory=list)
     files: dict[str, FileCoverage] = field(default_factory=dict)  # path -> file
+    not_loaded: bool = False  # built under the project but never loaded by a test process (all at 0%)
 
 
 @dataclass
@@ -92,19 +96,14 @@ class CoverageResult:
     assemblies: list[AssemblyCoverage] = field(default_factory=list)
     source_root: str = ""  # directory reports make paths relative to
     timestamp: int = 0  # seconds since the epoch of the newest data
+    not_loaded: list[str] = field(default_factory=list)  # assemblies built but never loaded (reported at 0%)
 
     def all_files(self) -> list[FileCoverage]:
-        """Every source file once; a file compiled into several assemblies adds its hits."""
-        merged: dict[str, FileCoverage] = {}
+        """Every source file once, merged by the one rule of analysis.py (hits add, outcomes matched)."""
+        from dotcov.analysis import merge_files
+
+        by_path: dict[str, list[FileCoverage]] = {}
         for asm in self.assemblies:
             for path, fc in asm.files.items():
-                into = merged.setdefault(path, FileCoverage(path))
-                for line, hits in fc.lines.items():
-                    into.lines[line] = into.lines.get(line, 0) + hits
-                for line, b in fc.branches.items():
-                    have = into.branches.get(line)
-                    into.branches[line] = b if have is None or have.total < b.total else have
-                into.excluded |= fc.excluded
-        for fc in merged.values():
-            fc.excluded -= set(fc.lines)
-        return [merged[p] for p in sorted(merged)]
+                by_path.setdefault(path, []).append(fc)
+        return [merge_files(by_path[p], p) for p in sorted(by_path)]

@@ -63,6 +63,8 @@ Decisions, and where they depart from coverlet's OpenCover output:
   result, branch counts and branchCoverage are "0" (as cobertura.py's branch-rate); with some, a method
   without branches has branchCoverage "100" (coverlet's convention for nothing to cover).
 * Percentages are truncated to 2 decimals ("66.66"), as coverlet writes them.
+* The session's <Summary> counts each source file once, as every other report's total (a file compiled
+  into two modules is not counted twice); a <Module>'s Summary counts the module's own view.
 * The model holds no module file: ModulePath is the assembly name, the module hash the SHA-1 of that
   name (stable, unlike coverlet's random GUID), ModuleTime the data's timestamp in UTC. Nothing read
   by the consumers above depends on them.
@@ -79,9 +81,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import PurePath
 
-from dotcov.cobertura import _percent, _Writer
-from dotcov.json_report import MergedClass, MergedMethod, branches_measured, merge_classes, write_atomic
-from dotcov.model import AssemblyCoverage, BranchCoverage, CoverageResult
+from dotcov.analysis import Analysis, AssemblyAnalysis, ClassAnalysis, MethodAnalysis
+from dotcov.model import BranchCoverage, CoverageResult
+from dotcov.output import truncated_percent as _percent
+from dotcov.output import write_atomic
+from dotcov.report import not_measured_notes
+from dotcov.xmlwriter import XmlWriter as _Writer
 
 XSD = "http://www.w3.org/2001/XMLSchema"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
@@ -141,7 +146,7 @@ class _Point:
     bev: int = 0
 
 
-def _points(m: MergedMethod) -> list[_Point]:
+def _points(m: MethodAnalysis) -> list[_Point]:
     if m.points:
         return [_Point(p.hits, p.il_offset, p.start_line, p.start_column, p.end_line, p.end_column) for p in m.points]
     return [_Point(hits, None, line, 1, line, 2) for line, hits in sorted(m.lines.items())]
@@ -156,12 +161,12 @@ def _time(timestamp: int) -> str:
 
 
 class _Session:
-    def __init__(self, result: CoverageResult, measured: bool) -> None:
+    def __init__(self, analysis: Analysis, measured: bool) -> None:
         self.measured = measured
         self.next_uspid = 1
         paths = set()
-        for asm in result.assemblies:
-            paths |= set(asm.files) | {c.filename for c in asm.classes}
+        for asm in analysis.assemblies:
+            paths |= {f.path for f in asm.files}
         self.uids = {path: i for i, path in enumerate(sorted(paths), start=1)}
 
     def point_attrs(self, p: _Point, uspid: int, ordinal: int, fileid: int) -> list[tuple[str, object]]:
@@ -172,7 +177,7 @@ class _Session:
                   ("fileid", fileid)]
         return attrs
 
-    def method(self, w: _Writer, cls: MergedClass, m: MergedMethod, branches: dict[int, BranchCoverage],
+    def method(self, w: _Writer, cls: ClassAnalysis, m: MethodAnalysis, branches: dict[int, BranchCoverage],
                claimed: set[tuple[str, int]]) -> _Counts:
         points = _points(m)
         for p in points:
@@ -231,12 +236,12 @@ class _Session:
         w.end("Method")
         return counts
 
-    def module(self, w: _Writer, asm: AssemblyCoverage, timestamp: int) -> _Counts:
-        classes = merge_classes(asm.classes)
-        by_type: dict[str, list[MergedClass]] = {}
-        for c in classes:
+    def module(self, w: _Writer, asm: AssemblyAnalysis, timestamp: int) -> _Counts:
+        by_type: dict[str, list[ClassAnalysis]] = {}
+        for c in asm.classes:
             by_type.setdefault(c.name, []).append(c)
-        paths = sorted(set(asm.files) | {c.filename for c in classes})
+        files = {f.path: f for f in asm.files}
+        paths = sorted(files)
 
         body = _Writer(depth=w.depth + 2)
         total = _Counts()
@@ -247,7 +252,7 @@ class _Session:
             methods_xml = _Writer(depth=body.depth + 2)
             counts = _Counts(classes=1)
             for c, m in methods:
-                fc = asm.files.get(c.filename)
+                fc = files.get(c.filename)
                 counts.add(self.method(methods_xml, c, m, fc.branches if fc else {}, claimed))
             counts.visited_classes = int(counts.visited_methods > 0)
             total.add(counts)
@@ -284,22 +289,49 @@ class _Session:
         return total
 
 
-def opencover_xml(result: CoverageResult, *, version: str, timestamp: int | None = None) -> bytes:
+def _session_counts(analysis: Analysis) -> _Counts:
+    """The session's Summary counts each source file once (as every other report's total): sequence
+    points merged by span over the assemblies that compile a file, branch outcomes as the analysis
+    merges them, classes by name, methods by class, name and signature."""
+    total = _Counts(branches=analysis.totals.branches, visited_branches=analysis.totals.branches_covered)
+    classes: dict[str, bool] = {}
+    for f in analysis.files:
+        for c in f.classes:
+            visited_class = False
+            for m in c.methods:
+                points = _points(m)
+                visited = sum(1 for p in points if p.vc > 0)
+                total.points += len(points)
+                total.visited_points += visited
+                total.methods += 1
+                total.visited_methods += int(visited > 0)
+                visited_class = visited_class or visited > 0
+            classes[c.name] = classes.get(c.name, False) or visited_class
+    total.classes = len(classes)
+    total.visited_classes = sum(classes.values())
+    return total
+
+
+def opencover_xml(result: CoverageResult | Analysis, *, version: str, timestamp: int | None = None) -> bytes:
     """The report as UTF-8 bytes (no BOM). `timestamp` (seconds, for ModuleTime) defaults to `result.timestamp`.
 
     `version` is accepted for symmetry with the other writers; OpenCover's format has no place for the
     producer's version, so it is written in no attribute.
     """
     del version
-    ts = int(result.timestamp if timestamp is None else timestamp)
-    session = _Session(result, branches_measured(result))
+    analysis = Analysis.of(result)
+    ts = int(analysis.timestamp if timestamp is None else timestamp)
+    session = _Session(analysis, analysis.branches_measured)
     modules = _Writer(depth=2)
     total = _Counts()
-    for asm in sorted(result.assemblies, key=lambda a: a.name):
-        total.add(session.module(modules, asm, ts))
+    for asm in analysis.assemblies:
+        session.module(modules, asm, ts)
+    total = _session_counts(analysis)
 
     w = _Writer(declaration=True)
     w.start("CoverageSession", [("xmlns:xsd", XSD), ("xmlns:xsi", XSI)])
+    for note in not_measured_notes(analysis, None) + [f"warning: {x}" for x in analysis.warnings]:
+        w.comment(note)
     w.empty("Summary", total.attrs(session.measured))
     if modules.parts:
         w.start("Modules")
@@ -311,7 +343,7 @@ def opencover_xml(result: CoverageResult, *, version: str, timestamp: int | None
     return w.getvalue()
 
 
-def write_opencover(result: CoverageResult, path: str | os.PathLike, *, version: str,
+def write_opencover(result: CoverageResult | Analysis, path: str | os.PathLike, *, version: str,
                     timestamp: int | None = None) -> None:
     """Writes `opencover_xml` to `path`, replacing it whole (a reader never sees half a file)."""
     write_atomic(path, opencover_xml(result, version=version, timestamp=timestamp))

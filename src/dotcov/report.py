@@ -16,12 +16,18 @@ as 100%, and one that is not 0% never shows as 0%.
 
 from __future__ import annotations
 
+import os
 import re
 import string
 from dataclasses import dataclass
-from pathlib import PurePath
 
-from dotcov.model import CoverageResult, FileCoverage
+from dotcov.analysis import Analysis, FileAnalysis
+from dotcov.model import CoverageResult
+from dotcov.output import display_percent, percent, relative_path
+
+__all__ = ["SORT_KEYS", "percent", "display_percent", "relative_path", "total_percent", "format_ranges",
+           "Row", "Summary", "summarize", "render_table", "render_markdown", "escape_markdown", "print_table",
+           "not_measured_notes"]
 
 SORT_KEYS = ("name", "stmts", "miss", "cover")
 
@@ -31,34 +37,9 @@ _DIGITS = re.compile(r"(\d+)")
 
 # --- numbers -----------------------------------------------------------------
 
-def percent(covered: int, total: int) -> float:
-    """Covered share in percent; nothing to cover counts as fully covered (as coverage.py)."""
-    return 100.0 * covered / total if total else 100.0
-
-
-def display_percent(pc: float, precision: int = 0) -> str:
-    """`pc` with `precision` decimals, never rounded up to 100 nor down to 0.
-
-    coverage.py's rule: a value strictly between 0 and the smallest step shows as
-    that step (1/1000 -> "1"), one strictly between 100 minus a step and 100 shows as
-    100 minus a step (199/200 -> "99"); anything else is rounded to `precision`.
-    """
-    step = 1.0 / 10**precision
-    if 0 < pc < step:
-        pc = step
-    elif 100.0 - step < pc < 100.0:
-        pc = 100.0 - step
-    else:
-        pc = round(pc, precision)
-    return f"{pc:.{precision}f}"
-
-
-def total_percent(result: CoverageResult) -> float:
+def total_percent(result: CoverageResult | Analysis) -> float:
     """Line coverage of every source file together, in percent, unrounded (100.0 if no statements)."""
-    files = result.all_files()
-    statements = sum(f.statements for f in files)
-    covered = sum(f.covered for f in files)
-    return percent(covered, statements)
+    return Analysis.of(result).totals.percent
 
 
 def format_ranges(statements, missed) -> str:
@@ -89,17 +70,6 @@ def _range(start: int, end: int) -> str:
 
 # --- paths -------------------------------------------------------------------
 
-def relative_path(path: str, root: str | None) -> str:
-    """`path` relative to `root` with `/` separators, or `path` itself (with `/`) when outside `root`."""
-    p = PurePath(path)
-    if root:
-        try:
-            return p.relative_to(root).as_posix()
-        except ValueError:
-            pass
-    return p.as_posix()
-
-
 def _human_key(name: str):
     """Sorts `File2` before `File10` (coverage.py sorts names the same way)."""
     return ([int(part) if part.isdigit() else part for part in _DIGITS.split(name)], name)
@@ -128,17 +98,33 @@ class Summary:
     total: Row
     skipped_covered: int
     skipped_empty: int
+    notes: tuple[str, ...] = ()  # lines not measured and why; warnings every report carries
 
 
-def _row(fc: FileCoverage, name: str) -> Row:
+def not_measured_notes(analysis: Analysis, root: str | None) -> list[str]:
+    """`path: lines 3-5 not measured (reason)`, one per file and reason."""
+    out = []
+    for f in analysis.files:
+        by_reason: dict[str, list[int]] = {}
+        for line, reason in sorted(f.not_measured.items()):
+            by_reason.setdefault(reason, []).append(line)
+        name = _CONTROL.sub("?", relative_path(f.path, root))
+        for reason, lines in by_reason.items():
+            ranges = format_ranges(f.not_measured, lines)
+            out.append(f"{name}: line{'s' if len(lines) > 1 else ''} {ranges} not measured ({reason})")
+    return out
+
+
+def _row(f: FileAnalysis, name: str) -> Row:
+    n = f.numbers
     return Row(
         name=name,
-        statements=fc.statements,
-        missed=fc.missed,
-        percent=percent(fc.covered, fc.statements),
-        missing=format_ranges(fc.lines, fc.missed_lines()),
-        branches=sum(b.total for b in fc.branches.values()),
-        partial=sum(1 for b in fc.branches.values() if b.covered < b.total),
+        statements=n.statements,
+        missed=n.missed,
+        percent=n.percent,
+        missing=format_ranges(f.lines, f.missed_lines()),
+        branches=n.branches,
+        partial=n.partial,
     )
 
 
@@ -153,32 +139,33 @@ def _parse_sort(sort: str | None) -> tuple[str, bool]:
     return key, reverse
 
 
-def summarize(result: CoverageResult, *, skip_covered: bool = False, skip_empty: bool = False,
+def summarize(result: CoverageResult | Analysis, *, skip_covered: bool = False, skip_empty: bool = False,
               sort: str | None = None, relative_to: str | None = None) -> Summary:
-    """The rows of the table, sorted, and the total (which always counts every file, skipped or not)."""
+    """The rows of the table, sorted, and the total (which always counts every file, skipped or not).
+
+    `skip_covered` leaves out files with nothing missed: no statement and no branch outcome
+    (a file with a partial line stays)."""
     key, reverse = _parse_sort(sort)
-    root = relative_to if relative_to is not None else result.source_root
+    analysis = Analysis.of(result)
+    root = relative_to if relative_to is not None else analysis.source_root
     rows: list[Row] = []
-    statements = missed = branch_total = partial = 0
     skipped_covered = skipped_empty = 0
-    for fc in result.all_files():
-        statements += fc.statements
-        missed += fc.missed
-        branch_total += sum(b.total for b in fc.branches.values())
-        partial += sum(1 for b in fc.branches.values() if b.covered < b.total)
-        if skip_covered and fc.missed == 0:
+    for f in analysis.files:
+        if skip_covered and f.numbers.complete:
             skipped_covered += 1  # as coverage.py: an empty file has nothing missed, so it counts here
-        elif skip_empty and fc.statements == 0:
+        elif skip_empty and f.numbers.statements == 0:
             skipped_empty += 1
         else:
-            rows.append(_row(fc, _CONTROL.sub("?", relative_path(fc.path, root))))
+            rows.append(_row(f, _CONTROL.sub("?", relative_path(f.path, root))))
     if key == "name":
         rows.sort(key=lambda r: _human_key(r.name), reverse=reverse)
     else:
         attr = {"stmts": "statements", "miss": "missed", "cover": "percent"}[key]
         rows.sort(key=lambda r: (getattr(r, attr), _human_key(r.name)), reverse=reverse)
-    total = Row("TOTAL", statements, missed, percent(statements - missed, statements), "", branch_total, partial)
-    return Summary(rows, total, skipped_covered, skipped_empty)
+    t = analysis.totals
+    total = Row("TOTAL", t.statements, t.missed, t.percent, "", t.branches, t.partial)
+    notes = tuple(not_measured_notes(analysis, root)) + tuple(f"warning: {w}" for w in analysis.warnings)
+    return Summary(rows, total, skipped_covered, skipped_empty, notes)
 
 
 def _end_lines(summary: Summary) -> list[str]:
@@ -187,6 +174,8 @@ def _end_lines(summary: Summary) -> list[str]:
         lines += ["", f"{_plural(summary.skipped_covered, 'file')} skipped due to complete coverage."]
     if summary.skipped_empty:
         lines += ["", f"{_plural(summary.skipped_empty, 'empty file')} skipped."]
+    if summary.notes:
+        lines += [""] + list(summary.notes)
     return lines
 
 
@@ -264,17 +253,23 @@ def render_markdown(result: CoverageResult, *, show_missing: bool = False, skip_
     _check_precision(precision)
     summary = summarize(result, skip_covered=skip_covered, skip_empty=skip_empty, sort=sort,
                         relative_to=relative_to)
-    header = ["Name", "Stmts", "Miss", "Cover"] + (["Missing"] if show_missing else [])
-    right = [False, True, True, True] + ([False] if show_missing else [])
+    with_branches = summary.total.branches > 0  # as the text table: coverage.py's Branch and BrPart
+    header = ["Name", "Stmts", "Miss"] + (["Branch", "BrPart"] if with_branches else []) + ["Cover"] \
+        + (["Missing"] if show_missing else [])
+    right = [False] + [True] * (len(header) - 1 - int(show_missing)) + ([False] if show_missing else [])
     body = []
     for row in summary.rows:
-        cells = [escape_markdown(row.name), str(row.statements), str(row.missed),
-                 display_percent(row.percent, precision) + "%"]
+        cells = [escape_markdown(row.name), str(row.statements), str(row.missed)]
+        if with_branches:
+            cells += [str(row.branches), str(row.partial)]
+        cells.append(display_percent(row.percent, precision) + "%")
         if show_missing:
             cells.append(row.missing)
         body.append(cells)
-    total = [f"**{v}**" for v in ("TOTAL", summary.total.statements, summary.total.missed,
-                                  display_percent(summary.total.percent, precision) + "%")]
+    t = summary.total
+    total = ["TOTAL", t.statements, t.missed] + ([t.branches, t.partial] if with_branches else []) \
+        + [display_percent(t.percent, precision) + "%"]
+    total = [f"**{v}**" for v in total]
     if show_missing:
         total.append("")
     body.append(total)
@@ -290,3 +285,31 @@ def render_markdown(result: CoverageResult, *, show_missing: bool = False, skip_
     out = [line(header), rule] + [line(cells) for cells in body]
     out += _end_lines(summary)
     return "\n".join(out)
+
+
+# --- terminal ------------------------------------------------------------------
+
+_PERCENT = re.compile(r"(?<=\s)(\d+(?:\.\d+)?)%(?=\s|$)")
+
+
+def print_table(result: CoverageResult | Analysis, out, *, color: bool | None = None, **kwargs) -> None:
+    """`render_table` written to `out`; on a terminal (unless NO_COLOR is set) rich colours each
+    row's percentage: green when nothing is missed, red otherwise. The characters are the same."""
+    text = render_table(result, **kwargs)
+    if color is None:
+        color = bool(getattr(out, "isatty", lambda: False)()) and not os.environ.get("NO_COLOR")
+    if not color:
+        out.write(text + "\n")
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=out, force_terminal=True, highlight=False, soft_wrap=True, emoji=False,
+                      markup=False)
+    for line in text.split("\n"):
+        styled = Text(line)
+        m = _PERCENT.search(line)
+        if m is not None:
+            full = float(m.group(1)) >= 100.0
+            styled.stylize("bold green" if full else "bold red", m.start(), m.end())
+        console.print(styled)

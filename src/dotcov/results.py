@@ -10,11 +10,14 @@ methods under the method the user wrote.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from dotcov import _native, branches
+from dotcov.analysis import add_branches, add_lines
 from dotcov.data import CoverageData, ModuleHits
 from dotcov.exclusions import ExclusionOptions, excluded_methods
 from dotcov.filters import Filters
@@ -80,6 +83,38 @@ class SymbolsError(Exception):
     pass
 
 
+# Portable PDB document hash algorithms (the Document table's HashAlgorithm GUID).
+_HASHES = {
+    "ff1816ec-aa5e-4d10-87f7-6f4963833460": "sha1",
+    "8829d00f-11b8-4213-878b-770e8597ac16": "sha256",
+}
+
+
+class SourceChecks:
+    """Checks each source file once against the checksum its PDB records (stale sources)."""
+
+    def __init__(self) -> None:
+        self._digests: dict[tuple[str, str], str | None] = {}
+
+    def stale(self, path: str, algorithm: bytes, expected: bytes) -> str | None:
+        """Why `path` is not the file that was compiled, or None (it is, or it cannot be told)."""
+        name = _HASHES.get(str(uuid.UUID(bytes_le=algorithm))) if len(algorithm) == 16 else None
+        if name is None or not expected:
+            return None
+        key = (path, name)
+        if key not in self._digests:
+            try:
+                with open(path, "rb") as f:
+                    self._digests[key] = hashlib.file_digest(f, name).hexdigest()
+            except OSError:
+                self._digests[key] = None  # missing: the reports say so where they show source
+        digest = self._digests[key]
+        if digest is None or digest == expected.hex():
+            return None
+        return f"changed since it was compiled (its {name.upper()} differs from the one in the PDB); " \
+               "line numbers may not match: rebuild and run the tests again"
+
+
 @dataclass
 class ReportOptions:
     """What the reports include, and where paths point (dotcov.toml [report] and [paths])."""
@@ -113,14 +148,19 @@ def _user_method(sym: Symbols, rid: int) -> int:
 
 
 def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | None = None,
-                    mapper: PathMapper | None = None) -> AssemblyCoverage:
+                    mapper: PathMapper | None = None, checks: SourceChecks | None = None) -> AssemblyCoverage:
     options = options or ReportOptions()
+    checks = checks or SourceChecks()
     mapper = mapper or PathMapper()
     asm = AssemblyCoverage(sym.raw["assembly_name"])
     filters = options.filters or Filters()
     excluded = excluded_methods(sym, asm.name, ExclusionOptions(filters, options.skip_auto_properties))
     hits = {(token, offset): h for (token, offset, kind), h in zip(module.sites, module.hits) if kind == 0}
     documents = sym.raw["documents"]
+    # Methods the agent could not instrument (token -> why): their lines are "not measured".
+    unmeasured = {token & 0x00FFFFFF: why for token, why in getattr(module, "unmeasured", {}).items()}
+    # (path, line) -> the methods with a statement there, for placing branch records without a scan.
+    methods_at: dict[tuple[str, int], list[MethodCoverage]] = {}
     classes: dict[tuple[int, str], ClassCoverage] = {}
     methods: dict[tuple[int, str, int], MethodCoverage] = {}
     def is_generated(rid: int) -> bool:
@@ -150,6 +190,11 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
             if rid in excluded:
                 fc.excluded.update(range(start_line, end_line + 1))
                 continue
+            why = unmeasured.get(rid) or unmeasured.get(owner_rid)
+            if why is not None:
+                for line in range(start_line, end_line + 1):
+                    fc.not_measured.setdefault(line, why)
+                continue
             cc = classes.get((user_type, path))
             if cc is None:
                 cc = classes[(user_type, path)] = ClassCoverage(class_name, path)
@@ -166,17 +211,28 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
                     cc.methods.append(mc)
             mc.points.append(PointCoverage(token, offset, start_line, _sc, end_line, _ec, h))
             for line in range(start_line, end_line + 1):
+                if line not in mc.lines:
+                    methods_at.setdefault((path, line), []).append(mc)
                 for lines in (fc.lines, cc.lines, mc.lines):
                     lines[line] = max(lines.get(line, 0), h)
+    hashes = sym.raw.get("document_hashes") or []
+    for doc, (algorithm, expected) in enumerate(hashes, start=1):
+        fc = asm.files.get(mapper.map(documents[doc - 1], near=module.path))
+        if fc is not None and fc.stale is None:
+            fc.stale = checks.stale(fc.path, algorithm, expected)
     for path, fc in list(asm.files.items()):
         fc.excluded -= set(fc.lines)
-        if not fc.lines:  # wholly excluded: not a file of the report
+        for line in [n for n in fc.not_measured if n in fc.lines]:
+            del fc.not_measured[line]
+        if not fc.lines and not fc.not_measured:  # wholly excluded: not a file of the report
             del asm.files[path]
     asm.classes = sorted(classes.values(), key=lambda c: (c.name, c.filename))
     # Branch outcomes, on the lines of the files and methods kept above (see branches.py).
     records = branches.analyse(module, sym, assembly_path=mapper.map(module.path),
                                path_of=lambda doc: mapper.map(doc, near=module.path))
-    records = [r for r in records if (r.method_token & 0x00FFFFFF) not in excluded]
+    records = [r for r in records if (r.method_token & 0x00FFFFFF) not in excluded
+               and _user_method(sym, r.method_token & 0x00FFFFFF) not in unmeasured
+               and (r.method_token & 0x00FFFFFF) not in unmeasured]
     for path, lines in branches.by_line(records, all_branches=options.all_branches).items():
         fc = asm.files.get(path)
         if fc is not None:
@@ -186,7 +242,7 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
         if r.generated and not options.all_branches:
             continue
         owner = 0x06000000 | _user_method(sym, r.method_token & 0x00FFFFFF)
-        candidates = [m for c in asm.classes if c.filename == r.path for m in c.methods if r.line in m.lines]
+        candidates = methods_at.get((r.path, r.line), [])
         mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
         if mc is None:
             continue
@@ -200,21 +256,9 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
     return asm
 
 
-def _merge_branches(into: FileCoverage, fc: FileCoverage) -> None:
-    for line, b in fc.branches.items():
-        have = into.branches.get(line)
-        if have is None:
-            into.branches[line] = BranchCoverage(b.covered, b.total, list(b.missed_outcomes),
-                                                 list(b.conditions), list(b.outcome_hits))
-        else:
-            have.covered += b.covered
-            have.total += b.total
-            have.missed_outcomes.extend(b.missed_outcomes)
-            have.outcome_hits.extend(b.outcome_hits)
-
-
 def build(data: CoverageData, source_root: Path, options: ReportOptions | None = None, *,
-          all_branches: bool | None = None) -> tuple[CoverageResult, list[str]]:
+          all_branches: bool | None = None,
+          not_loaded: list[ModuleHits] = ()) -> tuple[CoverageResult, list[str]]:
     """Returns the result and the problems found (modules that could not be reported).
 
     all_branches (default: options.all_branches, False) also reports the branches the
@@ -226,13 +270,16 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
     result = CoverageResult(source_root=str(source_root), timestamp=int(data.newest_mtime))
     problems: list[str] = []
     by_name: dict[str, AssemblyCoverage] = {}
-    for module in data.modules.values():
+    checks = SourceChecks()
+    unloaded = {id(m) for m in not_loaded}
+    for module in [*data.modules.values(), *not_loaded]:
         try:
             sym = load_symbols(module, mapper.map(module.path))
         except SymbolsError as e:
             problems.append(str(e))
             continue
-        asm = module_coverage(module, sym, options, mapper)
+        asm = module_coverage(module, sym, options, mapper, checks)
+        asm.not_loaded = id(module) in unloaded
         if not asm.files:
             continue  # everything filtered out
         have = by_name.get(asm.name)
@@ -240,13 +287,19 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             by_name[asm.name] = asm
             continue
         # Another build of the same assembly (e.g. another target framework): merge.
+        # The one merge rule (analysis.py): hits add, branch outcomes matched by their place in the source.
         for path, fc in asm.files.items():
             into = have.files.setdefault(path, FileCoverage(path))
-            for line, h in fc.lines.items():
-                into.lines[line] = into.lines.get(line, 0) + h
-            _merge_branches(into, fc)
+            add_lines(into.lines, fc.lines)
+            add_branches(into.branches, fc.branches)
+            into.stale = into.stale or fc.stale
+            into.excluded = (into.excluded | fc.excluded) - into.lines.keys()
+            for line, why in fc.not_measured.items():
+                if line not in into.lines:
+                    into.not_measured.setdefault(line, why)
         have.classes.extend(asm.classes)
     result.assemblies = [by_name[n] for n in sorted(by_name)]
+    result.not_loaded = sorted(a.name for a in result.assemblies if a.not_loaded)
     return result, problems
 
 

@@ -1,0 +1,442 @@
+"""One analysis of a coverage result, computed once; every report only formats it.
+
+On coverage.py's model (`coverage.results.Analysis` and its summable `Numbers`): per file, per
+assembly, per class and per method, the statements, covered, excluded and not-measured lines, the
+branch outcomes and the partial lines.
+
+The merge rule (the only one; results.py uses it too for several builds of one assembly)
+-------------------------------------------------------------------------------------------
+A source file compiled into several assemblies, or into several builds of one assembly (target
+frameworks), is one file of the report:
+
+* a line's hits are the sum of its hits in every build; a line that is a statement in any build is a
+  statement (excluded or not measured only where no build counts it as a statement);
+* branch outcomes: within one build a branch outcome is identified by (MVID, method token, IL offset,
+  outcome); across builds the same source branch has other tokens and offsets, so outcomes are matched
+  by where they are in the source: (line, the branch instruction's position among the line's branch
+  instructions, the outcome's position: fall-through first, then each target). Matched outcomes add
+  their hits; an outcome only one build has is counted once. So a line with 2 outcomes compiled twice
+  still has 2 outcomes, covered when either build took them.
+* classes are (type name, file); methods are (name, signature) within them; sequence points are their
+  source span (the n-th point of a span matches the n-th of the other build).
+
+The totals are the sum of the files' numbers (each file once). An assembly's own numbers count only
+its own builds. A partial line (`BrPart`) is one that ran with at least one outcome missed
+(coverage.py's meaning): a line that never ran is missed, not partial.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from dotcov.model import (
+    AssemblyCoverage,
+    BranchCoverage,
+    ClassCoverage,
+    CoverageResult,
+    FileCoverage,
+    PointCoverage,
+)
+from dotcov.output import percent
+
+
+# --- numbers -------------------------------------------------------------------
+
+@dataclass
+class Numbers:
+    """Counts that add up (coverage.py's `Numbers`): a file's, a class's, an assembly's, the total."""
+
+    files: int = 0
+    statements: int = 0
+    missed: int = 0
+    excluded: int = 0
+    not_measured: int = 0
+    branches: int = 0  # branch outcomes
+    branches_covered: int = 0
+    partial: int = 0  # lines that ran with some outcome missed
+    methods: int = 0
+    methods_covered: int = 0
+
+    def __add__(self, other: Numbers) -> Numbers:
+        return Numbers(*(getattr(self, f) + getattr(other, f) for f in self.__dataclass_fields__))
+
+    def __radd__(self, other):  # sum() starts from 0
+        return self if other == 0 else NotImplemented
+
+    @property
+    def covered(self) -> int:
+        return self.statements - self.missed
+
+    @property
+    def branches_missed(self) -> int:
+        return self.branches - self.branches_covered
+
+    @property
+    def percent(self) -> float:
+        """Line coverage in percent (100.0 with nothing to cover)."""
+        return percent(self.covered, self.statements)
+
+    @property
+    def branch_percent(self) -> float:
+        return percent(self.branches_covered, self.branches)
+
+    @property
+    def method_percent(self) -> float:
+        return percent(self.methods_covered, self.methods)
+
+    @property
+    def complete(self) -> bool:
+        """Nothing missed: no statement, no branch outcome (what --skip-covered skips)."""
+        return self.missed == 0 and self.branches_covered == self.branches
+
+
+def line_numbers(lines: dict[int, int], branches: dict[int, BranchCoverage] | None = None,
+                 excluded: int = 0, not_measured: int = 0) -> Numbers:
+    statements = len(lines)
+    missed = sum(1 for h in lines.values() if h == 0)
+    n = Numbers(statements=statements, missed=missed, excluded=excluded, not_measured=not_measured)
+    for line, b in (branches or {}).items():
+        n.branches += b.total
+        n.branches_covered += min(b.covered, b.total)
+        if b.covered < b.total and lines.get(line, 0) > 0:
+            n.partial += 1
+    return n
+
+
+# --- the merge rule ---------------------------------------------------------------
+
+def _outcomes(b: BranchCoverage) -> list[tuple[int, list[int]]]:
+    """Per branch instruction (IL offset, hits per outcome); a hand-built line without them is one
+    instruction whose first `covered` outcomes were taken once."""
+    if b.outcome_hits:
+        return [(off, list(hits)) for off, hits in b.outcome_hits]
+    covered = min(b.covered, b.total)
+    return [(-1, [1] * covered + [0] * (b.total - covered))]
+
+
+def _notes(b: BranchCoverage) -> list[list[str | None]] | None:
+    """Each outcome's missed-outcome text (None when taken), when the texts line up with the outcomes."""
+    outcomes = _outcomes(b)
+    if sum(1 for _, hits in outcomes for h in hits if h == 0) != len(b.missed_outcomes):
+        return None
+    texts = iter(b.missed_outcomes)
+    return [[None if h else next(texts) for h in hits] for _, hits in outcomes]
+
+
+def copy_branch(b: BranchCoverage) -> BranchCoverage:
+    return BranchCoverage(b.covered, b.total, list(b.missed_outcomes), list(b.conditions),
+                          [(off, list(hits)) for off, hits in b.outcome_hits])
+
+
+def merge_branch(a: BranchCoverage, b: BranchCoverage) -> BranchCoverage:
+    """One source line's outcomes from two builds: matched by position (see the module's docstring)."""
+    xa, xb = _outcomes(a), _outcomes(b)
+    na, nb = _notes(a), _notes(b)
+    outcome_hits: list[tuple[int, list[int]]] = []
+    notes: list[str] = []
+    for i in range(max(len(xa), len(xb))):
+        off = xa[i][0] if i < len(xa) else xb[i][0]
+        ha = xa[i][1] if i < len(xa) else []
+        hb = xb[i][1] if i < len(xb) else []
+        hits = [(ha[k] if k < len(ha) else 0) + (hb[k] if k < len(hb) else 0)
+                for k in range(max(len(ha), len(hb)))]
+        outcome_hits.append((off, hits))
+        for k, h in enumerate(hits):
+            if h:
+                continue
+            for src in (na, nb):
+                if src is not None and i < len(src) and k < len(src[i]) and src[i][k] is not None:
+                    notes.append(src[i][k])
+                    break
+    if na is None and nb is None:  # texts we cannot place: those both builds missed
+        notes = [t for t in a.missed_outcomes if t in b.missed_outcomes]
+    covered = sum(1 for _, hits in outcome_hits for h in hits if h > 0)
+    total = sum(len(hits) for _, hits in outcome_hits)
+    conditions = []
+    if a.conditions or b.conditions:
+        base = a.conditions if len(a.conditions) >= len(b.conditions) else b.conditions
+        for i, (off, hits) in enumerate(outcome_hits):
+            kind = base[i][1] if i < len(base) else ("switch" if len(hits) > 2 else "jump")
+            conditions.append((base[i][0] if i < len(base) else off, kind,
+                               sum(1 for h in hits if h > 0), len(hits)))
+    keep_hits = bool(a.outcome_hits or b.outcome_hits)
+    return BranchCoverage(covered, total, notes, conditions, outcome_hits if keep_hits else [])
+
+
+def add_lines(into: dict[int, int], lines: dict[int, int]) -> None:
+    for line, hits in lines.items():
+        into[line] = into.get(line, 0) + hits
+
+
+def add_branches(into: dict[int, BranchCoverage], branches: dict[int, BranchCoverage]) -> None:
+    for line, b in branches.items():
+        have = into.get(line)
+        into[line] = copy_branch(b) if have is None else merge_branch(have, b)
+
+
+def merge_files(files: Iterable[FileCoverage], path: str | None = None) -> FileCoverage:
+    """Several builds' view of one source file as one (the model's inputs are not modified)."""
+    files = list(files)
+    out = FileCoverage(path or files[0].path)
+    for fc in files:
+        add_lines(out.lines, fc.lines)
+        add_branches(out.branches, fc.branches)
+        out.excluded |= fc.excluded
+        for line, reason in fc.not_measured.items():
+            out.not_measured.setdefault(line, reason)
+        out.stale = out.stale or fc.stale
+    out.excluded -= out.lines.keys()
+    for line in [n for n in out.not_measured if n in out.lines]:
+        del out.not_measured[line]
+    out.lines = dict(sorted(out.lines.items()))
+    out.branches = dict(sorted(out.branches.items()))
+    return out
+
+
+# --- classes and methods ----------------------------------------------------------
+
+def point_order(p: PointCoverage):
+    return (p.start_line, p.start_column, p.end_line, p.end_column, p.method_token, p.il_offset)
+
+
+@dataclass
+class MethodAnalysis:
+    name: str
+    signature: str
+    token: int
+    lines: dict[int, int] = field(default_factory=dict)
+    points: list[PointCoverage] = field(default_factory=list)  # in source order
+    branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method
+
+    @property
+    def first_line(self) -> int:
+        return min(self.lines)
+
+    @property
+    def entry_point(self) -> PointCoverage | None:
+        return self.points[0] if self.points else None
+
+    @property
+    def hits(self) -> int:
+        """How often the method was entered: hits of its first sequence point (else of its first line)."""
+        entry = self.entry_point
+        return entry.hits if entry is not None else self.lines[self.first_line]
+
+    @property
+    def branch_outcomes(self) -> dict[tuple[int, int], list[int]]:
+        """(line, IL offset) -> hits of each outcome (OpenCover's BranchPoints)."""
+        return {(line, off): hits for line, b in sorted(self.branches.items()) for off, hits in b.outcome_hits}
+
+    @property
+    def numbers(self) -> Numbers:
+        n = line_numbers(self.lines, self.branches)
+        n.methods, n.methods_covered = 1, int(any(self.lines.values()))
+        return n
+
+
+@dataclass
+class ClassAnalysis:
+    name: str
+    filename: str
+    lines: dict[int, int] = field(default_factory=dict)
+    methods: list[MethodAnalysis] = field(default_factory=list)
+
+    @property
+    def numbers(self) -> Numbers:
+        n = line_numbers(self.lines)
+        branches: dict[int, BranchCoverage] = {}
+        for m in self.methods:
+            for line, b in m.branches.items():
+                branches.setdefault(line, b)  # a line's outcomes once, as its first method has them
+            n.methods += 1
+            n.methods_covered += int(any(m.lines.values()))
+        b = line_numbers(self.lines, branches)
+        n.branches, n.branches_covered, n.partial = b.branches, b.branches_covered, b.partial
+        return n
+
+
+def merge_classes(classes: Iterable[ClassCoverage]) -> list[ClassAnalysis]:
+    """One entry per (type, file), sorted; the same method in several builds merged by the rule above.
+
+    A class's lines are its own plus any of its methods' it left out; methods without lines are left
+    out (as coverlet); methods are sorted by first line, name, signature; points by position.
+    """
+    by_key: dict[tuple[str, str], ClassAnalysis] = {}
+    methods: dict[tuple[str, str, str, str], MethodAnalysis] = {}
+    points: dict[tuple[str, str, str, str], dict[tuple, PointCoverage]] = {}
+    for cc in classes:
+        into = by_key.get((cc.name, cc.filename))
+        if into is None:
+            into = by_key[(cc.name, cc.filename)] = ClassAnalysis(cc.name, cc.filename)
+        own = dict(cc.lines)
+        for mc in cc.methods:
+            for line, hits in mc.lines.items():
+                if line not in cc.lines:
+                    own[line] = max(own.get(line, 0), hits)
+            key = (cc.name, cc.filename, mc.name, mc.signature)
+            m = methods.get(key)
+            if m is None:
+                m = methods[key] = MethodAnalysis(mc.name, mc.signature, mc.token)
+                points[key] = {}
+                into.methods.append(m)
+            elif not m.token:
+                m.token = mc.token
+            add_lines(m.lines, mc.lines)
+            add_branches(m.branches, mc.branches)
+            seen: dict[tuple, int] = {}
+            for p in mc.points:
+                span = (p.start_line, p.start_column, p.end_line, p.end_column)
+                n = seen[span] = seen.get(span, -1) + 1
+                have = points[key].get((span, n))
+                if have is None:
+                    points[key][(span, n)] = PointCoverage(p.method_token, p.il_offset, *span, hits=p.hits)
+                else:
+                    have.hits += p.hits
+        add_lines(into.lines, own)
+    for key, m in methods.items():
+        m.points = sorted(points[key].values(), key=point_order)
+        m.lines = dict(sorted(m.lines.items()))
+        m.branches = dict(sorted(m.branches.items()))
+    for c in by_key.values():
+        c.methods = [m for m in c.methods if m.lines]
+        c.methods.sort(key=lambda m: (m.first_line, m.name, m.signature))
+        c.lines = dict(sorted(c.lines.items()))
+    return [by_key[k] for k in sorted(by_key)]
+
+
+# --- files and assemblies -------------------------------------------------------------
+
+@dataclass
+class FileAnalysis:
+    """One source file: its lines (line -> hits), branch outcomes, excluded and not-measured lines."""
+
+    path: str
+    lines: dict[int, int]
+    branches: dict[int, BranchCoverage]
+    excluded: set[int]
+    not_measured: dict[int, str]  # line -> why the agent could not measure it
+    assemblies: list[str] = field(default_factory=list)
+    classes: list[ClassAnalysis] = field(default_factory=list)
+    stale: str | None = None  # why the source on disk is not the one built, when it is not
+    numbers: Numbers = field(default_factory=Numbers)
+
+    @classmethod
+    def of(cls, fc: FileCoverage, assemblies: list[str], classes: list[ClassAnalysis]) -> FileAnalysis:
+        f = cls(fc.path, fc.lines, fc.branches, set(fc.excluded), dict(fc.not_measured), assemblies, classes,
+                fc.stale)
+        f.numbers = line_numbers(f.lines, f.branches, len(f.excluded), len(f.not_measured))
+        f.numbers.files = 1
+        for c in classes:
+            cn = c.numbers
+            f.numbers.methods += cn.methods
+            f.numbers.methods_covered += cn.methods_covered
+        return f
+
+    @property
+    def statements(self) -> int:
+        return self.numbers.statements
+
+    @property
+    def missed(self) -> int:
+        return self.numbers.missed
+
+    @property
+    def covered(self) -> int:
+        return self.numbers.covered
+
+    def missed_lines(self) -> list[int]:
+        return [n for n, h in self.lines.items() if h == 0]
+
+    def partial_lines(self) -> list[int]:
+        return [n for n, b in self.branches.items() if b.covered < b.total and self.lines.get(n, 0) > 0]
+
+
+@dataclass
+class AssemblyAnalysis:
+    """One assembly (its builds merged): Cobertura's package, OpenCover's module."""
+
+    name: str
+    files: list[FileAnalysis]
+    classes: list[ClassAnalysis]
+    not_loaded: bool = False
+    numbers: Numbers = field(default_factory=Numbers)
+
+
+def _assembly_files(asm: AssemblyCoverage) -> dict[str, FileCoverage]:
+    """The assembly's files; a hand-built assembly listing only classes gets its files from them."""
+    if asm.files:
+        return asm.files
+    files: dict[str, FileCoverage] = {}
+    for cc in asm.classes:
+        fc = files.setdefault(cc.filename, FileCoverage(cc.filename))
+        for lines in [cc.lines] + [m.lines for m in cc.methods]:
+            for line, hits in lines.items():
+                fc.lines[line] = max(fc.lines.get(line, 0), hits)
+    return files
+
+
+@dataclass
+class Analysis:
+    """Everything the reports say, computed once from a `CoverageResult`."""
+
+    files: list[FileAnalysis]  # every source file once, sorted by path
+    assemblies: list[AssemblyAnalysis]  # sorted by name
+    totals: Numbers
+    source_root: str = ""
+    timestamp: int = 0
+    branches_measured: bool = False
+    warnings: list[str] = field(default_factory=list)  # what every report should say (stale sources, lost data)
+
+    @classmethod
+    def of(cls, result: CoverageResult | Analysis) -> Analysis:
+        """The analysis of `result` (an Analysis is returned as it is)."""
+        if isinstance(result, Analysis):
+            return result
+        return cls._build(result)
+
+    @classmethod
+    def _build(cls, result: CoverageResult) -> Analysis:
+        per_path: dict[str, list[FileCoverage]] = {}
+        names: dict[str, set[str]] = {}
+        assemblies = []
+        for asm in result.assemblies:
+            files = _assembly_files(asm)
+            classes = merge_classes(asm.classes)
+            by_file: dict[str, list[ClassAnalysis]] = {}
+            for c in classes:
+                by_file.setdefault(c.filename, []).append(c)
+            own = []
+            for path in sorted(set(files) | set(by_file)):
+                fc = files.get(path)
+                if fc is None:  # a class in a file the assembly does not list: its lines from its classes
+                    fc = FileCoverage(path)
+                    for c in by_file[path]:
+                        for n, h in c.lines.items():
+                            fc.lines[n] = max(fc.lines.get(n, 0), h)
+                else:  # the report's files are those the assemblies list
+                    per_path.setdefault(path, []).append(fc)
+                    names.setdefault(path, set()).add(asm.name)
+                own.append(FileAnalysis.of(merge_files([fc]), [asm.name], by_file.get(path, [])))
+            a = AssemblyAnalysis(asm.name, own, classes, getattr(asm, "not_loaded", False))
+            a.numbers = sum((f.numbers for f in own), Numbers())
+            assemblies.append(a)
+        all_classes = merge_classes(c for asm in result.assemblies for c in asm.classes)
+        classes_by_file: dict[str, list[ClassAnalysis]] = {}
+        for c in all_classes:
+            classes_by_file.setdefault(c.filename, []).append(c)
+        files = [FileAnalysis.of(merge_files(per_path[p], p), sorted(names[p]), classes_by_file.get(p, []))
+                 for p in sorted(per_path)]
+        totals = sum((f.numbers for f in files), Numbers())
+        measured = any(fc.branches for asm in result.assemblies for fc in asm.files.values())
+        warnings = [f"{f.path}: {f.stale}" for f in files if f.stale]
+        warnings += [f"{a.name}: not loaded by any test process; its code counts as not run"
+                     for a in assemblies if a.not_loaded]
+        assemblies.sort(key=lambda a: a.name)
+        return cls(files, assemblies, totals, result.source_root, result.timestamp, measured, warnings)
+
+    def file(self, path: str) -> FileAnalysis | None:
+        for f in self.files:
+            if f.path == path:
+                return f
+        return None

@@ -1,0 +1,219 @@
+"""dotcov's Python API: load the data, analyse it once, write any report (as coverage.py's `Coverage`).
+
+    from dotcov.api import Coverage
+
+    cov = Coverage(data_dir=".dotcov")        # settings: dotcov.toml's, unless given
+    cov.load()                                # raises CoverageError for no data or data that was cut short
+    pc = cov.report()                         # the table on standard output; returns the total percent
+    cov.xml_report("coverage.cobertura.xml")
+    cov.html_report("htmlcov")
+    cov.lcov_report("lcov.info"); cov.json_report("coverage.json"); cov.opencover_report("o.xml")
+    failures = cov.check_fail_under({"line": 80})
+
+Every report formats the same `Analysis` (`cov.analysis()`), computed once. `dotcov`'s command line
+(cli.py) is a thin layer over this class.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import IO, Callable
+
+from dotcov.analysis import Analysis
+from dotcov.output import write_atomic
+
+__all__ = ["Coverage", "CoverageError", "DataLostError"]
+
+
+class CoverageError(Exception):
+    """Something the user must fix: no data, nothing reportable, an output that cannot be written."""
+
+
+class DataLostError(CoverageError):
+    """The data was cut short or corrupt: a report would understate what ran (see `ignore_errors`)."""
+
+    def __init__(self, lost: list[str]):
+        self.lost = lost
+        super().__init__("coverage data was lost, so the report would be incomplete:\n  "
+                         + "\n  ".join(lost)
+                         + "\nrun the tests again, or pass --ignore-errors to report what was kept")
+
+
+class Coverage:
+    """Loads coverage data, analyses it once and writes reports.
+
+    `data_dir`: the data files' directory. `source_root`: the directory paths are reported against
+    (default: the current directory). `options`: a `results.ReportOptions` (filters, [paths],
+    all_branches); default none. `ignore_errors`: report data that was cut short instead of raising
+    `DataLostError`. `warn`: called with each warning (default: printed to standard error).
+    `source_dirs`: directories searched for assemblies no test process loaded (besides the loaded
+    assemblies' own directories); those the agent would have covered are reported at 0%, "not loaded".
+    `include_tests`: test assemblies count as the agent's `--include-tests` makes them.
+    """
+
+    def __init__(self, data_dir: str | Path = ".dotcov", *, source_root: str | Path | None = None,
+                 options=None, ignore_errors: bool = False, warn: Callable[[str], None] | None = None,
+                 version: str | None = None, source_dirs: list[str | Path] = (),
+                 include_tests: bool = False) -> None:
+        from dotcov import __version__
+
+        self.data_dir = Path(data_dir).resolve()
+        self.source_root = Path(source_root or Path.cwd())
+        self.options = options
+        self.ignore_errors = ignore_errors
+        self.source_dirs = [Path(d) for d in source_dirs]  # where else to look for assemblies never loaded
+        self.include_tests = include_tests
+        self.version = version or __version__
+        self._warn = warn or (lambda message: print(f"dotcov: warning: {message}", file=sys.stderr))
+        self._data = None
+        self._result = None
+        self._analysis: Analysis | None = None
+        self.problems: list[str] = []  # modules that could not be reported, and why
+        self.lost: list[str] = []  # what was lost from damaged data
+
+    # --- data ----------------------------------------------------------------------------
+
+    def load(self) -> Coverage:
+        """Reads the data files; raises CoverageError when there are none, DataLostError when some were
+        cut short or corrupt (unless ignore_errors)."""
+        from dotcov import data
+
+        if not data.data_files(self.data_dir):
+            raise CoverageError(f"no coverage data in {self.data_dir}; run your tests with "
+                                "'dotcov run -- dotnet test' first")
+        files = data.data_files(self.data_dir)
+        cov = data.load(self.data_dir)
+        for w in cov.warnings:
+            self._warn(w)
+        self.lost = [f"{p}: could not be read" for p in files if p not in cov.files]
+        self.lost += lost_data(cov, self.data_dir)
+        if self.lost and not self.ignore_errors:
+            raise DataLostError(self.lost)
+        self._data = cov
+        self._result = self._analysis = None
+        return self
+
+    def use_data(self, cov) -> Coverage:
+        """Reports `cov` (a data.CoverageData already read, as `dotcov run` has it)."""
+        self._data = cov
+        self._result = self._analysis = None
+        return self
+
+    def result(self):
+        """The line and branch model (`model.CoverageResult`) of the data."""
+        if self._result is None:
+            from dotcov import results
+
+            if self._data is None:
+                self.load()
+            from dotcov.unloaded import never_loaded
+
+            unloaded = never_loaded(self._data, self.source_root, self.source_dirs,
+                                    include_tests=self.include_tests)
+            result, problems = results.build(self._data, self.source_root, self.options, not_loaded=unloaded)
+            for p in problems:
+                self._warn(p)
+            self.problems = problems
+            if not result.assemblies:
+                raise CoverageError("the data holds no module that can be reported (see the warnings above)")
+            self._result = result
+        return self._result
+
+    def analysis(self) -> Analysis:
+        """The analysis every report formats, computed once."""
+        if self._analysis is None:
+            self._analysis = Analysis.of(self.result())
+            self._analysis.warnings.extend(f"data lost: {x}" for x in self.lost)
+            for w in self._analysis.warnings:
+                self._warn(w)
+        return self._analysis
+
+    def total_percent(self) -> float:
+        return self.analysis().totals.percent
+
+    # --- reports -------------------------------------------------------------------------
+
+    def report(self, file: IO[str] | None = None, *, fmt: str = "text", show_missing: bool = False,
+               skip_covered: bool = False, skip_empty: bool = False, precision: int = 0,
+               sort: str | None = None, color: bool | None = None) -> float:
+        """Writes the summary table (fmt "text" or "markdown") to `file` (default standard output);
+        returns the total line coverage in percent."""
+        from dotcov.report import print_table, render_markdown
+
+        kwargs = dict(show_missing=show_missing, skip_covered=skip_covered, skip_empty=skip_empty,
+                      precision=precision, sort=sort, relative_to=str(self.source_root))
+        out = file or sys.stdout
+        if fmt == "markdown":
+            out.write(render_markdown(self.analysis(), **kwargs) + "\n")
+        else:
+            print_table(self.analysis(), out, color=color, **kwargs)
+        return self.total_percent()
+
+    def _write(self, outfile: str | Path, payload: bytes) -> None:
+        if str(outfile) == "-":
+            sys.stdout.flush()
+            sys.stdout.buffer.write(payload)
+            sys.stdout.buffer.flush()
+            return
+        try:
+            write_atomic(outfile, payload)
+        except OSError as e:
+            raise CoverageError(f"cannot write {outfile}: {e.strerror or e}") from e
+
+    def xml_report(self, outfile: str | Path = "coverage.cobertura.xml") -> float:
+        from dotcov.cobertura import cobertura_xml
+
+        self._write(outfile, cobertura_xml(self.analysis(), version=self.version))
+        return self.total_percent()
+
+    def lcov_report(self, outfile: str | Path = "lcov.info") -> float:
+        from dotcov.lcov import lcov_bytes
+
+        self._write(outfile, lcov_bytes(self.analysis()))
+        return self.total_percent()
+
+    def json_report(self, outfile: str | Path = "coverage.json") -> float:
+        from dotcov.json_report import json_text
+
+        self._write(outfile, json_text(self.analysis(), version=self.version,
+                                       relative_to=str(self.source_root)).encode("utf-8"))
+        return self.total_percent()
+
+    def opencover_report(self, outfile: str | Path = "coverage.opencover.xml") -> float:
+        from dotcov.opencover import opencover_xml
+
+        self._write(outfile, opencover_xml(self.analysis(), version=self.version))
+        return self.total_percent()
+
+    def html_report(self, directory: str | Path = "htmlcov", *, title: str = "Coverage report",
+                    precision: int = 0) -> Path:
+        """Writes the HTML report; returns the path of its index.html."""
+        from dotcov.html import write_html
+
+        analysis = self.analysis()
+        try:
+            return write_html(analysis, directory, title=title, version=self.version,
+                              timestamp=analysis.timestamp, relative_to=str(self.source_root),
+                              precision=precision)
+        except OSError as e:
+            raise CoverageError(f"cannot write the HTML report to {directory}: {e.strerror or e}") from e
+
+    def check_fail_under(self, minimums: dict[str, float], scope: str = "total") -> list[str]:
+        """Messages for every --fail-under minimum not met (empty when all are)."""
+        from dotcov.thresholds import check
+
+        return check(self.analysis(), minimums, scope)
+
+
+def lost_data(cov, data_dir: Path) -> list[str]:
+    """What was lost: files read only in part now, damaged files kept by an earlier combine, and
+    modules the data marks as having lost counts."""
+    lost = [f"{p}: read only in part" for p in cov.damaged]
+    lost += [f"{p}: kept by combine because it was damaged; its data is missing from the report"
+             for p in sorted(Path(data_dir).glob("*.cov.damaged"))]
+    for m in cov.modules.values():
+        why = getattr(m, "data_lost", None)
+        if why:
+            lost.append(f"{m.path}: {why if isinstance(why, str) else 'counts were lost'}")
+    return lost

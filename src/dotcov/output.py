@@ -1,0 +1,86 @@
+"""Helpers every writer shares: percentages, display paths, text encoding and atomic writes.
+
+One place each, so the table, the XML writers, lcov, JSON and HTML round and write alike.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path, PurePath
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+# --- numbers -----------------------------------------------------------------
+
+def percent(covered: int, total: int) -> float:
+    """Covered share in percent; nothing to cover counts as fully covered (as coverage.py)."""
+    return 100.0 * covered / total if total else 100.0
+
+
+def display_percent(pc: float, precision: int = 0) -> str:
+    """`pc` with `precision` decimals, never rounded up to 100 nor down to 0.
+
+    coverage.py's rule: a value strictly between 0 and the smallest step shows as
+    that step (1/1000 -> "1"), one strictly between 100 minus a step and 100 shows as
+    100 minus a step (199/200 -> "99"); anything else is rounded to `precision`.
+    """
+    step = 1.0 / 10**precision
+    if 0 < pc < step:
+        pc = step
+    elif 100.0 - step < pc < 100.0:
+        pc = 100.0 - step
+    else:
+        pc = round(pc, precision)
+    return f"{pc:.{precision}f}"
+
+
+def truncated_percent(covered: int, total: int) -> str:
+    """covered/total as a percentage truncated to 2 decimals ("50", "33.33", "100"), as coverlet writes it."""
+    if total <= 0:
+        return "100"
+    whole, frac = divmod(covered * 10000 // total, 100)
+    return str(whole) if frac == 0 else f"{whole}.{frac:02d}".rstrip("0")
+
+
+# --- paths -------------------------------------------------------------------
+
+def relative_path(path: str, root: str | None) -> str:
+    """`path` relative to `root` with `/` separators, or `path` itself (with `/`) when outside `root`."""
+    p = PurePath(path)
+    if root:
+        try:
+            return p.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return p.as_posix()
+
+
+# --- text and files ------------------------------------------------------------
+
+def without_surrogates(text: str) -> str:
+    """Lone surrogates (from undecodable file names) cannot be written as UTF-8: U+FFFD instead."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
+def encode_text(text: str) -> bytes:
+    """UTF-8, undecodable file names written back as the bytes they came from."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that no undecodable byte made
+        return text.encode("utf-8", "replace")
+
+
+def write_atomic(path: str | os.PathLike, payload: bytes) -> None:
+    """Writes `payload` next to `path` and renames it over `path`: a reader never sees half a file,
+    and an existing file is replaced only by a complete one."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    try:
+        tmp.write_bytes(payload)
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
