@@ -114,6 +114,13 @@ EXPECTED = {
                          "before the first sequence point"}),
     "AsyncUsing": (0, {"state-machine dispatch", "await completion check", "dispose null check",
                        "before the first sequence point"}),
+    # The user's switch in MoveNext sits under a hidden point after the switch value is stored: still the user's
+    # (Debug: two `beq` on a hoisted field; Release: two `beq` on a local; iterator: one compare).
+    "AsyncSwitch": (2, {"state-machine dispatch", "await completion check", "before the first sequence point"}),
+    "IteratorSwitch": (2, {"state-machine dispatch", "before the first sequence point"}),
+    "AsyncTryReturn": (1, {"state-machine dispatch", "await completion check", "before the first sequence point"}),
+    "Lock": (0, {"lock taken check"}),  # `if (lockTaken) Monitor.Exit(gate)`
+    "CatchWhen": (0, {"exception filter type check"}),  # `isinst OverflowException; dup; brtrue`
 }
 
 

@@ -59,7 +59,7 @@ LDC_I4 = set(range(LDC_I4_M1, LDC_I4_8 + 1)) | {LDC_I4_S, LDC_I4}
 CONSTANTS = LDC_I4 | {LDC_I8, LDNULL}
 ARITHMETIC = {ADD, SUB, CEQ, CGT, CGT_UN, CLT, CLT_UN}
 
-CLAUSE_FINALLY = 2
+CLAUSE_FILTER, CLAUSE_FINALLY = 1, 2  # ECMA-335 II.25.4.6 flags; a filter clause's last field is the filter offset
 HIDDEN_LINE = 0xFEEFEE
 COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
 
@@ -279,6 +279,42 @@ def dispose_null_check(il: MethodIL, b: Branch) -> bool:
     return False
 
 
+def lock_taken_check(il: MethodIL, b: Branch) -> bool:
+    """`if (lockTaken) Monitor.Exit(obj);` in the finally of a `lock` statement.
+
+    Matched as: a `brfalse` inside a finally handler on a local N whose address the method
+    passes elsewhere (`ldloca N`: `Monitor.Enter(obj, ref lockTaken)`), and whose fall-through
+    loads another local and calls (`ldloc M; call Monitor.Exit`). The user wrote `lock`; whether
+    the lock was taken is the lowering's bookkeeping.
+    """
+    if b.opcode not in BRANCH_IF_FALSE or not il.in_finally(b.offset):
+        return False
+    prev = il.before(b, 1)
+    if not prev or local_loaded(prev[-1]) is None or prev[-1][1] in (LDLOCA_S, LDLOCA):
+        return False
+    taken = local_loaded(prev[-1])
+    if not any(x[1] in (LDLOCA_S, LDLOCA) and x[2] == taken for x in il.instructions):
+        return False
+    path = il.at(b.fall_through)[:2]
+    return (len(path) == 2 and local_loaded(path[0]) not in (None, taken) and path[0][1] not in (LDLOCA_S, LDLOCA)
+            and path[1][1] == CALL)
+
+
+def exception_filter_type_check(il: MethodIL, b: Branch) -> bool:
+    """The type test of `catch (E e) when (...)`: `isinst E; dup; brtrue L; pop; ldc.i4.0; br END`.
+
+    An exception filter receives every exception; the compiler first checks its type, and the
+    filter's `when` condition runs only for an E. Matched as: a `brtrue` inside a filter block
+    (from the clause's filter offset to its handler) right after `isinst; dup`.
+    """
+    if b.opcode not in BRANCH_IF_TRUE:
+        return False
+    if not any(c[0] & CLAUSE_FILTER and c[5] <= b.offset < c[3] for c in il.clauses):
+        return False
+    prev = il.before(b, 2)
+    return len(prev) == 2 and prev[0][1] == ISINST and prev[1][1] == DUP
+
+
 def delegate_cache_check(il: MethodIL, b: Branch) -> bool:
     """The cached-delegate test of a lambda or method group: `ldsfld <>9__X; dup; brtrue L;
     pop; ldsfld <>9; ldftn; newobj; dup; stsfld <>9__X; L:`.
@@ -333,9 +369,11 @@ def hidden_point_branch(il: MethodIL, b: Branch) -> bool:
     and the Release `switch` statement under hidden points.
 
     The containing point is the last point (hidden or not) at or before the branch; a
-    visible point at the same offset wins. Debug builds put the branch of every
-    `if`/`while`/`for` under a hidden point after storing the condition in a temporary
-    (`stloc.N` / hidden / `ldloc.N; brfalse`): that shape stays a user branch.
+    visible point at the same offset wins. A test of the value the user's statement stored just
+    before the hidden point stays a user branch (see user_value_test): the Debug condition
+    temporary of every `if`/`while` (`stloc.N` / hidden / `ldloc.N; brfalse`) and the dispatch
+    of a `switch` statement (`stloc.N` / hidden / `ldloc.N; ldc.i4.1; beq; ldloc.N; ldc.i4.2;
+    beq`, or through a hoisted field in Debug state machines).
     """
     if il.hidden_offsets is None or not il.is_move_next:
         return False
@@ -343,15 +381,43 @@ def hidden_point_branch(il: MethodIL, b: Branch) -> bool:
     visible = max((o for o in il.visible_offsets if o <= b.offset), default=-1)
     if hidden < 0 or visible > hidden or hidden in il.visible_offsets:
         return False
-    # The Debug condition temporary: the instruction before the hidden point stores local N,
-    # and the hidden block is just `ldloc N` then the branch.
+    return not user_value_test(il, b, hidden)
+
+
+def user_value_test(il: MethodIL, b: Branch, hidden: int) -> bool:
+    """Whether `b` only tests, against constants, the value stored by the instruction just
+    before the hidden point at `hidden` (a local, or a field of the state machine).
+
+    Walks the instructions from the hidden point to the branch: loads of that value (or of a
+    local it was copied into), constants, `add`/`sub`, earlier branches of the same dispatch
+    and `br`. Anything else (a call, another field) means the branch tests something the
+    lowering computed."""
     i = il.index.get(hidden)
     if i is None or i == 0:
-        return True
-    block = [x for x in il.instructions[i:b.index] if x[1] != NOP]
-    stored = local_stored(il.instructions[i - 1])
-    if stored is not None and len(block) == 1 and local_loaded(block[0]) == stored:
         return False
+    store = il.instructions[i - 1]
+    locals_: set[int] = set()
+    fields: set[int] = set()
+    if local_stored(store) is not None:
+        locals_.add(local_stored(store))
+    elif store[1] == STFLD:
+        fields.add(store[2])
+    else:
+        return False
+    block = [x for x in il.instructions[i:b.index] if x[1] != NOP]
+    k = 0
+    while k < len(block):
+        x = block[k]
+        if local_loaded(x) is not None:
+            if x[1] in (LDLOCA_S, LDLOCA) or local_loaded(x) not in locals_:
+                return False
+        elif x[1] == LDARG_0 and k + 1 < len(block) and block[k + 1][1] == LDFLD and block[k + 1][2] in fields:
+            k += 1
+        elif local_stored(x) is not None:
+            locals_.add(local_stored(x))
+        elif not (x[1] in CONSTANTS or x[1] in (ADD, SUB) or x[1] in CONDITIONAL or x[1] in (BR, BR_S)):
+            return False
+        k += 1
     return True
 
 
@@ -359,6 +425,8 @@ RECOGNISERS: list[tuple[str, Callable[[MethodIL, Branch], bool]]] = [
     ("state-machine dispatch", state_machine_dispatch),
     ("await completion check", await_completion_check),
     ("dispose null check", dispose_null_check),
+    ("lock taken check", lock_taken_check),
+    ("exception filter type check", exception_filter_type_check),
     ("delegate cache check", delegate_cache_check),
     ("constant condition", constant_condition),
     ("hidden sequence point", hidden_point_branch),
