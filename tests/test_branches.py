@@ -106,7 +106,7 @@ EXPECTED = {
     "ForeachEnumerable": (1, {"dispose null check"}),
     "ForeachList": (1, set()),  # struct enumerator: Dispose without a null check
     "ForeachArray": (1, set()),
-    "SwitchExpression": (2, {"constant condition"}),
+    "SwitchExpression": (1, {"constant condition"}),  # one record: the switch, an outcome per arm
     "SwitchStatement": (1, set()),
     "Iterator": (1, {"state-machine dispatch", "before the first sequence point"}),
     "AsyncAwait": (1, {"state-machine dispatch", "await completion check", "before the first sequence point"}),
@@ -116,7 +116,7 @@ EXPECTED = {
                        "before the first sequence point"}),
     # The user's switch in MoveNext sits under a hidden point after the switch value is stored: still the user's
     # (Debug: two `beq` on a hoisted field; Release: two `beq` on a local; iterator: one compare).
-    "AsyncSwitch": (2, {"state-machine dispatch", "await completion check", "before the first sequence point"}),
+    "AsyncSwitch": (1, {"state-machine dispatch", "await completion check", "before the first sequence point"}),
     "IteratorSwitch": (2, {"state-machine dispatch", "before the first sequence point"}),
     "AsyncTryReturn": (1, {"state-machine dispatch", "await completion check", "before the first sequence point"}),
     "Lock": (0, {"lock taken check"}),  # `if (lockTaken) Monitor.Exit(gate)`
@@ -140,6 +140,31 @@ def test_snippets_keep_exactly_the_user_branches(snippets, hidden_points, config
     # Record members (Equals, PrintMembers, ...) have no sequence points: nothing maps.
     assert "Equals" not in found and "PrintMembers" not in found
     assert not problems, "\n".join(problems)
+
+
+SWITCH_ARMS = {  # the snippets' switches: one outcome per arm, labelled from the source
+    "SwitchExpression": ["arm `int`", "arm `string`", "arm `_`"],
+    "SwitchStatement": ["`case 0:`", "`case 1:`", "`case 2:`", "`default:`"],
+    "AsyncSwitch": ["`case 1:`", "`case 2:`", "`default:`"],
+    "IteratorSwitch": ["`case 1:`", "`default:`"],
+}
+
+
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+def test_switches_have_one_outcome_per_arm(snippets, config):
+    dll = snippets[config]
+    raw = _native.read_symbols(str(dll))
+    source = (SNIPPETS / "Cases.cs").read_text().splitlines()
+    got = {}
+    for r in branches.analyse(every_branch(dll, raw), Symbols(raw)):
+        rid = r.method_token & 0xFFFFFF
+        name = raw["methods"][raw["kickoff"].get(rid, rid) - 1][0]
+        if r.arms is not None:
+            assert name not in got, name
+            got[name] = [r.arms[k] for k in sorted(r.arms)]
+            assert "switch" in source[r.line - 1], (name, r.line)  # reported on the `switch` line
+            assert r.missed() == [f"{a} never taken" for a in got[name]]  # nothing ran: every arm missed
+    assert got == SWITCH_ARMS
 
 
 def test_snippet_recognisers_each_fire(snippets):

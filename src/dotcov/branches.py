@@ -475,8 +475,12 @@ class BranchRecord:
     generated: str | None = None  # the recogniser that claimed it
     is_switch: bool = False
     text: str = ""  # source text of the containing sequence point, when readable
+    arms: dict[int, str] | None = None  # a whole switch (see switch_arms): outcome kind -> the arm's label
 
     def missed(self) -> list[str]:
+        if self.arms is not None:
+            head = f"`{self.text}`: " if self.text else ""
+            return [f"{head}{self.arms[k]} never taken" for k in sorted(self.outcomes) if self.outcomes[k] == 0]
         where = f"IL_{self.offset:04X}" + (f" (`{self.text}`)" if self.text else "")
         out = []
         for kind in sorted(self.outcomes):
@@ -497,20 +501,26 @@ class _Sources:
     def __init__(self) -> None:
         self._files: dict[str, list[str] | None] = {}
 
-    def slice(self, path: str, p: tuple, limit: int = 60) -> str:
-        _off, sl, sc, el, ec, _doc = p
-        if sl != el or sc <= 0 or ec <= sc:
-            return ""
+    def lines(self, path: str) -> list[str] | None:
         if path not in self._files:
             try:
                 self._files[path] = Path(path).read_text(encoding="utf-8-sig").splitlines()
             except (OSError, UnicodeDecodeError):
                 self._files[path] = None
-        lines = self._files[path]
+        return self._files[path]
+
+    def slice(self, path: str, p: tuple, limit: int = 60) -> str:
+        _off, sl, sc, el, ec, _doc = p
+        if sl != el or sc <= 0 or ec <= sc:
+            return ""
+        lines = self.lines(path)
         if not lines or sl > len(lines):
             return ""
-        text = lines[sl - 1][sc - 1:ec - 1].strip()
-        return text if len(text) <= limit else text[: limit - 1] + "…"
+        return _shorten(lines[sl - 1][sc - 1:ec - 1].strip(), limit)
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def branch_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:
@@ -528,6 +538,8 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     """Every branch the agent counted in `module` (a data.ModuleHits) that maps to a line,
     classified. `sym` is results.Symbols; `bodies` defaults to the method bodies of
     `assembly_path` (default module.path); `path_of` maps PDB document paths (as [paths] does)."""
+    from dotcov import switch_arms  # it builds on this module's IL model
+
     counted = branch_hits(module.sites, module.hits)
     if not counted:
         return []  # the agent measured no branches in this module
@@ -560,6 +572,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             except ValueError:
                 il = None
         il_branches = {b.offset: b for b in il.branches()} if il else {}
+        rows = []
         for offset, outcomes in sorted(found):
             p = containing_point(points, offset)
             b = il_branches.get(offset)
@@ -573,12 +586,27 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 p = points[0]
                 if il is not None and il.is_move_next:
                     generated = generated or "before the first sequence point"
-            doc = p[5]
-            if not 0 < doc <= len(documents):
+            rows.append((offset, outcomes, p, b, generated))
+        doc = points[0][5]
+        if not 0 < doc <= len(documents):
+            continue
+        path = documents[doc - 1]
+        if path_of is not None:
+            path = path_of(path)
+        # A switch's dispatch becomes one record with an outcome per arm (switch_arms.py).
+        grouped: set[int] = set()
+        if il is not None and read_sources:
+            # Under a hidden point in MoveNext (Release async code loads the switch value from a hoisted field after
+            # `GetResult()`), a dispatch the source confirms as a switch is the user's too.
+            user = {offset: outcomes for offset, outcomes, _p, _b, g in rows
+                    if g in (None, "hidden sequence point") and _b is not None}
+            for sw in switch_arms.find(il, [q for q in points if q[5] == doc], user, sources.lines(path)):
+                grouped.update(sw.offsets)
+                records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
+                                            True, arms=sw.arms))
+        for offset, outcomes, p, b, generated in rows:
+            if offset in grouped or p[5] != doc:
                 continue
-            path = documents[doc - 1]
-            if path_of is not None:
-                path = path_of(path)
             records.append(BranchRecord(
                 0x06000000 | rid, offset, path, p[1], outcomes, generated, bool(b and b.is_switch),
                 sources.slice(path, p) if read_sources else ""))

@@ -198,6 +198,12 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
         if r.generated and not options.all_branches:
             continue
         owner = 0x06000000 | _user_method(sym, r.method_token & 0x00FFFFFF)
+        if r.arms is not None and r.path in asm.files and r.line not in asm.files[r.path].lines:
+            # A Release `switch (k)` line has no sequence point; its dispatch ran once per arm taken.
+            for c in asm.classes:
+                for m in (m for m in c.methods if c.filename == r.path and m.token == owner):
+                    for lines in (asm.files[r.path].lines, c.lines, m.lines):
+                        lines[r.line] = sum(r.outcomes.values())
         candidates = [m for c in asm.classes if c.filename == r.path for m in c.methods if r.line in m.lines]
         mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
         if mc is None:
