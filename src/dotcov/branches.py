@@ -421,6 +421,58 @@ def user_value_test(il: MethodIL, b: Branch, hidden: int) -> bool:
     return True
 
 
+def short_circuit_constants(il: MethodIL, b: Branch) -> dict[int, list[tuple[int, int]]] | None:
+    """For a Debug build's `if (a || b)`, where `b` has no branch of its own: which outcome
+    counts of `b`'s branch must be taken away to leave the last condition's own outcomes.
+
+    Roslyn's Debug code computes `a || b` into a temporary: `a`'s branch jumps to `ldc.i4.1`,
+    `b` is computed (`clt`), both join at `stloc N`, and the `if` branches on `ldloc N`. That
+    branch counts the whole condition; the value of `b` alone is that count minus the runs that
+    came through a constant. Matched as: a `brtrue`/`brfalse` whose block is `ldloc N` after
+    the join `stloc N` (directly, or after a hidden point), the join's predecessors being one
+    computed value and blocks `ldc.i4.0`/`ldc.i4.1` entered only by jumps. Returns {outcome
+    kind of `b`: [(branch offset, outcome kind) entering a constant that ends in that outcome]},
+    or None when the shape is not this one.
+    """
+    if b.opcode not in UNARY_BRANCHES:
+        return None
+    prev = il.before(b, 1)
+    if not prev or local_loaded(prev[0]) is None or prev[0][1] in (LDLOCA_S, LDLOCA):
+        return None
+    i = il.index[prev[0][0]] - 1
+    while i >= 0 and il.instructions[i][1] == NOP:
+        i -= 1
+    if i < 0 or local_stored(il.instructions[i]) != local_loaded(prev[0]):
+        return None
+    join = il.instructions[i][0]
+    # The join's predecessors: the instruction before it (falling through) and every `br` to it.
+    preds = []
+    if i > 0 and il.instructions[i - 1][1] not in UNCONDITIONAL and il.instructions[i - 1][1] not in CONDITIONAL:
+        preds.append(i - 1)
+    for k, (off, op, arg) in enumerate(il.instructions):
+        if op in (BR, BR_S) and arg == join and k > 0:
+            preds.append(k - 1)
+    if join not in il.jump_targets or len(preds) < 2:
+        return None
+    true_kind, false_kind = (2, 1) if b.opcode in BRANCH_IF_TRUE else (1, 2)
+    subtract: dict[int, list[tuple[int, int]]] = {true_kind: [], false_kind: []}
+    computed = 0
+    for k in preds:
+        off, op, arg = il.instructions[k]
+        value = {LDC_I4_M1 + 1: 0, LDC_I4_M1 + 2: 1}.get(op)
+        if value is None or off not in il.jump_targets:
+            computed += 1
+            continue
+        # Only jumps may enter a constant block (never a fall-through from computed code).
+        before = il.instructions[k - 1][1] if k > 0 else None
+        if before is not None and before not in UNCONDITIONAL and before not in CONDITIONAL and before != 0x2A:
+            return None
+        entering = [(x.offset, kind) for x in il.branches() for kind, t in
+                    [(1, x.fall_through)] + [(2 + j, t) for j, t in enumerate(x.targets)] if t == off]
+        subtract[true_kind if value else false_kind].extend(entering)
+    return subtract if computed == 1 else None
+
+
 RECOGNISERS: list[tuple[str, Callable[[MethodIL, Branch], bool]]] = [
     ("state-machine dispatch", state_machine_dispatch),
     ("await completion check", await_completion_check),
@@ -476,11 +528,16 @@ class BranchRecord:
     is_switch: bool = False
     text: str = ""  # source text of the containing sequence point, when readable
     arms: dict[int, str] | None = None  # a whole switch (see switch_arms): outcome kind -> the arm's label
+    notes: dict[int, str] | None = None  # outcome kind -> "`h < 0` never true" (see branch_notes)
 
     def missed(self) -> list[str]:
         if self.arms is not None:
             head = f"`{self.text}`: " if self.text else ""
             return [f"{head}{self.arms[k]} never taken" for k in sorted(self.outcomes) if self.outcomes[k] == 0]
+        if self.notes is not None:
+            if not any(self.outcomes.values()):
+                return [f"`{self.text}`: never evaluated" if self.text else "never evaluated"]
+            return [self.notes[k] for k in sorted(self.outcomes) if self.outcomes[k] == 0 and k in self.notes]
         where = f"IL_{self.offset:04X}" + (f" (`{self.text}`)" if self.text else "")
         out = []
         for kind in sorted(self.outcomes):
@@ -538,7 +595,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     """Every branch the agent counted in `module` (a data.ModuleHits) that maps to a line,
     classified. `sym` is results.Symbols; `bodies` defaults to the method bodies of
     `assembly_path` (default module.path); `path_of` maps PDB document paths (as [paths] does)."""
-    from dotcov import switch_arms  # it builds on this module's IL model
+    from dotcov import branch_notes, switch_arms  # switch_arms builds on this module's IL model
 
     counted = branch_hits(module.sites, module.hits)
     if not counted:
@@ -587,6 +644,14 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 if il is not None and il.is_move_next:
                     generated = generated or "before the first sequence point"
             rows.append((offset, outcomes, p, b, generated))
+        # Debug `a || b` / `a && b`: the last condition's own outcomes (short_circuit_constants).
+        counts = dict(found)
+        for n, (offset, outcomes, p, b, generated) in enumerate(rows):
+            sub = short_circuit_constants(il, b) if b is not None and generated is None else None
+            if sub:
+                own = {k: max(0, h - sum(counts.get(o, {}).get(kind, 0) for o, kind in sub.get(k, [])))
+                       for k, h in outcomes.items()}
+                rows[n] = (offset, own, p, b, generated)
         doc = points[0][5]
         if not 0 < doc <= len(documents):
             continue
@@ -604,12 +669,20 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 grouped.update(sw.offsets)
                 records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
                                             True, arms=sw.arms))
+        by_statement: dict[int, list[BranchRecord]] = {}
         for offset, outcomes, p, b, generated in rows:
             if offset in grouped or p[5] != doc:
                 continue
-            records.append(BranchRecord(
-                0x06000000 | rid, offset, path, p[1], outcomes, generated, bool(b and b.is_switch),
-                sources.slice(path, p) if read_sources else ""))
+            r = BranchRecord(0x06000000 | rid, offset, path, p[1], outcomes, generated, bool(b and b.is_switch),
+                             sources.slice(path, p) if read_sources else "")
+            records.append(r)
+            if b is not None and generated is None and not b.is_switch:
+                by_statement.setdefault(p[0], []).append((b.opcode, r))
+        # Missed outcomes in source terms (branch_notes.py), per statement.
+        for rows_of in by_statement.values():
+            descriptions = branch_notes.notes(rows_of[0][1].text, [(op, r.outcomes) for op, r in rows_of])
+            for (_op, r), d in zip(rows_of, descriptions):
+                r.notes = d
     return records
 
 
