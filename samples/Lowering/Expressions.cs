@@ -3,32 +3,32 @@ namespace Lowering;
 /// <summary>Switch expressions and queries: arms and clauses are code of their own.</summary>
 public static class Expressions
 {
-    public static string Grade(int score) => score switch
+    public static string Grade(int score) => score switch // @hit @count 2 @branches 2/3
     {
-        >= 90 => "A",
-        >= 50 => "B",
-        _ => throw new ArgumentOutOfRangeException(nameof(score)),
+        >= 90 => "A", // @hit
+        >= 50 => "B", // @hit
+        _ => throw new ArgumentOutOfRangeException(nameof(score)), // @miss
     };
 
     public static List<int> SquaresOfNegatives(int[] xs)
-    {
-        var squares = from x in xs
-                      where x < 0
-                      select x * x;
-        return squares.ToList();
-    }
+    { // @hit
+        var squares = from x in xs // @hit
+                      where x < 0 // @hit @count 3
+                      select x * x; // @miss
+        return squares.ToList(); // @hit
+    } // @hit
 
     public static int Area(int w, int h)
-    {
-        if (w < 0 || h < 0)
-        {
-            return -1;
+    { // @hit @count 2
+        if (w < 0 || h < 0) // @hit @count 2 @branches 3/4
+        { // @hit
+            return -1; // @hit
         }
-        return w * h;
-    }
+        return w * h; // @hit
+    } // @hit @count 2
 
     public static int LengthOrZero(string? s)
-    {
-        return s?.Length ?? 0;
-    }
+    { // @hit
+        return s?.Length ?? 0; // @hit @branches 1/2
+    } // @hit
 }

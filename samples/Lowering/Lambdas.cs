@@ -3,61 +3,61 @@ namespace Lowering;
 /// <summary>Lambdas whose bodies lie inside a multi-line statement of another method.</summary>
 public static class Lambdas
 {
-    public static readonly Func<string, int> TrimmedLength = s =>
-    {
-        var t = s.Trim();
-        return t.Length;
-    };
+    public static readonly Func<string, int> TrimmedLength = s => // @hit
+    { // @hit @count 2
+        var t = s.Trim(); // @hit @count 2
+        return t.Length; // @hit @count 2
+    }; // @hit @count 2
 
-    public static readonly Func<string, int> NeverCalled = s =>
-    {
-        var t = s.Trim();
+    public static readonly Func<string, int> NeverCalled = s => // @hit
+    { // @miss
+        var t = s.Trim(); // @miss
 
         // a comment inside the lambda
-        return t.Length * 2;
-    };
+        return t.Length * 2; // @miss
+    }; // @miss
 
-    public static readonly Dictionary<string, Func<int, int>> Operations = new()
+    public static readonly Dictionary<string, Func<int, int>> Operations = new() // @hit
     {
-        ["double"] = x =>
-        {
-            return x * 2;
-        },
-        ["negate"] = x =>
-        {
-            return -x;
-        },
+        ["double"] = x => // @hit
+        { // @hit
+            return x * 2; // @hit
+        }, // @hit
+        ["negate"] = x => // @hit
+        { // @miss
+            return -x; // @miss
+        }, // @miss
     };
 
     public static Func<int, int> Adder(int n)
-    {
-        return x =>
-        {
-            return x + n;
-        };
-    }
+    { // @hit
+        return x => // @hit
+        { // @hit
+            return x + n; // @hit
+        }; // @hit
+    } // @hit
 
     public static Func<int, int> Unused(int n)
-    {
-        return x =>
-        {
-            return x - n;
-        };
-    }
+    { // @hit
+        return x => // @hit
+        { // @miss
+            return x - n; // @miss
+        }; // @miss
+    } // @hit
 
     public static int Sum(int a, int b, int c)
-    {
-        var total = Add(
-            a,
+    { // @hit
+        var total = Add( // @hit
+            a, // @hit
 
             // the middle one
-            b,
+            b, // @hit
             /* the last one */
-            c);
-        return total;
-    }
+            c); // @hit
+        return total; // @hit
+    } // @hit
 
-    private static int Add(int a, int b, int c) => a + b + c;
+    private static int Add(int a, int b, int c) => a + b + c; // @hit
 }
 
 /// <summary>A static constructor whose lambda never runs, next to one that does.</summary>
@@ -66,16 +66,16 @@ public sealed class Registry
     private static readonly List<Func<int, bool>> s_rules;
 
     static Registry()
-    {
-        s_rules = new List<Func<int, bool>>
+    { // @hit
+        s_rules = new List<Func<int, bool>> // @hit
         {
-            x => x > 0,
-            x =>
-            {
-                return x % 2 == 0;
-            },
+            x => x > 0, // @hit
+            x => // @hit
+            { // @miss
+                return x % 2 == 0; // @miss
+            }, // @miss
         };
-    }
+    } // @hit @also-release
 
-    public static bool FirstRule(int x) => s_rules[0](x);
+    public static bool FirstRule(int x) => s_rules[0](x); // @hit
 }
