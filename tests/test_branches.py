@@ -147,6 +147,11 @@ SWITCH_ARMS = {  # the snippets' switches: one outcome per arm, labelled from th
     "SwitchStatement": ["`case 0:`", "`case 1:`", "`case 2:`", "`default:`"],
     "AsyncSwitch": ["`case 1:`", "`case 2:`", "`default:`"],
     "IteratorSwitch": ["`case 1:`", "`default:`"],
+    "StringSwitch": ["`case \"a\":`", "`case \"b\":`", "`case \"c\":`", "`default:`"],
+    # Cases sharing a section are one outcome; no `default`: falling out of the switch is the implicit default.
+    "LongStringSwitch": ["`case \"alpha\":`", "`case \"beta\":`", "`case \"gamma\":`", "`case \"delta\":`",
+                         "`case \"epsilon\":`", "`case \"zeta\":`", "`case \"eta\": case \"theta\":`",
+                         "implicit `default` (no `case` matched)"],
 }
 
 

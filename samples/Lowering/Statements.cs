@@ -94,7 +94,7 @@ public static class Statements
 
 public record Point(int X, int Y); // @hit @count 2
 
-public record Tag
+public record Tag // @generated (only the copy constructor points here: no statement)
 {
     public string Name { get; init; } = ""; // @hit
 }

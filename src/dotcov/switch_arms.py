@@ -106,8 +106,8 @@ def _label(lines: list[str], point: tuple, switch_line: int) -> str:
         if CASE_LABELS.search(line):
             labels = CASE_LABELS.findall(line)
             break
-        if not BRACKETS_ONLY.match(line):
-            break
+        if not BRACKETS_ONLY.match(line) or "}" in line:
+            break  # other code, or the end of a block (the switch's own `}` above the statement after it)
         n -= 1
     if labels:
         return "`" + " ".join(x.strip() for x in labels) + "`"

@@ -162,6 +162,32 @@ public static class Cases
         }
     }
 
+    public static int StringSwitch(string s)
+    {
+        switch (s)
+        {
+            case "a": return 1;
+            case "b": return 2;
+            case "c": return 3;
+            default: return 0;
+        }
+    }
+
+    public static int LongStringSwitch(string s)
+    {
+        switch (s)
+        {
+            case "alpha": return 1;
+            case "beta": return 2;
+            case "gamma": return 3;
+            case "delta": return 4;
+            case "epsilon": return 5;
+            case "zeta": return 6;
+            case "eta": case "theta": return 7;
+        }
+        return 0;
+    }
+
     public static int Lock(object gate, int x)
     {
         lock (gate)
