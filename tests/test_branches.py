@@ -106,7 +106,7 @@ EXPECTED = {
     "ForeachEnumerable": (1, {"dispose null check"}),
     "ForeachList": (1, set()),  # struct enumerator: Dispose without a null check
     "ForeachArray": (1, set()),
-    "SwitchExpression": (2, {"constant condition"}),
+    "SwitchExpression": (1, {"constant condition"}),  # one record: the switch, an outcome per arm
     "SwitchStatement": (1, set()),
     "Iterator": (1, {"state-machine dispatch", "before the first sequence point"}),
     "AsyncAwait": (1, {"state-machine dispatch", "await completion check", "before the first sequence point"}),
@@ -114,6 +114,13 @@ EXPECTED = {
                          "before the first sequence point"}),
     "AsyncUsing": (0, {"state-machine dispatch", "await completion check", "dispose null check",
                        "before the first sequence point"}),
+    # The user's switch in MoveNext sits under a hidden point after the switch value is stored: still the user's
+    # (Debug: two `beq` on a hoisted field; Release: two `beq` on a local; iterator: one compare).
+    "AsyncSwitch": (1, {"state-machine dispatch", "await completion check", "before the first sequence point"}),
+    "IteratorSwitch": (2, {"state-machine dispatch", "before the first sequence point"}),
+    "AsyncTryReturn": (1, {"state-machine dispatch", "await completion check", "before the first sequence point"}),
+    "Lock": (0, {"lock taken check"}),  # `if (lockTaken) Monitor.Exit(gate)`
+    "CatchWhen": (0, {"exception filter type check"}),  # `isinst OverflowException; dup; brtrue`
 }
 
 
@@ -133,6 +140,36 @@ def test_snippets_keep_exactly_the_user_branches(snippets, hidden_points, config
     # Record members (Equals, PrintMembers, ...) have no sequence points: nothing maps.
     assert "Equals" not in found and "PrintMembers" not in found
     assert not problems, "\n".join(problems)
+
+
+SWITCH_ARMS = {  # the snippets' switches: one outcome per arm, labelled from the source
+    "SwitchExpression": ["arm `int`", "arm `string`", "arm `_`"],
+    "SwitchStatement": ["`case 0:`", "`case 1:`", "`case 2:`", "`default:`"],
+    "AsyncSwitch": ["`case 1:`", "`case 2:`", "`default:`"],
+    "IteratorSwitch": ["`case 1:`", "`default:`"],
+    "StringSwitch": ["`case \"a\":`", "`case \"b\":`", "`case \"c\":`", "`default:`"],
+    # Cases sharing a section are one outcome; no `default`: falling out of the switch is the implicit default.
+    "LongStringSwitch": ["`case \"alpha\":`", "`case \"beta\":`", "`case \"gamma\":`", "`case \"delta\":`",
+                         "`case \"epsilon\":`", "`case \"zeta\":`", "`case \"eta\": case \"theta\":`",
+                         "implicit `default` (no `case` matched)"],
+}
+
+
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+def test_switches_have_one_outcome_per_arm(snippets, config):
+    dll = snippets[config]
+    raw = _native.read_symbols(str(dll))
+    source = (SNIPPETS / "Cases.cs").read_text().splitlines()
+    got = {}
+    for r in branches.analyse(every_branch(dll, raw), Symbols(raw)):
+        rid = r.method_token & 0xFFFFFF
+        name = raw["methods"][raw["kickoff"].get(rid, rid) - 1][0]
+        if r.arms is not None:
+            assert name not in got, name
+            got[name] = [r.arms[k] for k in sorted(r.arms)]
+            assert "switch" in source[r.line - 1], (name, r.line)  # reported on the `switch` line
+            assert r.missed() == [f"{a} never taken" for a in got[name]]  # nothing ran: every arm missed
+    assert got == SWITCH_ARMS
 
 
 def test_snippet_recognisers_each_fire(snippets):
@@ -223,7 +260,7 @@ def test_results_build_reports_branches_and_keeps_lines(snippets):
     assert (b.covered, b.total, len(b.missed_outcomes)) == (1, 2, 1)
     (offset, hits), = b.outcome_hits
     assert hits == [0, 1]  # fall-through never, the jump once
-    assert "fall-through never taken" in fc.branches[if_line].missed_outcomes[0]
+    assert fc.branches[if_line].missed_outcomes == ["`x > 0` never true"]  # in source terms, no IL offset
     assert fc.lines  # line coverage still there
     everything, _ = build(data, SNIPPETS, all_branches=True)
     assert sum(b.total for b in everything.assemblies[0].files[fc.path].branches.values()) > sum(

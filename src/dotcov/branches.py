@@ -59,7 +59,7 @@ LDC_I4 = set(range(LDC_I4_M1, LDC_I4_8 + 1)) | {LDC_I4_S, LDC_I4}
 CONSTANTS = LDC_I4 | {LDC_I8, LDNULL}
 ARITHMETIC = {ADD, SUB, CEQ, CGT, CGT_UN, CLT, CLT_UN}
 
-CLAUSE_FINALLY = 2
+CLAUSE_FILTER, CLAUSE_FINALLY = 1, 2  # ECMA-335 II.25.4.6 flags; a filter clause's last field is the filter offset
 HIDDEN_LINE = 0xFEEFEE
 COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
 
@@ -279,6 +279,42 @@ def dispose_null_check(il: MethodIL, b: Branch) -> bool:
     return False
 
 
+def lock_taken_check(il: MethodIL, b: Branch) -> bool:
+    """`if (lockTaken) Monitor.Exit(obj);` in the finally of a `lock` statement.
+
+    Matched as: a `brfalse` inside a finally handler on a local N whose address the method
+    passes elsewhere (`ldloca N`: `Monitor.Enter(obj, ref lockTaken)`), and whose fall-through
+    loads another local and calls (`ldloc M; call Monitor.Exit`). The user wrote `lock`; whether
+    the lock was taken is the lowering's bookkeeping.
+    """
+    if b.opcode not in BRANCH_IF_FALSE or not il.in_finally(b.offset):
+        return False
+    prev = il.before(b, 1)
+    if not prev or local_loaded(prev[-1]) is None or prev[-1][1] in (LDLOCA_S, LDLOCA):
+        return False
+    taken = local_loaded(prev[-1])
+    if not any(x[1] in (LDLOCA_S, LDLOCA) and x[2] == taken for x in il.instructions):
+        return False
+    path = il.at(b.fall_through)[:2]
+    return (len(path) == 2 and local_loaded(path[0]) not in (None, taken) and path[0][1] not in (LDLOCA_S, LDLOCA)
+            and path[1][1] == CALL)
+
+
+def exception_filter_type_check(il: MethodIL, b: Branch) -> bool:
+    """The type test of `catch (E e) when (...)`: `isinst E; dup; brtrue L; pop; ldc.i4.0; br END`.
+
+    An exception filter receives every exception; the compiler first checks its type, and the
+    filter's `when` condition runs only for an E. Matched as: a `brtrue` inside a filter block
+    (from the clause's filter offset to its handler) right after `isinst; dup`.
+    """
+    if b.opcode not in BRANCH_IF_TRUE:
+        return False
+    if not any(c[0] & CLAUSE_FILTER and c[5] <= b.offset < c[3] for c in il.clauses):
+        return False
+    prev = il.before(b, 2)
+    return len(prev) == 2 and prev[0][1] == ISINST and prev[1][1] == DUP
+
+
 def delegate_cache_check(il: MethodIL, b: Branch) -> bool:
     """The cached-delegate test of a lambda or method group: `ldsfld <>9__X; dup; brtrue L;
     pop; ldsfld <>9; ldftn; newobj; dup; stsfld <>9__X; L:`.
@@ -333,9 +369,11 @@ def hidden_point_branch(il: MethodIL, b: Branch) -> bool:
     and the Release `switch` statement under hidden points.
 
     The containing point is the last point (hidden or not) at or before the branch; a
-    visible point at the same offset wins. Debug builds put the branch of every
-    `if`/`while`/`for` under a hidden point after storing the condition in a temporary
-    (`stloc.N` / hidden / `ldloc.N; brfalse`): that shape stays a user branch.
+    visible point at the same offset wins. A test of the value the user's statement stored just
+    before the hidden point stays a user branch (see user_value_test): the Debug condition
+    temporary of every `if`/`while` (`stloc.N` / hidden / `ldloc.N; brfalse`) and the dispatch
+    of a `switch` statement (`stloc.N` / hidden / `ldloc.N; ldc.i4.1; beq; ldloc.N; ldc.i4.2;
+    beq`, or through a hoisted field in Debug state machines).
     """
     if il.hidden_offsets is None or not il.is_move_next:
         return False
@@ -343,22 +381,104 @@ def hidden_point_branch(il: MethodIL, b: Branch) -> bool:
     visible = max((o for o in il.visible_offsets if o <= b.offset), default=-1)
     if hidden < 0 or visible > hidden or hidden in il.visible_offsets:
         return False
-    # The Debug condition temporary: the instruction before the hidden point stores local N,
-    # and the hidden block is just `ldloc N` then the branch.
+    return not user_value_test(il, b, hidden)
+
+
+def user_value_test(il: MethodIL, b: Branch, hidden: int) -> bool:
+    """Whether `b` only tests, against constants, the value stored by the instruction just
+    before the hidden point at `hidden` (a local, or a field of the state machine).
+
+    Walks the instructions from the hidden point to the branch: loads of that value (or of a
+    local it was copied into), constants, `add`/`sub`, earlier branches of the same dispatch
+    and `br`. Anything else (a call, another field) means the branch tests something the
+    lowering computed."""
     i = il.index.get(hidden)
     if i is None or i == 0:
-        return True
-    block = [x for x in il.instructions[i:b.index] if x[1] != NOP]
-    stored = local_stored(il.instructions[i - 1])
-    if stored is not None and len(block) == 1 and local_loaded(block[0]) == stored:
         return False
+    store = il.instructions[i - 1]
+    locals_: set[int] = set()
+    fields: set[int] = set()
+    if local_stored(store) is not None:
+        locals_.add(local_stored(store))
+    elif store[1] == STFLD:
+        fields.add(store[2])
+    else:
+        return False
+    block = [x for x in il.instructions[i:b.index] if x[1] != NOP]
+    k = 0
+    while k < len(block):
+        x = block[k]
+        if local_loaded(x) is not None:
+            if x[1] in (LDLOCA_S, LDLOCA) or local_loaded(x) not in locals_:
+                return False
+        elif x[1] == LDARG_0 and k + 1 < len(block) and block[k + 1][1] == LDFLD and block[k + 1][2] in fields:
+            k += 1
+        elif local_stored(x) is not None:
+            locals_.add(local_stored(x))
+        elif not (x[1] in CONSTANTS or x[1] in (ADD, SUB) or x[1] in CONDITIONAL or x[1] in (BR, BR_S)):
+            return False
+        k += 1
     return True
+
+
+def short_circuit_constants(il: MethodIL, b: Branch) -> dict[int, list[tuple[int, int]]] | None:
+    """For a Debug build's `if (a || b)`, where `b` has no branch of its own: which outcome
+    counts of `b`'s branch must be taken away to leave the last condition's own outcomes.
+
+    Roslyn's Debug code computes `a || b` into a temporary: `a`'s branch jumps to `ldc.i4.1`,
+    `b` is computed (`clt`), both join at `stloc N`, and the `if` branches on `ldloc N`. That
+    branch counts the whole condition; the value of `b` alone is that count minus the runs that
+    came through a constant. Matched as: a `brtrue`/`brfalse` whose block is `ldloc N` after
+    the join `stloc N` (directly, or after a hidden point), the join's predecessors being one
+    computed value and blocks `ldc.i4.0`/`ldc.i4.1` entered only by jumps. Returns {outcome
+    kind of `b`: [(branch offset, outcome kind) entering a constant that ends in that outcome]},
+    or None when the shape is not this one.
+    """
+    if b.opcode not in UNARY_BRANCHES:
+        return None
+    prev = il.before(b, 1)
+    if not prev or local_loaded(prev[0]) is None or prev[0][1] in (LDLOCA_S, LDLOCA):
+        return None
+    i = il.index[prev[0][0]] - 1
+    while i >= 0 and il.instructions[i][1] == NOP:
+        i -= 1
+    if i < 0 or local_stored(il.instructions[i]) != local_loaded(prev[0]):
+        return None
+    join = il.instructions[i][0]
+    # The join's predecessors: the instruction before it (falling through) and every `br` to it.
+    preds = []
+    if i > 0 and il.instructions[i - 1][1] not in UNCONDITIONAL and il.instructions[i - 1][1] not in CONDITIONAL:
+        preds.append(i - 1)
+    for k, (off, op, arg) in enumerate(il.instructions):
+        if op in (BR, BR_S) and arg == join and k > 0:
+            preds.append(k - 1)
+    if join not in il.jump_targets or len(preds) < 2:
+        return None
+    true_kind, false_kind = (2, 1) if b.opcode in BRANCH_IF_TRUE else (1, 2)
+    subtract: dict[int, list[tuple[int, int]]] = {true_kind: [], false_kind: []}
+    computed = 0
+    for k in preds:
+        off, op, arg = il.instructions[k]
+        value = {LDC_I4_M1 + 1: 0, LDC_I4_M1 + 2: 1}.get(op)
+        if value is None or off not in il.jump_targets:
+            computed += 1
+            continue
+        # Only jumps may enter a constant block (never a fall-through from computed code).
+        before = il.instructions[k - 1][1] if k > 0 else None
+        if before is not None and before not in UNCONDITIONAL and before not in CONDITIONAL and before != 0x2A:
+            return None
+        entering = [(x.offset, kind) for x in il.branches() for kind, t in
+                    [(1, x.fall_through)] + [(2 + j, t) for j, t in enumerate(x.targets)] if t == off]
+        subtract[true_kind if value else false_kind].extend(entering)
+    return subtract if computed == 1 else None
 
 
 RECOGNISERS: list[tuple[str, Callable[[MethodIL, Branch], bool]]] = [
     ("state-machine dispatch", state_machine_dispatch),
     ("await completion check", await_completion_check),
     ("dispose null check", dispose_null_check),
+    ("lock taken check", lock_taken_check),
+    ("exception filter type check", exception_filter_type_check),
     ("delegate cache check", delegate_cache_check),
     ("constant condition", constant_condition),
     ("hidden sequence point", hidden_point_branch),
@@ -407,8 +527,17 @@ class BranchRecord:
     generated: str | None = None  # the recogniser that claimed it
     is_switch: bool = False
     text: str = ""  # source text of the containing sequence point, when readable
+    arms: dict[int, str] | None = None  # a whole switch (see switch_arms): outcome kind -> the arm's label
+    notes: dict[int, str] | None = None  # outcome kind -> "`h < 0` never true" (see branch_notes)
 
     def missed(self) -> list[str]:
+        if self.arms is not None:
+            head = f"`{self.text}`: " if self.text else ""
+            return [f"{head}{self.arms[k]} never taken" for k in sorted(self.outcomes) if self.outcomes[k] == 0]
+        if self.notes is not None:
+            if not any(self.outcomes.values()):
+                return [f"`{self.text}`: never evaluated" if self.text else "never evaluated"]
+            return [self.notes[k] for k in sorted(self.outcomes) if self.outcomes[k] == 0 and k in self.notes]
         where = f"IL_{self.offset:04X}" + (f" (`{self.text}`)" if self.text else "")
         out = []
         for kind in sorted(self.outcomes):
@@ -429,20 +558,26 @@ class _Sources:
     def __init__(self) -> None:
         self._files: dict[str, list[str] | None] = {}
 
-    def slice(self, path: str, p: tuple, limit: int = 60) -> str:
-        _off, sl, sc, el, ec, _doc = p
-        if sl != el or sc <= 0 or ec <= sc:
-            return ""
+    def lines(self, path: str) -> list[str] | None:
         if path not in self._files:
             try:
                 self._files[path] = Path(path).read_text(encoding="utf-8-sig").splitlines()
             except (OSError, UnicodeDecodeError):
                 self._files[path] = None
-        lines = self._files[path]
+        return self._files[path]
+
+    def slice(self, path: str, p: tuple, limit: int = 60) -> str:
+        _off, sl, sc, el, ec, _doc = p
+        if sl != el or sc <= 0 or ec <= sc:
+            return ""
+        lines = self.lines(path)
         if not lines or sl > len(lines):
             return ""
-        text = lines[sl - 1][sc - 1:ec - 1].strip()
-        return text if len(text) <= limit else text[: limit - 1] + "…"
+        return _shorten(lines[sl - 1][sc - 1:ec - 1].strip(), limit)
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def branch_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:
@@ -460,6 +595,8 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     """Every branch the agent counted in `module` (a data.ModuleHits) that maps to a line,
     classified. `sym` is results.Symbols; `bodies` defaults to the method bodies of
     `assembly_path` (default module.path); `path_of` maps PDB document paths (as [paths] does)."""
+    from dotcov import branch_notes, switch_arms  # switch_arms builds on this module's IL model
+
     counted = branch_hits(module.sites, module.hits)
     if not counted:
         return []  # the agent measured no branches in this module
@@ -492,6 +629,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             except ValueError:
                 il = None
         il_branches = {b.offset: b for b in il.branches()} if il else {}
+        rows = []
         for offset, outcomes in sorted(found):
             p = containing_point(points, offset)
             b = il_branches.get(offset)
@@ -505,15 +643,46 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 p = points[0]
                 if il is not None and il.is_move_next:
                     generated = generated or "before the first sequence point"
-            doc = p[5]
-            if not 0 < doc <= len(documents):
+            rows.append((offset, outcomes, p, b, generated))
+        # Debug `a || b` / `a && b`: the last condition's own outcomes (short_circuit_constants).
+        counts = dict(found)
+        for n, (offset, outcomes, p, b, generated) in enumerate(rows):
+            sub = short_circuit_constants(il, b) if b is not None and generated is None else None
+            if sub:
+                own = {k: max(0, h - sum(counts.get(o, {}).get(kind, 0) for o, kind in sub.get(k, [])))
+                       for k, h in outcomes.items()}
+                rows[n] = (offset, own, p, b, generated)
+        doc = points[0][5]
+        if not 0 < doc <= len(documents):
+            continue
+        path = documents[doc - 1]
+        if path_of is not None:
+            path = path_of(path)
+        # A switch's dispatch becomes one record with an outcome per arm (switch_arms.py).
+        grouped: set[int] = set()
+        if il is not None and read_sources:
+            # Under a hidden point in MoveNext (Release async code loads the switch value from a hoisted field after
+            # `GetResult()`), a dispatch the source confirms as a switch is the user's too.
+            user = {offset: outcomes for offset, outcomes, _p, _b, g in rows
+                    if g in (None, "hidden sequence point") and _b is not None}
+            for sw in switch_arms.find(il, [q for q in points if q[5] == doc], user, sources.lines(path)):
+                grouped.update(sw.offsets)
+                records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
+                                            True, arms=sw.arms))
+        by_statement: dict[int, list[BranchRecord]] = {}
+        for offset, outcomes, p, b, generated in rows:
+            if offset in grouped or p[5] != doc:
                 continue
-            path = documents[doc - 1]
-            if path_of is not None:
-                path = path_of(path)
-            records.append(BranchRecord(
-                0x06000000 | rid, offset, path, p[1], outcomes, generated, bool(b and b.is_switch),
-                sources.slice(path, p) if read_sources else ""))
+            r = BranchRecord(0x06000000 | rid, offset, path, p[1], outcomes, generated, bool(b and b.is_switch),
+                             sources.slice(path, p) if read_sources else "")
+            records.append(r)
+            if b is not None and generated is None and not b.is_switch:
+                by_statement.setdefault(p[0], []).append((b.opcode, r))
+        # Missed outcomes in source terms (branch_notes.py), per statement.
+        for rows_of in by_statement.values():
+            descriptions = branch_notes.notes(rows_of[0][1].text, [(op, r.outcomes) for op, r in rows_of])
+            for (_op, r), d in zip(rows_of, descriptions):
+                r.notes = d
     return records
 
 

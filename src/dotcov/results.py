@@ -1,8 +1,9 @@
 """Turns merged counters plus each module's portable PDB into line coverage.
 
-A line's statements are the module's non-hidden sequence points; a line is
-covered when a sequence point spanning it was hit, and its hits are the most
-hits of those points. Compiler-generated types (closures, state machines) are
+A line's statements are the module's non-hidden sequence points, read as the
+user reads lines (lines.py: the points that start on a line decide it, an
+enclosing multi-line statement only its continuation lines, never blank or
+comment lines). Compiler-generated types (closures, state machines) are
 reported under the user type that contains them, and state-machine MoveNext
 methods under the method the user wrote.
 """
@@ -16,7 +17,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from dotcov import _native, branches
+from dotcov import _native, branches, lines as line_rule
 from dotcov.analysis import add_branches, add_lines
 from dotcov.data import CoverageData, ModuleHits
 from dotcov.exclusions import ExclusionOptions, excluded_methods
@@ -163,6 +164,7 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
     methods_at: dict[tuple[str, int], list[MethodCoverage]] = {}
     classes: dict[tuple[int, str], ClassCoverage] = {}
     methods: dict[tuple[int, str, int], MethodCoverage] = {}
+    spans: dict[str, list[tuple[line_rule.Span, ClassCoverage, MethodCoverage]]] = {}  # path -> points
     def is_generated(rid: int) -> bool:
         name = sym.raw["methods"][_user_method(sym, rid) - 1][0]
         return bool(_GENERATED_METHOD.match(name))
@@ -179,6 +181,8 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
             name = generated.group(1)
         user_type = sym.user_type(type_rid) if type_rid else 0
         class_name = sym.type_full_name(user_type) if user_type else "<Module>"
+        if line_rule.generated_member(sym.raw["methods"][rid - 1][0], sym.raw.get("attributes", {}).get(token, [])):
+            continue  # e.g. a record's copy constructor: no statement the user wrote
         for offset, start_line, _sc, end_line, _ec, doc in points:
             if not 0 < doc <= len(documents):
                 continue
@@ -210,11 +214,24 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
                     mc = methods[mkey] = MethodCoverage(name, sym.signature(owner_rid), token=0x06000000 | owner_rid)
                     cc.methods.append(mc)
             mc.points.append(PointCoverage(token, offset, start_line, _sc, end_line, _ec, h))
-            for line in range(start_line, end_line + 1):
-                if line not in mc.lines:
-                    methods_at.setdefault((path, line), []).append(mc)
-                for lines in (fc.lines, cc.lines, mc.lines):
+            spans.setdefault(path, []).append((line_rule.Span(start_line, _sc, end_line, _ec, h), cc, mc))
+    for path, found in spans.items():  # each line decided by its own points (lines.py)
+        text = line_rule.read_source(path)
+        free = line_rule.code_free_lines(text, Path(path).suffix) if text is not None else set()
+        points = [s for s, _cc, _mc in found]
+        for line, ix in line_rule.deciding_points(points, free).items():
+            h = max(points[i].hits for i in ix)
+            asm.files[path].lines[line] = h
+            for i in ix:
+                for lines in (found[i][1].lines, found[i][2].lines):
                     lines[line] = max(lines.get(line, 0), h)
+    # (path, line) -> the methods with a statement there, and (path, token) -> its methods: no scans below.
+    owners: dict[tuple[str, int], list[tuple[MethodCoverage, ClassCoverage]]] = {}
+    for cc in classes.values():
+        for mc in cc.methods:
+            owners.setdefault((cc.filename, mc.token), []).append((mc, cc))
+            for line in mc.lines:
+                methods_at.setdefault((cc.filename, line), []).append(mc)
     hashes = sym.raw.get("document_hashes") or []
     for doc, (algorithm, expected) in enumerate(hashes, start=1):
         fc = asm.files.get(mapper.map(documents[doc - 1], near=module.path))
@@ -242,6 +259,12 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
         if r.generated and not options.all_branches:
             continue
         owner = 0x06000000 | _user_method(sym, r.method_token & 0x00FFFFFF)
+        if r.arms is not None and r.path in asm.files and r.line not in asm.files[r.path].lines:
+            # A Release `switch (k)` line has no sequence point; its dispatch ran once per arm taken.
+            for m, c in owners.get((r.path, owner), []):
+                for lines in (asm.files[r.path].lines, c.lines, m.lines):
+                    lines[r.line] = sum(r.outcomes.values())
+                methods_at.setdefault((r.path, r.line), []).append(m)
         candidates = methods_at.get((r.path, r.line), [])
         mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
         if mc is None:

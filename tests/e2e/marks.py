@@ -28,3 +28,34 @@ def marked_sources(project_dir: Path) -> list[Path]:
         p for pattern in ("*.cs", "*.fs", "*.vb") for p in project_dir.rglob(pattern)
         if "bin" not in p.relative_to(project_dir).parts and "obj" not in p.relative_to(project_dir).parts
     )
+
+
+COUNT = re.compile(r"@count\s+(\d+)\b")
+BRANCHES = re.compile(r"@branches\s+(\d+)/(\d+)\b")
+# A line holding only brackets and separators: Roslyn gives it a sequence point in Debug builds only.
+BRACKETS_LINE = re.compile(r"^\s*[{}][{}()\[\];,\s]*(?://|')")
+
+
+def read_counts(path: Path) -> dict[int, int]:
+    """Hit counts of `@hit` lines: `@count N`, else 1 (use only where every count is marked)."""
+    hit, _miss = read_marks(path)
+    counts = {n: 1 for n in hit}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if (m := COUNT.search(line)) and number in hit:
+            counts[number] = int(m.group(1))
+    return counts
+
+
+def read_branch_marks(path: Path) -> dict[int, tuple[int, int]]:
+    """`@branches C/T`: C of the line's T branch outcomes taken."""
+    return {n: (int(m.group(1)), int(m.group(2))) for n, line in enumerate(
+        path.read_text(encoding="utf-8").splitlines(), start=1) if (m := BRANCHES.search(line))}
+
+
+def debug_only_lines(path: Path) -> set[int]:
+    """Lines that are statements in Debug builds only: bracket-only lines (unless marked `@also-release`: the
+    closing brace of a method whose Release code still has a point there, e.g. after a `try` or in a state
+    machine), and lines marked `@debug-only`."""
+    return {n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+            if MARK.search(line) and ((BRACKETS_LINE.match(line) and "@also-release" not in line)
+                                      or "@debug-only" in line)}

@@ -123,6 +123,95 @@ public static class Cases
         return t;
     }
 
+    public static async Task<string> AsyncSwitch(Task<int> t)
+    {
+        switch (await t)
+        {
+            case 1: return "one";
+            case 2: return "two";
+            default: return "many";
+        }
+    }
+
+    public static IEnumerable<string> IteratorSwitch(IEnumerable<int> ks)
+    {
+        foreach (int k in ks)
+        {
+            switch (k)
+            {
+                case 1: yield return "one"; break;
+                default: yield return "other"; break;
+            }
+        }
+    }
+
+    public static async Task<int> AsyncTryReturn(Task<int> t)
+    {
+        try
+        {
+            int v = await t;
+            if (v > 0)
+            {
+                return v;
+            }
+            return 0;
+        }
+        finally
+        {
+            Console.Write("");
+        }
+    }
+
+    public static int StringSwitch(string s)
+    {
+        switch (s)
+        {
+            case "a": return 1;
+            case "b": return 2;
+            case "c": return 3;
+            default: return 0;
+        }
+    }
+
+    public static int LongStringSwitch(string s)
+    {
+        switch (s)
+        {
+            case "alpha": return 1;
+            case "beta": return 2;
+            case "gamma": return 3;
+            case "delta": return 4;
+            case "epsilon": return 5;
+            case "zeta": return 6;
+            case "eta": case "theta": return 7;
+        }
+        return 0;
+    }
+
+    public static int Lock(object gate, int x)
+    {
+        lock (gate)
+        {
+            return x + 1;
+        }
+    }
+
+    public static int CatchWhen(string text)
+    {
+        try
+        {
+            return int.Parse(text);
+        }
+        catch (FormatException)
+        {
+            return -1;
+        }
+        catch (OverflowException) when (text.Length > 3)
+        {
+            return -2;
+        }
+    }
+
     public static async Task<int> AsyncUsing(Stream s)
     {
         using var r = new StreamReader(s);

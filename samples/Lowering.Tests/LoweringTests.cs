@@ -1,0 +1,51 @@
+using Lowering;
+
+namespace Lowering.Tests;
+
+// The lines and branches these tests reach are recorded by the marks in ../Lowering/*.cs (see README.md there).
+public class LoweringTests
+{
+    [Fact]
+    public void Lambdas_in_initializers_and_returns()
+    {
+        Assert.Equal(3, Lambdas.TrimmedLength(" abc "));
+        Assert.Equal(4, Lambdas.TrimmedLength("abcd"));
+        Assert.Equal(6, Lambdas.Operations["double"](3));
+        Assert.Equal(5, Lambdas.Adder(2)(3));
+        Assert.NotNull(Lambdas.Unused(1));
+        Assert.Equal(6, Lambdas.Sum(1, 2, 3));
+        Assert.True(Registry.FirstRule(1));
+    }
+
+    [Fact]
+    public void Switch_expression_and_query()
+    {
+        Assert.Equal("A", Expressions.Grade(95));
+        Assert.Equal("B", Expressions.Grade(60));
+        Assert.Empty(Expressions.SquaresOfNegatives(new[] { 1, 2, 3 }));
+        Assert.Equal(-1, Expressions.Area(-1, 2));
+        Assert.Equal(6, Expressions.Area(2, 3));
+        Assert.Equal(3, Expressions.LengthOrZero("abc"));
+    }
+
+    [Fact]
+    public async Task Switch_statements_everywhere()
+    {
+        Assert.Equal("one", Statements.Name(1));
+        Assert.Equal("many", Statements.Name(7));
+        Assert.Equal("two", await Statements.NameAsync(2));
+        Assert.Equal(new[] { "one", "one" }, Statements.Names(new[] { 1, 1 }).ToArray());
+    }
+
+    [Fact]
+    public void Generated_plumbing()
+    {
+        Assert.True(Statements.Increment() > 0);
+        Assert.Equal(7, Statements.FirstByte(new byte[] { 7 }));
+        Assert.Equal(3, Statements.Total(new List<int> { 1, 2 }));
+        Assert.Equal(12, Statements.Parse("12"));
+        Assert.Equal(-1, Statements.Parse("x"));
+        Assert.Equal(new Point(1, 2), new Point(1, 2));
+        Assert.Equal("t", new Tag { Name = "t" }.Name);
+    }
+}

@@ -1,0 +1,110 @@
+"""What a missed branch outcome means in the user's words: "`h < 0` never true", "`??` right side never used".
+
+A branch record knows its IL instruction (`brtrue`, `blt`, ...) and the source text of its
+statement. The conditions of a statement are its text split at the top-level `||` and `&&`; when
+the statement has as many conditions as branches, the k-th branch (in IL order, which is source
+order for Roslyn) tests the k-th condition. Whether a jump means "true" or "false" follows from
+the instruction: `brtrue` jumps on true, `brfalse` on false, a comparison jumps when its relation
+holds, which is the source operator (`blt` for `<`) or its negation (`bge` for `<`, as Release
+builds branch around the `then` part). When that cannot be told, the note says only that one
+outcome never happened, never an IL offset.
+"""
+
+from __future__ import annotations
+
+import re
+
+BRTRUE = {0x2D, 0x3A}
+BRFALSE = {0x2C, 0x39}
+# comparison branches (short and long forms) -> the relation under which they jump
+RELATION = {0x2E: "==", 0x3B: "==", 0x2F: ">=", 0x3C: ">=", 0x30: ">", 0x3D: ">", 0x31: "<=", 0x3E: "<=",
+            0x32: "<", 0x3F: "<", 0x33: "!=", 0x40: "!=", 0x34: ">=", 0x41: ">=", 0x35: ">", 0x42: ">",
+            0x36: "<=", 0x43: "<=", 0x37: "<", 0x44: "<"}
+NEGATION = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+SOURCE_RELATION = re.compile(r"(<=|>=|==|!=|(?<![<=>])<(?![<=])|(?<![=>-])>(?![>=]))")
+
+
+def conditions(text: str) -> list[str]:
+    """The conditions of a statement: `if (w < 0 || h < 0)` -> ["w < 0", "h < 0"]."""
+    m = re.match(r"^\s*(?:\}\s*)?(?:else\s+)?(?:if|while)\s*\((.*)\)\s*\{?\s*$", text)
+    body = m.group(1) if m else re.sub(r"^\s*return\s+|;\s*$", "", text)
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(body):
+        c = body[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and body[i:i + 2] in ("||", "&&"):
+            parts.append(body[start:i].strip())
+            start = i + 2
+            i += 1
+        i += 1
+    parts.append(body[start:].strip())
+    return [_unwrap(p) for p in parts if p]
+
+
+def _unwrap(text: str) -> str:
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1].strip()
+    return text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for c in text:
+        depth += c in "([{"
+        depth -= c in ")]}"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def jump_means(opcode: int, condition: str) -> bool | None:
+    """Whether the branch jumps when `condition` is true (True), when it is false (False), or unknown."""
+    negated = condition.startswith("!") and not condition.startswith("!=")
+    if opcode in BRTRUE or opcode in BRFALSE:
+        if SOURCE_RELATION.search(condition) is None and not re.fullmatch(r"!?[\w.()\[\]]+", condition):
+            return None  # e.g. `a ?? b`: the tested value is not plainly the condition's
+        return (opcode in BRTRUE) != negated
+    rel = RELATION.get(opcode)
+    found = SOURCE_RELATION.findall(condition)
+    if rel is None or len(found) != 1 or negated:
+        return None
+    if found[0] == rel:
+        return True
+    if found[0] == NEGATION[rel]:
+        return False
+    return None
+
+
+def notes(text: str, branches: list[tuple[int, dict[int, int]]]) -> list[dict[int, str]]:
+    """For the (opcode, {outcome kind: hits}) branches of one statement (IL order), a description
+    of each outcome as "never ..." (kind 1 = fall-through, 2 = jump)."""
+    conds = conditions(text) if text else []
+    out = []
+    for k, (opcode, _outcomes) in enumerate(branches):
+        desc: dict[int, str] = {}
+        if text.strip() == "in":  # the loop test of `foreach`, on the `in` keyword's point
+            sense = True if opcode in BRTRUE or RELATION.get(opcode) in ("<", "!=") else None
+            if sense is not None:
+                desc = {2: "`foreach` never iterated (always empty)", 1: "`foreach` never reached the end"}
+        elif "??" in text and "?." not in text and len(branches) == 1 and opcode in BRTRUE:
+            desc = {2: "`??` left side never used (always null)", 1: "`??` right side never used"}
+        elif "?." in text and len(branches) == 1 and opcode in BRTRUE:
+            # `s?.Length ?? 0` is one null test of `s`: the `??` right side is used exactly when `s` is null
+            tail = " (`??` right side never used)" if "??" in text else ""
+            desc = {2: "`?.` receiver never non-null", 1: f"`?.` receiver never null{tail}"}
+        elif len(conds) == len(branches):
+            sense = jump_means(opcode, conds[k])
+            if sense is not None:
+                c = conds[k]
+                desc = {2: f"`{c}` never {'true' if sense else 'false'}",
+                        1: f"`{c}` never {'false' if sense else 'true'}"}
+        if not desc:
+            where = f"`{text}`" if text else "this line"
+            which = f" (condition {k + 1} of {len(branches)})" if len(branches) > 1 else ""
+            desc = {1: f"{where}{which}: one outcome never happened (same value every time)",
+                    2: f"{where}{which}: one outcome never happened (same value every time)"}
+        out.append(desc)
+    return out

@@ -1,0 +1,135 @@
+"""Which lines of a source file are statements, and how often each ran: lines as the user reads them.
+
+The PDB gives sequence points: a span of source (start line/column to end line/column) per
+statement, expression-bodied member, lambda body, switch arm or query clause, each with its hits.
+Spans nest: a field initializer `static readonly Func<string, int> P = s => { ... };` is one
+point of the static constructor spanning every line of the lambda, whose own statements are points
+of another method. Reading "a line is covered when a point spanning it ran" would call the
+lambda's lines covered whenever the initializer ran, so the rule here is (docs/accuracy.md):
+
+1. A line on which at least one point starts is decided by the points that start on it: its hits
+   are the most hits of those points (code written on the line ran that often). Points that only
+   pass through the line (an enclosing multi-line statement) do not count.
+2. A line on which no point starts, inside the span of one or more points (the continuation of a
+   multi-line statement), takes the hits of the innermost of them: the points starting on the
+   latest line; of several, the most hits. (Columns do not decide: Debug switch expressions have
+   two points starting on the first line, and the inner one is jumped over on every call.)
+3. A line of rule 2 that holds no code of its own is not a statement: blank lines, lines of only
+   comments or preprocessor directives, and lines of only brackets and separators (`{`, `};`,
+   `},`, `)`): in a Release build the braces of a lambda inside a field initializer have no point,
+   and would otherwise take the initializer's hits although the lambda never ran. (A point that
+   starts on such a line, e.g. a Debug build's point on a method's `{`, still makes it a
+   statement by rule 1.) This needs the source text; when it cannot be read, every line of rule
+   2 counts.
+
+Everything here is pure: callers pass the points of one document and, when readable, its text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from pygments.lexer import Lexer
+from pygments.lexers import CSharpLexer, FSharpLexer, VbNetLexer
+from pygments.token import Comment, Punctuation, Text, Whitespace
+
+COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A non-hidden sequence point: where it lies in one document, and its hits."""
+
+    start_line: int
+    start_column: int
+    end_line: int
+    end_column: int
+    hits: int
+
+
+def deciding_points(spans: Sequence[Span], code_free: Iterable[int] = ()) -> dict[int, list[int]]:
+    """{line: indices into `spans` of the points that decide it} for every statement line (rules 1-3).
+
+    `code_free` holds the lines known to carry no code of their own (see code_free_lines); they
+    are statements only when a point starts on them."""
+    starting: dict[int, list[int]] = {}
+    for i, s in enumerate(spans):
+        starting.setdefault(s.start_line, []).append(i)
+    skip = set(code_free)
+    out: dict[int, list[int]] = {line: list(ix) for line, ix in starting.items()}
+    inner: dict[int, tuple[int, list[int]]] = {}  # continuation line -> (start line of the innermost, its points)
+    for i, s in enumerate(spans):
+        key = s.start_line
+        for line in range(s.start_line + 1, s.end_line + 1):
+            if line in starting or line in skip:
+                continue
+            have = inner.get(line)
+            if have is None or key > have[0]:
+                inner[line] = (key, [i])
+            elif key == have[0]:
+                have[1].append(i)
+    for line, (_key, ix) in inner.items():
+        out[line] = ix
+    return out
+
+
+def line_hits(spans: Sequence[Span], code_free: Iterable[int] = ()) -> dict[int, int]:
+    """{line: hits} of every statement line of one document: the most hits of its deciding points."""
+    return {line: max(spans[i].hits for i in ix) for line, ix in deciding_points(spans, code_free).items()}
+
+
+# --- lines without code, from the source text ------------------------------------------------------------------
+
+_LEXERS: dict[str, type[Lexer]] = {".cs": CSharpLexer, ".fs": FSharpLexer, ".fsi": FSharpLexer, ".fsx": FSharpLexer,
+                                   ".vb": VbNetLexer}
+
+
+_SEPARATORS = set("{}()[];,")
+
+
+def _no_code(token, value: str) -> bool:
+    if token in Comment or token in Whitespace or (token in Text and not value.strip()):
+        return True
+    return token in Punctuation and set(value.strip()) <= _SEPARATORS
+
+
+def code_free_lines(text: str, suffix: str) -> set[int]:
+    """Lines (1-based) of `text` that hold nothing but whitespace, comments, preprocessor
+    directives, brackets and separators (`{}()[];,`).
+
+    Tokens come from Pygments' lexer for the language (by file suffix), so `//` inside a string
+    is not a comment and a `/* ... */` block covers its inner lines. For an unknown suffix only
+    blank lines are code-free."""
+    lines = text.splitlines()
+    blank = {n for n, line in enumerate(lines, start=1) if not line.strip()}
+    lexer_type = _LEXERS.get(suffix.lower())
+    if lexer_type is None:
+        return blank
+    lexer = lexer_type(stripnl=False, stripall=False, ensurenl=True)
+    has_code: set[int] = set()
+    line = 1
+    for token, value in lexer.get_tokens(text):
+        if not _no_code(token, value):
+            has_code.add(line)  # a multi-line token is code on its first line; its other lines follow
+            for k in range(1, value.count("\n") + (0 if value.endswith("\n") else 1)):
+                has_code.add(line + k)
+        line += value.count("\n")
+    return {n for n in range(1, len(lines) + 1) if n not in has_code}
+
+
+def read_source(path: str) -> str | None:
+    """The file's text, or None when it cannot be read (then no line is known to be code-free)."""
+    try:
+        return Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def generated_member(name: str, attributes: Iterable[str]) -> bool:
+    """A member the compiler wrote whole that still carries visible sequence points: a record's
+    copy constructor (`[CompilerGenerated] .ctor`, pointing at the `record` line). Its points are
+    not the user's statements. Lambdas, local functions and auto-property accessors carry the
+    attribute too but are the user's code (accessors: see --skip-auto-properties)."""
+    return COMPILER_GENERATED in attributes and name == ".ctor"

@@ -1,0 +1,87 @@
+"""samples/Lowering: lines as the user reads them and branches as the user wrote them (docs/accuracy.md,
+docs/branches.md), in Debug and Release builds and every runtime configuration of test_calc_sample.
+
+Each marked line must get exactly its verdict (`@hit`/`@miss`) and its hit count (`@count N`, else 1);
+each line's branch outcomes must equal `@branches C/T`, and no other line may carry branch data. A Release
+build has no statements on bracket-only lines or on lines marked `@debug-only`; every other mark is the same.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from dotcov import data, results
+
+from .conftest import SAMPLES, _dotnet_env
+from .marks import debug_only_lines, marked_sources, read_branch_marks, read_counts, read_marks
+from .test_calc_sample import CONFIGURATIONS
+
+pytestmark = pytest.mark.e2e
+
+PROJECT = SAMPLES / "Lowering"
+
+
+@pytest.fixture(scope="module")
+def release_build(dotnet):
+    subprocess.run([dotnet, "build", "Lowering.Tests", "-c", "Release", "-nologo", "-v", "quiet",
+                    "-clp:ErrorsOnly"], cwd=SAMPLES, env=_dotnet_env(), check=True)
+
+
+def measured(data_dir):
+    result, problems = results.build(data.load(data_dir), SAMPLES)
+    assert not problems, problems
+    return {fc.path: fc for fc in result.all_files()}
+
+
+def expected(src, release: bool):
+    hit, miss = read_marks(src)
+    counts = read_counts(src)
+    branches = read_branch_marks(src)
+    if release:
+        drop = debug_only_lines(src)
+        hit, miss = hit - drop, miss - drop
+        counts = {n: c for n, c in counts.items() if n not in drop}
+    return hit, miss, counts, branches
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGURATIONS))
+@pytest.mark.parametrize("build", ["Debug", "Release"])
+def test_lowering_sample_matches_marks(built_samples, release_build, dotcov_run, dotnet, build, config):
+    run = dotcov_run([dotnet, "test", "Lowering.Tests", "--no-build", "--nologo", "-c", build], cwd=SAMPLES,
+                     env_extra=CONFIGURATIONS[config])
+    assert run.status == 0, run.stdout + run.stderr
+    files = measured(run.data_dir)
+    problems = []
+    for src in marked_sources(PROJECT):
+        hit, miss, counts, branches = expected(src, release=build == "Release")
+        fc = files.get(str(src))
+        lines = fc.lines if fc else {}
+        covered = {n for n, h in lines.items() if h > 0}
+        missed = {n for n, h in lines.items() if h == 0}
+        if covered != hit or missed != miss:
+            problems.append(f"{src.name}: covered-not-@hit {sorted(covered - hit)} @hit-not-covered "
+                            f"{sorted(hit - covered)} missed-not-@miss {sorted(missed - miss)} "
+                            f"@miss-not-missed {sorted(miss - missed)}")
+        wrong = {n: (c, lines.get(n)) for n, c in counts.items() if lines.get(n) != c}
+        if wrong:
+            problems.append(f"{src.name}: counts (marked, measured) {wrong}")
+        have = {n: (b.covered, b.total) for n, b in (fc.branches.items() if fc else ())}
+        if have != branches:
+            problems.append(f"{src.name}: branches marked {branches}, measured {have}")
+        for n, b in (fc.branches.items() if fc else ()):
+            problems += [f"{src.name}:{n}: IL offset in a note: {m}" for m in b.missed_outcomes if "IL_" in m]
+    assert not problems, "\n".join(problems)
+
+
+def test_lowering_notes_speak_source(built_samples, dotcov_run, dotnet):
+    """Missed outcomes name the arm, the case or the condition."""
+    run = dotcov_run([dotnet, "test", "Lowering.Tests", "--no-build", "--nologo"], cwd=SAMPLES)
+    assert run.status == 0, run.stdout + run.stderr
+    files = measured(run.data_dir)
+    expressions = files[str(PROJECT / "Expressions.cs")].branches
+    statements = files[str(PROJECT / "Statements.cs")].branches
+    notes = {m for b in (*expressions.values(), *statements.values()) for m in b.missed_outcomes}
+    assert {"arm `_` never taken", "`h < 0` never true", "`case 2:` never taken",
+            "`?.` receiver never null (`??` right side never used)"} <= notes, sorted(notes)

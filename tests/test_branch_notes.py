@@ -1,0 +1,34 @@
+"""Missed branch outcomes in source terms (src/dotcov/branch_notes.py)."""
+
+from __future__ import annotations
+
+from dotcov.branch_notes import conditions, jump_means, notes
+
+BRTRUE, BRFALSE, BLT, BGE, BLE = 0x2D, 0x2C, 0x32, 0x2F, 0x31
+
+
+def test_conditions_split_at_top_level_or_and_and():
+    assert conditions("if (w < 0 || h < 0)") == ["w < 0", "h < 0"]
+    assert conditions("while ((a && b) || f(x, y || z))") == ["a && b", "f(x, y || z)"]
+    assert conditions("return s ?? \"none\";") == ["s ?? \"none\""]
+
+
+def test_jump_sense_from_the_instruction_and_the_source_operator():
+    assert jump_means(BLT, "w < 0") is True  # Release `w < 0 ||`: jump to `then` when true
+    assert jump_means(BGE, "h < 0") is False  # Release: branch around `then` when false
+    assert jump_means(BRFALSE, "x > 0") is False  # Debug: `cgt; stloc; ldloc; brfalse`
+    assert jump_means(BRTRUE, "!done") is False
+    assert jump_means(BLE, "0 < x") is None or jump_means(BLE, "0 < x") is False  # never a wrong "true"
+
+
+def test_notes_name_the_condition_and_the_outcome():
+    (a, b) = notes("if (w < 0 || h < 0)", [(BLT, {1: 1, 2: 1}), (BGE, {1: 0, 2: 1})])
+    assert b[1] == "`h < 0` never true" and a[2] == "`w < 0` never true"
+    (d,) = notes("return name ?? \"none\";", [(BRTRUE, {1: 0, 2: 3})])
+    assert d[1] == "`??` right side never used"
+    (d,) = notes("return s?.Length ?? 0;", [(BRTRUE, {1: 0, 2: 1})])
+    assert d[1] == "`?.` receiver never null (`??` right side never used)"
+    (d,) = notes("in", [(BRTRUE, {1: 1, 2: 0})])
+    assert d[2] == "`foreach` never iterated (always empty)"
+    (d,) = notes("x = f(a) ? 1 : 2;", [(BRTRUE, {1: 0, 2: 1})])  # unknown sense: no guess, no IL offset
+    assert "IL_" not in d[1] and "one outcome never happened" in d[1]

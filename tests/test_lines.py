@@ -1,0 +1,122 @@
+"""The line rule (src/dotcov/lines.py): which lines are statements and with which hits, on the shapes of
+docs/accuracy.md and on random nested spans (Hypothesis)."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dotcov.lines import Span, code_free_lines, deciding_points, generated_member, line_hits
+
+FIELD_LAMBDA = """\
+public static readonly Func<string, int> NeverCalled = s =>
+{
+    var t = s.Trim();
+
+    // a comment inside the lambda
+    return t.Length * 2;
+};
+"""
+
+
+def test_lambda_in_a_field_initializer_that_never_ran_is_missed():
+    # Debug: the initializer (static constructor) spans lines 1-7 and ran once; the lambda's own points
+    # (`{`, two statements, `}`) never ran.
+    outer = Span(1, 5, 7, 6, 1)
+    inner = [Span(2, 5, 2, 6, 0), Span(3, 9, 3, 26, 0), Span(6, 9, 6, 29, 0), Span(7, 5, 7, 6, 0)]
+    free = code_free_lines(FIELD_LAMBDA, ".cs")
+    assert line_hits([outer, *inner], free) == {1: 1, 2: 0, 3: 0, 6: 0, 7: 0}
+    # Release: no points on the lambda's braces; `{` and `};` hold no code of their own.
+    assert line_hits([outer, inner[1], inner[2]], free) == {1: 1, 3: 0, 6: 0}
+    # Without the source, blank and comment lines inside the initializer take the innermost hits.
+    assert line_hits([outer, inner[1], inner[2]]) == {1: 1, 2: 1, 3: 0, 4: 1, 5: 1, 6: 0, 7: 1}
+
+
+def test_counts_inside_a_lambda_are_the_lambdas_own():
+    outer = Span(1, 5, 4, 6, 1)
+    body = Span(2, 9, 2, 20, 7)
+    assert line_hits([outer, body]) == {1: 1, 2: 7, 3: 1, 4: 1}
+
+
+def test_switch_expression_arms_decide_their_lines():
+    text = "=> k switch\n{\n    1 => a,\n    _ => throw X(),\n};\n"
+    # Debug: the whole expression twice on line 1 (the second is jumped over), one point per arm.
+    spans = [Span(1, 4, 5, 2, 2), Span(1, 6, 5, 2, 0), Span(3, 10, 3, 11, 2), Span(4, 10, 4, 20, 0),
+             Span(1, 4, 5, 2, 0)]
+    assert line_hits(spans, code_free_lines(text, ".cs")) == {1: 2, 3: 2, 4: 0}
+    # Columns do not pick the innermost of points starting on the same line: the most hits wins.
+    assert line_hits(spans)[2] == 2
+
+
+def test_query_clause_never_reached_is_missed():
+    spans = [Span(1, 9, 3, 36, 1), Span(2, 29, 2, 34, 3), Span(3, 30, 3, 35, 0)]
+    assert line_hits(spans) == {1: 1, 2: 3, 3: 0}
+
+
+def test_multi_line_call_with_blank_and_comment_lines():
+    text = "var total = Add(\n    a,\n\n    // the middle one\n    b,\n    /* the last */\n    c);\n"
+    spans = [Span(1, 9, 7, 16, 1)]
+    assert line_hits(spans, code_free_lines(text, ".cs")) == {1: 1, 2: 1, 5: 1, 7: 1}
+
+
+def test_code_free_lines_by_language():
+    cs = 'var s = "// not a comment";\n/* a\n   block */\n#region x\n  } ;\nx(); // c\n'
+    assert code_free_lines(cs, ".cs") == {2, 3, 4, 5}
+    assert code_free_lines("let x = 1\n(* a\n b *)\n// c\n", ".fs") == {2, 3, 4}
+    assert code_free_lines("Dim x = 1\n' comment\n\n", ".vb") == {2, 3}
+    assert code_free_lines("x\n\n  \ny\n", ".txt") == {2, 3}  # unknown language: blank lines only
+
+
+def test_record_copy_constructor_is_generated_but_lambdas_are_not():
+    cg = ["System.Runtime.CompilerServices.CompilerGeneratedAttribute"]
+    assert generated_member(".ctor", cg)
+    assert not generated_member(".ctor", [])  # the primary constructor
+    assert not generated_member("<.ctor>b__0_0", cg)  # a lambda in a constructor
+    assert not generated_member("get_Name", cg)  # an auto-property accessor (--skip-auto-properties)
+
+
+@st.composite
+def nested_spans(draw):
+    spans = []
+    for _ in range(draw(st.integers(1, 12))):
+        start = draw(st.integers(1, 30))
+        end = start + draw(st.integers(0, 8))
+        col = draw(st.integers(1, 40))
+        spans.append(Span(start, col, end, col + 1 if end == start else draw(st.integers(1, 40)),
+                          draw(st.integers(0, 5))))
+    return spans
+
+
+@settings(max_examples=300, deadline=None)
+@given(nested_spans(), st.sets(st.integers(1, 40)))
+def test_properties_of_the_rule(spans, free):
+    got = line_hits(spans, free)
+    starts = {s.start_line for s in spans}
+    for line, hits in got.items():
+        spanning = [s for s in spans if s.start_line <= line <= s.end_line]
+        assert spanning, line  # only lines some point spans
+        assert hits in {s.hits for s in spanning}  # never an invented count
+        if line in starts:  # decided by the points that start on it, whatever encloses it
+            assert hits == max(s.hits for s in spans if s.start_line == line)
+        else:
+            assert line not in free  # blank/comment/bracket lines are statements only where a point starts
+            innermost = max(s.start_line for s in spanning)
+            assert hits == max(s.hits for s in spanning if s.start_line == innermost)
+    # Every line a point starts on is a statement; every spanned code line too.
+    assert starts <= set(got)
+    assert {n for s in spans for n in range(s.start_line, s.end_line + 1)} - free <= set(got)
+    # The order of the points does not matter.
+    shuffled = list(spans)
+    random.Random(len(spans)).shuffle(shuffled)
+    assert line_hits(shuffled, free) == got
+    # A point's own hits decide its start line: an enclosing point that ran never covers a line whose own
+    # code did not.
+    for line in starts:
+        assert (got[line] == 0) == all(s.hits == 0 for s in spans if s.start_line == line)
+
+
+def test_deciding_points_name_the_points():
+    spans = [Span(1, 1, 3, 2, 1), Span(2, 5, 2, 9, 0)]
+    assert deciding_points(spans) == {1: [0], 2: [1], 3: [0]}
