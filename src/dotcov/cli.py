@@ -375,7 +375,7 @@ def combine(data_dir: Path):
     cov = data.combine(data_dir)
     for w in cov.warnings:
         click.echo(f"dotcov: warning: {w}", err=True)
-    click.echo(f"Combined {len(files)} data file(s) into {data_dir / data.COMBINED_NAME}")
+    click.echo(f"Combined {len(files)} data file(s) into {cov.files[0]}")
 
 
 @cli.command()
