@@ -199,8 +199,8 @@ def test_changed_statement_lines_and_the_missed_ones(scenario):
 
 def test_text_markdown_and_github_formats(scenario):
     text = diff_coverage.render_text(scenario)
-    assert "src/A.cs         4      3   25.0%   2-3, 7" in text
-    assert "TOTAL            4      3   25.0%" in text
+    assert "\nsrc/A.cs           4      3   25.0%   2-3, 7\n" in text
+    assert "\nDIFF TOTAL         4      3   25.0%\n" in text  # not ^TOTAL, which GitLab reads as the project's
     assert "src/A.cs:2: A2 `x` | y\nsrc/A.cs:3: A3\nsrc/A.cs:7: A7" in text
     assert "does not know (not counted): src/Unknown.cs" in text
     md = diff_coverage.render_markdown(scenario)

@@ -128,7 +128,8 @@ def render_text(d: DiffCoverage) -> str:
         return "\n".join(out + _notes(d)) + "\n"
     rows = [(f.path, str(len(f.changed)), str(len(f.missed)), _cover(percent(len(f.changed) - len(f.missed),
              len(f.changed))), format_ranges(f.changed, f.missed)) for f in d.files]
-    total = ("TOTAL", str(d.changed), str(d.missed), _cover(d.percent), "")
+    # Not "TOTAL": GitLab's coverage regex reads the last line starting with TOTAL as the project's coverage.
+    total = ("DIFF TOTAL", str(d.changed), str(d.missed), _cover(d.percent), "")
     header = ("Name", "Changed", "Miss", "Cover", "Missing")
     widths = [max(len(r[i]) for r in [header, total, *rows]) for i in range(4)]
 
