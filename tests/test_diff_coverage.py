@@ -80,6 +80,19 @@ def test_renames_deletions_binary_and_odd_names(repo):
     assert changed(repo, base) == {"New.cs": {4}, "sp ace.cs": {11, 12}, "t\tab ü.cs": {1}}
 
 
+def test_user_git_settings_do_not_change_the_reading(repo):
+    write(repo / "sub" / "A.cs", LINES)
+    base = commit(repo)
+    write(repo / "sub" / "A.cs", ["changed"] + LINES[1:])
+    for key, value in (("diff.noprefix", "true"), ("diff.mnemonicPrefix", "true"), ("diff.relative", "true"),
+                       ("color.diff", "always"), ("color.ui", "always"), ("diff.external", "false"),
+                       ("core.quotePath", "true")):
+        git(repo, "config", key, value)
+    root = gitdiff.repository_root(repo / "sub")
+    assert root == repo
+    assert gitdiff.changed_lines(root, base) == {"sub/A.cs": {1}}
+
+
 def test_crlf_files_count_lines_as_git_does(repo):
     write(repo / "Win.cs", LINES, newline="\r\n")
     base = commit(repo)

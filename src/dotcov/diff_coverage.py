@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -148,19 +149,8 @@ def render_text(d: DiffCoverage) -> str:
 
 
 def _fence(text: str) -> str:
-    longest = max((len(run) for run in text.split("\n") for run in _backtick_runs(run)), default=0)
-    return "`" * max(3, longest + 1)
-
-
-def _backtick_runs(line: str) -> list[str]:
-    runs, current = [], ""
-    for c in line:
-        if c == "`":
-            current += c
-        elif current:
-            runs.append(current)
-            current = ""
-    return runs + ([current] if current else [])
+    """A code fence longer than any run of backticks in the text (CommonMark's rule for closing a fence)."""
+    return "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
 
 
 def render_markdown(d: DiffCoverage) -> str:
