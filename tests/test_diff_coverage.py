@@ -222,8 +222,9 @@ def test_text_markdown_and_github_formats(scenario):
     assert "| **TOTAL** | **4** | **3** | **25.0%** | |" in md
     assert "```\n2: A2 `x` | y\n3: A3\n7: A7\n```" in md
     gh = diff_coverage.render_github(scenario).splitlines()
-    assert gh[:2] == ["::warning file=src/A.cs,line=2,endLine=3,title=Not covered::Changed lines 2-3 not run by the tests",
-                      "::warning file=src/A.cs,line=7,title=Not covered::Changed line 7 not run by the tests"]
+    assert gh[:2] == [
+        "::warning file=src/A.cs,line=2,endLine=3,title=Not covered::Changed lines 2-3 not run by the tests",
+        "::warning file=src/A.cs,line=7,title=Not covered::Changed line 7 not run by the tests"]
     assert gh[2].startswith("::notice title=Diff coverage::25.0%25 of 4 changed statement lines covered (3 missed)")
 
 

@@ -129,7 +129,8 @@ def test_azure_devops(sample, tmp_path):
 
 
 def covered_lines(repo: Path) -> dict[str, set[int]]:
-    return {path: {n for n, h in fc.lines.items() if h} for path, fc in coverage_by_file(repo / ".dotcov", repo).items()}
+    files = coverage_by_file(repo / ".dotcov", repo)
+    return {path: {n for n, h in fc.lines.items() if h} for path, fc in files.items()}
 
 
 def test_merging_shards(sample):
