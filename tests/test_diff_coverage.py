@@ -257,3 +257,11 @@ def test_markdown_fence_outgrows_backticks_in_the_source(repo):
     write(repo / "A.cs", ["var s = ```` ;"] + LINES[1:])
     d = diff_coverage.compute({str(repo / "A.cs"): {1: 0}}, repo, changed(repo, base), gitdiff.resolve_base(repo, base))
     assert "`````\n1: var s = ```` ;\n`````" in diff_coverage.render_markdown(d)
+
+
+def test_github_commands_escape_what_would_end_a_property():
+    d = diff_coverage.DiffCoverage(gitdiff.Base("b", "b" * 40, "100%,x"),
+                                   [diff_coverage.FileDiff("a,b:c%.cs", [3], [3], {3: ""})], [], [])
+    assert diff_coverage.render_github(d).splitlines() == [
+        "::warning file=a%2Cb%3Ac%25.cs,line=3,title=Not covered::Changed line 3 not run by the tests",
+        "::notice title=Diff coverage::0.0%25 of 1 changed statement lines covered (1 missed) since 100%25,x"]
