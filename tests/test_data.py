@@ -40,7 +40,8 @@ def test_combine_merges_then_removes_inputs_and_is_repeatable(tmp_path):
     write(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 0])
     write(tmp_path / "dotcov.2.bbbbbbbb.cov", [1, 3])
     data.combine(tmp_path)
-    assert [p.name for p in data.data_files(tmp_path)] == [data.COMBINED_NAME]
+    [combined] = data.data_files(tmp_path)
+    assert combined.name.startswith(data.COMBINED_PREFIX)
     write(tmp_path / "dotcov.3.cccccccc.cov", [1, 1])
     data.combine(tmp_path)  # the combined file is an input too
     assert data.load(tmp_path).modules[(MVID, PDB)].hits == [3, 4]
@@ -95,6 +96,28 @@ def test_a_module_loaded_by_a_thousand_processes_takes_one_record(tmp_path):
         write(tmp_path / f"dotcov.{pid}.{pid:08x}.cov", [1] * 100)
     cov = data.combine(tmp_path)
     assert cov.modules[(MVID, PDB)].hits == [1000] * 100
-    combined = tmp_path / data.COMBINED_NAME
+    [combined] = cov.files
     # One module record; only the per-process command lines grow with the process count.
     assert combined.stat().st_size < one_size + 1000 * 64
+
+
+def test_combined_files_of_shards_copied_together_do_not_overwrite_each_other(tmp_path):
+    shards = []
+    for n, hits in enumerate(([1, 0, 0], [0, 2, 0])):
+        shard = tmp_path / f"shard{n}"
+        shard.mkdir()
+        write(shard / f"dotcov.{n + 1}.0000000{n}.cov", hits)
+        write(shard / f"dotcov.{n + 7}.0000000{n}.cov", [1, 0, 0])
+        shards.append(data.combine(shard).files[0])
+    assert shards[0].name != shards[1].name
+    merged = tmp_path / "merged"
+    merged.mkdir()
+    for path in shards:
+        (merged / path.name).write_bytes(path.read_bytes())
+    assert data.load(merged).modules[(MVID, PDB)].hits == [3, 2, 0]  # readers find every combined file
+    data.combine(merged)
+    [combined] = data.data_files(merged)
+    assert data.load(merged).modules[(MVID, PDB)].hits == [3, 2, 0]
+    data.combine(merged)  # idempotent: the same counts, still one file
+    assert len(data.data_files(merged)) == 1
+    assert data.load(merged).modules[(MVID, PDB)].hits == [3, 2, 0]

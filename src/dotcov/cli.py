@@ -318,6 +318,43 @@ def opencover(data_dir, output: Path, **filters):
 
 @cli.command()
 @_data_dir_option
+@click.option("--base", metavar="REV", default=None,
+              help="Git revision to compare with (default: the merge base of HEAD with origin/main, else main).")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json", "github"]), default="text",
+              show_default=True, help="github: workflow-command annotations of the missed changed lines.")
+@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="-",
+              help="Where to write the report (default standard output).")
+@_report_options
+def diff(data_dir, base, fmt, output: Path, fail_under, fail_under_type, fail_under_scope, **filters):
+    """Coverage of the statement lines added or changed since a git revision (working tree included).
+
+    --fail-under applies to the changed lines. Schema and definitions: docs/reports.md."""
+    from dotcov.diff_coverage import RENDERERS, compute, statement_lines
+    from dotcov.gitdiff import GitError, changed_lines, repository_root, resolve_base
+
+    if fail_under_type or fail_under_scope:
+        _fail("--fail-under-type and --fail-under-scope do not apply to 'dotcov diff'; "
+              "its --fail-under is the coverage of the changed lines")
+    try:
+        root = repository_root(Path.cwd())
+        rev = resolve_base(root, base)
+        changed = changed_lines(root, rev.commit)
+    except GitError as e:
+        _fail(str(e))
+    settings = _settings(data_dir, fail_under=None, fail_under_type=(), fail_under_scope=None, **filters)
+    result = _load_result(settings)
+    report = compute(statement_lines(result), root, changed, rev, data_time=result.timestamp)
+    for path in report.stale:
+        click.echo(f"dotcov: warning: {path} changed after the coverage data was written; "
+                   "its line numbers may not match", err=True)
+    _write_output(output, RENDERERS[fmt](report).encode("utf-8"), "diff coverage")
+    if fail_under is not None and report.percent < fail_under:
+        click.echo(f"dotcov: diff coverage {report.percent:.2f}% is below --fail-under={fail_under:g}", err=True)
+        sys.exit(EXIT_FAIL_UNDER)
+
+
+@cli.command()
+@_data_dir_option
 def combine(data_dir: Path):
     """Merge the data files of many processes into one, keeping hit counts."""
     from dotcov import data
@@ -329,7 +366,7 @@ def combine(data_dir: Path):
     cov = data.combine(data_dir)
     for w in cov.warnings:
         click.echo(f"dotcov: warning: {w}", err=True)
-    click.echo(f"Combined {len(files)} data file(s) into {data_dir / data.COMBINED_NAME}")
+    click.echo(f"Combined {len(files)} data file(s) into {cov.files[0]}")
 
 
 @cli.command()

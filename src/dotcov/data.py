@@ -2,19 +2,23 @@
 
 Each covered process writes `dotcov.<pid>.<random>.cov` into the data directory
 (format: docs/architecture.md). `combine` merges them into
-`dotcov.combined.cov`, keeping hit counts.
+`dotcov.combined.<host>.<pid>.<random>.cov`, keeping hit counts: a name of its own, so
+the combined files of CI shards copied into one directory never overwrite each other.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
+import socket
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dotcov import _native
 
-COMBINED_NAME = "dotcov.combined.cov"
+COMBINED_PREFIX = "dotcov.combined."
 PATTERN = "*.cov"
 
 
@@ -66,6 +70,12 @@ class CoverageData:
                 index[s] = len(have.sites)
                 have.sites.append(s)
                 have.hits.append(h)
+
+
+def combined_name() -> str:
+    """A combined file's name, unique across machines and processes (and matching PATTERN)."""
+    host = re.sub(r"[^A-Za-z0-9-]", "_", socket.gethostname()) or "host"
+    return f"{COMBINED_PREFIX}{host}.{os.getpid()}.{secrets.token_hex(4)}.cov"
 
 
 def data_files(data_dir: Path) -> list[Path]:
@@ -128,7 +138,7 @@ def combine(data_dir: Path) -> CoverageData:
         read_file(path, data)
     if not files:
         return data
-    target = data_dir / COMBINED_NAME
+    target = data_dir / combined_name()
     write(data, target)
     for path in data.files:  # only files that were read are removed
         if path == target:

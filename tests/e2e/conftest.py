@@ -99,3 +99,52 @@ def coverage_by_file(data_dir: Path, source_root: Path):
     result, problems = results.build(data.load(data_dir), source_root)
     assert not problems, problems
     return {fc.path: fc for fc in result.all_files()}
+
+
+@dataclass
+class GitSample:
+    repo: Path  # a git repository holding a copy of samples/Calc and Calc.Tests, built, on branch "feature"
+    data_dir: Path  # coverage of `dotnet test` run in it under dotcov
+    base: str  # the commit "main" points at (the merge base of feature and main)
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="session")
+def calc_git_sample(dotnet, tmp_path_factory) -> GitSample:
+    """samples/Calc in a fresh git repository with the edits of tests/e2e/diff_edits.py since `main` (some
+    committed on branch feature, some not), rebuilt and run under dotcov: the setting of `dotcov diff`."""
+    from .diff_edits import apply_edits
+
+    repo = tmp_path_factory.mktemp("gitsample") / "repo"
+    ignore = shutil.ignore_patterns("bin", "obj")
+    for project in ("Calc", "Calc.Tests"):
+        shutil.copytree(SAMPLES / project, repo / project, ignore=ignore)
+    for name in ("Directory.Build.props", "NuGet.config"):
+        shutil.copy(SAMPLES / name, repo / name)
+    (repo / ".gitignore").write_text("bin/\nobj/\n.dotcov/\n")
+    env = _dotnet_env()
+    subprocess.run([dotnet, "new", "sln", "--name", "Calc", "--format", "sln"], cwd=repo, env=env, check=True,
+                   capture_output=True)
+    subprocess.run([dotnet, "sln", "Calc.sln", "add", "Calc/Calc.csproj", "Calc.Tests/Calc.Tests.csproj"],
+                   cwd=repo, env=env, check=True, capture_output=True)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.email", "test@example.com")
+    _git(repo, "config", "user.name", "dotcov test")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    base = _git(repo, "rev-parse", "HEAD").strip()
+    _git(repo, "checkout", "-q", "-b", "feature")
+    apply_edits(repo, committed=True)
+    _git(repo, "commit", "-q", "-am", "feature: committed edits")
+    apply_edits(repo, committed=False)
+    subprocess.run([dotnet, "build", "Calc.sln", "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], cwd=repo, env=env,
+                   check=True)
+    data_dir = repo / ".dotcov"
+    proc = subprocess.run([sys.executable, "-m", "dotcov", "run", "--no-report", "--", dotnet, "test",
+                           "Calc.sln", "--no-build", "--nologo"], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return GitSample(repo, data_dir, base)
