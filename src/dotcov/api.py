@@ -150,7 +150,8 @@ class Coverage:
             print_table(self.analysis(), out, color=color, **kwargs)
         return self.total_percent()
 
-    def _write(self, outfile: str | Path, payload: bytes) -> None:
+    def write_output(self, outfile: str | Path, payload: bytes) -> None:
+        """Writes a report's bytes atomically to `outfile` ('-' is standard output)."""
         if str(outfile) == "-":
             sys.stdout.flush()
             sys.stdout.buffer.write(payload)
@@ -164,26 +165,26 @@ class Coverage:
     def xml_report(self, outfile: str | Path = "coverage.cobertura.xml") -> float:
         from dotcov.cobertura import cobertura_xml
 
-        self._write(outfile, cobertura_xml(self.analysis(), version=self.version))
+        self.write_output(outfile, cobertura_xml(self.analysis(), version=self.version))
         return self.total_percent()
 
     def lcov_report(self, outfile: str | Path = "lcov.info") -> float:
         from dotcov.lcov import lcov_bytes
 
-        self._write(outfile, lcov_bytes(self.analysis()))
+        self.write_output(outfile, lcov_bytes(self.analysis()))
         return self.total_percent()
 
     def json_report(self, outfile: str | Path = "coverage.json") -> float:
         from dotcov.json_report import json_text
 
-        self._write(outfile, json_text(self.analysis(), version=self.version,
+        self.write_output(outfile, json_text(self.analysis(), version=self.version,
                                        relative_to=str(self.source_root)).encode("utf-8"))
         return self.total_percent()
 
     def opencover_report(self, outfile: str | Path = "coverage.opencover.xml") -> float:
         from dotcov.opencover import opencover_xml
 
-        self._write(outfile, opencover_xml(self.analysis(), version=self.version))
+        self.write_output(outfile, opencover_xml(self.analysis(), version=self.version))
         return self.total_percent()
 
     def html_report(self, directory: str | Path = "htmlcov", *, title: str = "Coverage report",

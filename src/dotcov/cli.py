@@ -341,13 +341,20 @@ def diff(data_dir, base, fmt, output: Path, fail_under, fail_under_type, fail_un
         changed = changed_lines(root, rev.commit)
     except GitError as e:
         _fail(str(e))
+    from dotcov.api import CoverageError
+
     settings = _settings(data_dir, fail_under=None, fail_under_type=(), fail_under_scope=None, **filters)
-    result = _load_result(settings)
+    cov = _coverage(settings)
+    result = cov.result()
     report = compute(statement_lines(result), root, changed, rev, data_time=result.timestamp)
     for path in report.stale:
-        click.echo(f"dotcov: warning: {path} changed after the coverage data was written; "
-                   "its line numbers may not match", err=True)
-    _write_output(output, RENDERERS[fmt](report).encode("utf-8"), "diff coverage")
+        _warn(f"{path} changed after the coverage data was written; its line numbers may not match")
+    try:
+        cov.write_output(output, RENDERERS[fmt](report).encode("utf-8"))
+    except CoverageError as e:
+        _fail(str(e))
+    if str(output) != "-":
+        click.echo(f"Wrote diff coverage to {output}")
     if fail_under is not None and report.percent < fail_under:
         click.echo(f"dotcov: diff coverage {report.percent:.2f}% is below --fail-under={fail_under:g}", err=True)
         sys.exit(EXIT_FAIL_UNDER)
