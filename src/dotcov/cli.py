@@ -163,7 +163,8 @@ def _write_output(output: Path, payload: bytes, what: str) -> None:
     click.echo(f"Wrote {what} to {output}")
 
 
-@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+# No ignore_unknown_options: a mistyped option (`--apend`) must be a usage error, not the command to run.
+@cli.command(context_settings={"allow_interspersed_args": False})
 @_data_dir_option
 @click.option("--append", is_flag=True, help="Keep the data of earlier runs instead of erasing it.")
 @click.option("--include-tests", is_flag=True, help="Also cover test assemblies (those referencing xunit, NUnit, MSTest).")
@@ -178,18 +179,22 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
     from dotcov import data, results
     from dotcov.agent import AgentError
     from dotcov.report import render_table
-    from dotcov.run import RunError, check_data_dir, run_command
+    from dotcov.run import RunError, prepare, start
 
     cfg = _config()
     data_dir = _resolve_data_dir(data_dir, cfg)
     include_tests = include_tests or cfg.include_test_assemblies
     try:
-        check_data_dir(data_dir)
+        # Every check first: earlier data is erased only once the command is known to be startable.
+        prepared = prepare(list(command), data_dir, source_root=Path.cwd(), include_tests=include_tests,
+                           log=agent_log)
         if not append:
             data.erase(data_dir)
-        status = run_command(list(command), data_dir, source_root=Path.cwd(), include_tests=include_tests,
-                             log=agent_log)
-    except (RunError, AgentError) as e:
+        status = start(prepared)
+    except RunError as e:
+        click.echo(f"dotcov: {e}", err=True)
+        sys.exit(e.status)
+    except AgentError as e:
         _fail(str(e))
     cov = data.combine(data_dir)
     for w in cov.warnings:
