@@ -14,6 +14,7 @@
 #include "agent_log.h"
 #include "com_ptr.h"
 #include "dotcov/fault_injection.h"
+#include "dotcov/foreign_instrumentation.h"
 #include "dotcov/il_rewriter.h"
 #include "dotcov/probe_fallback.h"
 #include "dotcov/module_filter.h"
@@ -183,13 +184,19 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
       Log("skip %s: %s", path.c_str(), d.reason.c_str());
       return;
     }
+    std::vector<uint8_t> image;
+    bool have_image = ReadWholeFile(path, &image, &error);
+    if (have_image) {
+      std::string other = ForeignInstrumentation(image);
+      if (!other.empty()) {
+        ReportConflict(path + " was instrumented by " + other);
+        return;
+      }
+    }
     std::vector<std::string> skipped;
     sites = CollectSites(symbols, &skipped);
     for (const auto& s : skipped) Log("%s: %s left uninstrumented", path.c_str(), s.c_str());
-    if (config_.branches) {
-      std::vector<uint8_t> image;
-      if (ReadWholeFile(path, &image, &error)) AddBranchSites(image, &sites);
-    }
+    if (config_.branches && have_image) AddBranchSites(image, &sites);
     method_count = symbols.pdb ? symbols.pdb->method_count() : 0;
     identity = IdentityOf(symbols);
     why = d.reason;
@@ -299,6 +306,14 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
   // Final either way: the IL never changes again (OSR may swap bodies mid-method).
   m.rewritten[rid].store(epoch_.fetch_add(1) + 1, std::memory_order_release);
   return true;
+}
+
+void Profiler::ReportConflict(const std::string& what) {
+  // Measuring code another tool rewrote would report its IL against the
+  // original PDB; `dotcov run` reads this record and stops with a message.
+  Log("skip %s", what.c_str());
+  std::string error;
+  if (!EnsureDataFile() || !writer_.AddConflict(what, &error)) Log("cannot record the conflict: %s", error.c_str());
 }
 
 void Profiler::RecordRewrite(CoveredModule& m, uint32_t token, const std::string& failure,

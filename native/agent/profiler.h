@@ -35,6 +35,8 @@ class Profiler final : public CallbackBase {
   bool EnsureRewritten(CoveredModule& m, uint32_t method_token);
   void ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags);
   bool EnsureDataFile();
+  // Another coverage tool is at work in this process: skip, and say so in the data file.
+  void ReportConflict(const std::string& what);
   // Records in the data file whether the method got its probes, and what was left out and why.
   void RecordRewrite(CoveredModule& m, uint32_t token, const std::string& failure,
                      const std::vector<il::RefusedProbe>& refused,

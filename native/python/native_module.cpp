@@ -66,6 +66,7 @@ py::dict ReadDataFile(const std::string& path) {
     modules.append(d);
   }
   out["modules"] = modules;
+  out["conflicts"] = f.conflicts;
   out["warnings"] = f.warnings;
   return out;
 }
@@ -115,6 +116,7 @@ void WriteDataFile(const std::string& path, py::dict data) {
     }
     f.modules.push_back(std::move(md));
   }
+  if (data.contains("conflicts")) f.conflicts = py::cast<std::vector<std::string>>(data["conflicts"]);
   std::vector<uint8_t> bytes = SerializeDataFile(f);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));

@@ -199,6 +199,15 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
     cov = data.combine(data_dir)
     for w in cov.warnings:
         click.echo(f"dotcov: warning: {w}", err=True)
+    if cov.conflicts:
+        from dotcov.coexistence import ADVICE
+
+        click.echo("dotcov: error: another coverage tool was at work in this run, so its coverage cannot be "
+                   "measured:", err=True)
+        for c in cov.conflicts:
+            click.echo(f"  {c}", err=True)
+        click.echo(f"dotcov: {ADVICE}", err=True)
+        sys.exit(status or EXIT_ERROR)
     if not cov.modules:
         click.echo(
             "dotcov: warning: no coverage was collected. No .NET process started by the command loaded an "

@@ -94,6 +94,8 @@ class CoverageData:
     # Records the agents could not write (full disk, quota): the data is incomplete.
     lost_records: int = 0
     lost_errno: int = 0
+    # Another coverage tool the agents found at work (e.g. coverlet rewrote an assembly): the data is not usable.
+    conflicts: list[str] = field(default_factory=list)
     newest_mtime: float = 0.0
 
     def add_module(self, m: ModuleHits) -> None:
@@ -150,6 +152,10 @@ def read_file(path: Path, into: CoverageData, *, live: bool = False) -> None:
         into.warnings.append(_lost_warning(path, raw["lost_records"], raw["lost_errno"]))
         into.lost_records += raw["lost_records"]
         into.lost_errno = into.lost_errno or raw["lost_errno"]
+    for c in raw["conflicts"]:
+        if c not in into.conflicts:
+            into.conflicts.append(c)
+            into.warnings.append(f"{path}: another coverage tool was at work: {c}")
     into.processes.extend(raw["processes"])
     for m in raw["modules"]:
         into.add_module(ModuleHits(m["mvid"], m["pdb_id"], m["path"],
@@ -179,7 +185,7 @@ def write(data: CoverageData, path: Path) -> None:
     try:
         _native.write_data_file(tmp, {"processes": data.processes, "modules": modules,
                                       "lost_records": min(data.lost_records, 0xFFFFFFFF),
-                                      "lost_errno": data.lost_errno})
+                                      "lost_errno": data.lost_errno, "conflicts": data.conflicts})
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

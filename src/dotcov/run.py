@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from dotcov import agent
+from dotcov import agent, coexistence
 
 # Signals sent to dotcov alone are passed on to the command. SIGINT from a
 # terminal reaches the whole process group already, so it is only ignored here.
@@ -98,6 +98,9 @@ def prepare(cmd: list[str], data_dir: Path, *, source_root: Path, include_tests:
             f"another CLR profiler is configured: {other}. The runtime loads one profiler per process; "
             "unset CORECLR_ENABLE_PROFILING/CORECLR_PROFILER to measure coverage with dotcov."
         )
+    other_tool = coexistence.in_command_line(list(cmd), Path.cwd())
+    if other_tool:
+        raise RunError(f"another coverage tool is turned on: {other_tool}. {coexistence.ADVICE}")
     check_data_dir(data_dir)
     env.update(agent.profiler_environment(data_dir, source_root, include_tests=include_tests, log=log))
     executable = resolve_command(cmd[0], env.get("PATH"))

@@ -279,6 +279,16 @@ bool DataFileWriter::AddNotMeasured(const ModuleRecordRef& module, const NotMeas
   return true;
 }
 
+bool DataFileWriter::AddConflict(const std::string& text, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto offset = Append(RecordKind::kConflict, kRecordHeaderSize + 4 + text.size(), error);
+  if (!offset) return false;
+  PutU32(base_ + *offset + kRecordHeaderSize, static_cast<uint32_t>(text.size()));
+  std::memcpy(base_ + *offset + kRecordHeaderSize + 4, text.data(), text.size());
+  Commit(*offset);
+  return true;
+}
+
 void DataFileWriter::Sync() {
   std::lock_guard<std::mutex> lock(mu_);
   if (fd_ >= 0) msync(base_, size_, MS_ASYNC);
@@ -384,6 +394,13 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
       m.method_states.assign(states.begin(), states.end());
       module_at.emplace_back(rec_at, out->modules.size());
       out->modules.push_back(std::move(m));
+    } else if (kind == static_cast<uint32_t>(RecordKind::kConflict)) {
+      Bytes text = b.Take(b.U32());
+      if (!b.ok()) {
+        out->warnings.push_back("corrupt conflict record");
+        continue;
+      }
+      out->conflicts.emplace_back(text.begin(), text.end());
     } else if (kind == static_cast<uint32_t>(RecordKind::kNotMeasured)) {
       uint64_t module_offset = b.U64();
       NotMeasuredNote note;
@@ -433,6 +450,11 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
     PutU32(out.data() + at + 20, static_cast<uint32_t>(p.cwd.size()));
     std::memcpy(out.data() + at + 24, p.command_line.data(), p.command_line.size());
     std::memcpy(out.data() + at + 24 + p.command_line.size(), p.cwd.data(), p.cwd.size());
+  }
+  for (const auto& c : file.conflicts) {
+    size_t at = begin_record(RecordKind::kConflict, kRecordHeaderSize + 4 + c.size());
+    PutU32(out.data() + at + kRecordHeaderSize, static_cast<uint32_t>(c.size()));
+    std::memcpy(out.data() + at + kRecordHeaderSize + 4, c.data(), c.size());
   }
   for (const auto& m : file.modules) {
     size_t n = m.sites.size();

@@ -319,3 +319,18 @@ TEST(DataFile, LockedForTheWritersLife) {
   close(fd);
   fs::remove_all(dir);
 }
+
+TEST(DataFile, ConflictNotesRoundTrip) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 16, &err) && w.Create(dir, 5, &err)) << err;
+  ASSERT_TRUE(w.AddConflict("coverlet rewrote /a.dll", &err)) << err;
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_EQ(f.conflicts, (std::vector<std::string>{"coverlet rewrote /a.dll"}));
+  DataFile again;
+  ASSERT_TRUE(ParseDataFile(SerializeDataFile(f), &again, &err)) << err;
+  EXPECT_EQ(again.conflicts, f.conflicts);
+  fs::remove_all(dir);
+}

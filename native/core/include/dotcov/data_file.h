@@ -29,7 +29,7 @@ inline constexpr uint32_t kDataFormatVersion = 3;
 inline constexpr uint32_t kFileHeaderSize = 64;
 inline constexpr uint32_t kRecordHeaderSize = 16;
 
-enum class RecordKind : uint32_t { kModule = 1, kProcess = 2, kNotMeasured = 3 };
+enum class RecordKind : uint32_t { kModule = 1, kProcess = 2, kNotMeasured = 3, kConflict = 4 };
 enum class RecordState : uint32_t { kWriting = 0, kCommitted = 1 };
 
 // What a probe site counts.
@@ -134,6 +134,9 @@ class DataFileWriter {
   // it is not measured.
   bool AddNotMeasured(const ModuleRecordRef& module, const NotMeasuredNote& note, std::string* error);
 
+  // Appends a note that another coverage tool was found in this process.
+  bool AddConflict(const std::string& text, std::string* error);
+
   // Best effort msync of what has been written (never required for safety).
   void Sync();
 
@@ -176,6 +179,8 @@ struct DataFile {
   uint32_t lost_errno = 0;
   std::vector<ProcessData> processes;
   std::vector<ModuleData> modules;
+  // Other coverage tools the agent found at work in the process.
+  std::vector<std::string> conflicts;
   // Problems found while reading; what precedes them was still read.
   std::vector<std::string> warnings;
 };
