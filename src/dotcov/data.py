@@ -243,10 +243,17 @@ def combine(data_dir: Path) -> CoverageData:
                     continue
                 locks.append(fd)
                 read_file(path, data)
+            written = False
             if data.files:
-                if target in data.damaged:
-                    shutil.copy2(target, _damaged_name(target))
-                write(data, target)
+                try:
+                    if target in data.damaged:
+                        shutil.copy2(target, _damaged_name(target))
+                    write(data, target)
+                    written = True
+                except OSError as e:  # a full disk: keep every input as it is
+                    data.warnings.append(f"cannot write {target}: {e.strerror or e}; the data files were left "
+                                         "as they are (reports read them all)")
+            if written:
                 for path in data.files:  # only files that were read are removed
                     if path == target:
                         continue
