@@ -15,10 +15,10 @@
 #include "com_ptr.h"
 #include "dotcov/fault_injection.h"
 #include "dotcov/foreign_instrumentation.h"
+#include "dotcov/module_info.h"
 #include "dotcov/il_rewriter.h"
 #include "dotcov/probe_fallback.h"
 #include "dotcov/module_filter.h"
-#include "dotcov/module_info.h"
 #include "dotcov/module_sites.h"
 #include "dotcov/process_filter.h"
 #include "dotcov/stress_sites.h"
@@ -76,7 +76,9 @@ clr::HRESULT Profiler::Initialize(clr::IUnknown* info_unknown) {
   std::vector<std::string> argv = ReadCommandLine();
   ProcessDecision decision = DecideProcess(argv, ReadLink("/proc/self/exe"));
   if (!decision.cover) {
-    // Declined processes write neither data nor log.
+    // Declined processes write neither data nor log, unless this one (the
+    // test platform) turns on another coverage collector for the run.
+    RecordCollectorConflict(argv);
     return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
   InitLog(config_.log, config_.data_dir);
@@ -306,6 +308,28 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
   // Final either way: the IL never changes again (OSR may swap bodies mid-method).
   m.rewritten[rid].store(epoch_.fetch_add(1) + 1, std::memory_order_release);
   return true;
+}
+
+void Profiler::RecordCollectorConflict(const std::vector<std::string>& argv) {
+  auto read_text = [](const std::string& path) {
+    std::vector<uint8_t> bytes;
+    std::string error;
+    return ReadWholeFile(path, &bytes, &error, 1 << 20) ? std::string(bytes.begin(), bytes.end()) : std::string();
+  };
+  std::string other = CoverageCollectorInArgs(argv, read_text);
+  if (other.empty()) return;
+  // A data file of its own (closed, and its lock released, when this returns)
+  // that says so; `dotcov run` reads it and stops with a message.
+  DataFileWriter w;
+  std::string error;
+  char cwd[4096];
+  if (w.Reserve(size_t(1) << 16, &error) && w.Create(config_.data_dir, uint32_t(getpid()), &error)) {
+    w.AddProcessInfo(Join(argv), getcwd(cwd, sizeof cwd) ? cwd : "", &error);
+    w.AddConflict("the test platform turned on " + other +
+                      ", which measures the test host in dotcov's place (its profiler replaces dotcov's, "
+                      "or it rewrites the assemblies dotcov measures)",
+                  &error);
+  }
 }
 
 void Profiler::ReportConflict(const std::string& what) {

@@ -8,6 +8,7 @@
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "agent_config.h"
 #include "callback_base.h"
@@ -37,6 +38,8 @@ class Profiler final : public CallbackBase {
   bool EnsureDataFile();
   // Another coverage tool is at work in this process: skip, and say so in the data file.
   void ReportConflict(const std::string& what);
+  // In a declined process (vstest.console): record a coverage collector its command line turns on.
+  void RecordCollectorConflict(const std::vector<std::string>& argv);
   // Records in the data file whether the method got its probes, and what was left out and why.
   void RecordRewrite(CoveredModule& m, uint32_t token, const std::string& failure,
                      const std::vector<il::RefusedProbe>& refused,

@@ -26,3 +26,22 @@ def test_coverlet_collector_hidden_in_a_script_is_found_by_the_agent(built_sampl
     assert "another coverage tool was at work in this run" in run.stderr, run.stderr
     assert "Calc.dll was instrumented by coverlet" in run.stderr
     assert "PDB changed" not in run.stderr  # no longer the misleading message
+
+
+def test_microsoft_collector_on_the_command_line_is_refused(built_samples, dotcov_run, dotnet):
+    run = dotcov_run([dotnet, "test", "Calc.Tests", "--no-build", "--nologo", "--collect", "Code Coverage"],
+                     cwd=SAMPLES)
+    assert run.status == 1
+    assert "Microsoft's code coverage collector" in run.stderr
+
+
+def test_microsoft_collector_hidden_in_a_script_is_found_by_the_agent(built_samples, dotcov_run, dotnet, tmp_path):
+    # Its profiler replaces dotcov's in the test host: before, dotcov said only "no coverage was collected".
+    results = tmp_path / "results"
+    script = (f'"{dotnet}" test Calc.Tests --no-build --nologo --collect "Code Coverage;Format=cobertura" '
+              f'--results-directory "{results}"')
+    run = dotcov_run(["sh", "-c", script], cwd=SAMPLES)
+    assert run.status != 0, run.stderr
+    assert "another coverage tool was at work in this run" in run.stderr, run.stderr
+    assert "the test platform turned on Microsoft's code coverage collector (--collect:Code Coverage" in run.stderr
+    assert "no coverage was collected" not in run.stderr
