@@ -352,7 +352,9 @@ def combine(data_dir: Path):
     cov = data.combine(data_dir)
     for w in cov.warnings:
         click.echo(f"dotcov: warning: {w}", err=True)
-    click.echo(f"Combined {len(files)} data file(s) into {data_dir / data.COMBINED_NAME}")
+    combined = len(files) - len(cov.live)
+    click.echo(f"Combined {combined} data file(s) into {data_dir / data.COMBINED_NAME}"
+               + (f"; left {len(cov.live)} still being written" if cov.live else ""))
 
 
 @cli.command()
