@@ -189,3 +189,11 @@ def test_an_unmeasured_method_without_its_note_still_says_so(tmp_path):
     write_full(tmp_path / "dotcov.1.aaaaaaaa.cov", [module([0], states=bytes([2]))])
     m = data.load(tmp_path).modules[(MVID, PDB)]
     assert "reason was not recorded" in m.unmeasured[0x06000001]
+
+
+def test_unmeasured_given_directly_is_kept_when_merging():
+    a = data.ModuleHits(MVID, PDB, "/a.dll", [(0x06000001, 0, 0)], [0], unmeasured={0x06000001: "why"})
+    cov = data.CoverageData()
+    cov.add_module(a)
+    cov.add_module(data.ModuleHits(MVID, PDB, "/a.dll", [(0x06000001, 0, 0)], [0]))
+    assert cov.modules[(MVID, PDB)].unmeasured == {0x06000001: "why"}

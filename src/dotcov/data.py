@@ -57,20 +57,21 @@ class ModuleHits:
         return (self.mvid, self.pdb_id)
 
     def settle(self) -> None:
-        """Derives `unmeasured` and `unmeasured_sites` from the method states and notes."""
+        """Derives `unmeasured` and `unmeasured_sites` from the method states and notes (entries given
+        directly are kept unless a process instrumented that method)."""
         reasons: dict[int, str] = {}
-        self.unmeasured_sites = {}
         for token, offset, kind, reason in self.not_measured:
             if offset == WHOLE_METHOD:
                 reasons.setdefault(token, reason)
             else:
                 self.unmeasured_sites.setdefault((token, offset, kind), reason)
-        self.unmeasured = {}
         for i, state in enumerate(self.method_states):
-            if state == NOT_MEASURED:
-                token = 0x06000000 | (i + 1)
-                self.unmeasured[token] = reasons.get(
-                    token, "left uninstrumented (the reason was not recorded: the data file could not grow)")
+            token = 0x06000000 | (i + 1)
+            if state == INSTRUMENTED:
+                self.unmeasured.pop(token, None)
+            elif state == NOT_MEASURED:
+                self.unmeasured.setdefault(token, reasons.get(
+                    token, "left uninstrumented (the reason was not recorded: the data file could not grow)"))
 
 
 def _merge_states(a: bytes, b: bytes) -> bytes:
@@ -107,6 +108,9 @@ class CoverageData:
         have.processes += m.processes
         have.method_states = _merge_states(have.method_states, m.method_states)
         have.not_measured.extend(n for n in m.not_measured if n not in have.not_measured)
+        for token, why in m.unmeasured.items():
+            have.unmeasured.setdefault(token, why)
+        have.unmeasured_sites.update(m.unmeasured_sites)
         have.settle()
         if have.sites == m.sites:
             have.hits = [a + b for a, b in zip(have.hits, m.hits)]
