@@ -121,3 +121,103 @@ def test_combined_files_of_shards_copied_together_do_not_overwrite_each_other(tm
     data.combine(merged)  # idempotent: the same counts, still one file
     assert len(data.data_files(merged)) == 1
     assert data.load(merged).modules[(MVID, PDB)].hits == [3, 2, 0]
+
+
+def write_full(path: Path, modules: list[dict], **header) -> Path:
+    _native.write_data_file(str(path), {"processes": [{"command_line": "testhost", "cwd": "/src"}],
+                                        "modules": modules, **header})
+    return path
+
+
+def module(hits, *, states=b"", notes=(), tokens=None):
+    tokens = tokens or [0x06000001 + i for i in range(len(hits))]
+    return {"mvid": MVID, "pdb_id": PDB, "path": "/src/bin/Calc.dll", "tokens": tokens,
+            "offsets": [0] * len(hits), "kinds": [0] * len(hits), "hits": hits, "method_states": states,
+            "not_measured": list(notes)}
+
+
+def test_combine_never_removes_a_file_whose_writer_is_alive(tmp_path):
+    import fcntl
+    import os
+
+    write(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 0])
+    live = write(tmp_path / "dotcov.2.bbbbbbbb.cov", [0, 5])
+    holder = os.open(live, os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # as the agent holds it for its process's life
+    try:
+        cov = data.combine(tmp_path)
+        assert live.exists()
+        assert cov.modules[(MVID, PDB)].hits == [1, 5]  # the report sees the live data
+        assert any("still being written" in w for w in cov.warnings)
+        # The combined file holds only what was finished (else the next combine would count it twice).
+        only = data.CoverageData()
+        [combined] = tmp_path.glob(data.COMBINED_PREFIX + "*.cov")
+        data.read_file(combined, only)
+        assert only.modules[(MVID, PDB)].hits == [1, 0]
+    finally:
+        os.close(holder)
+    data.combine(tmp_path)  # the writer has ended: now it is merged, once
+    assert not live.exists()
+    assert data.load(tmp_path).modules[(MVID, PDB)].hits == [1, 5]
+
+
+def test_a_damaged_combined_file_is_kept_before_it_is_rewritten(tmp_path):
+    write(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 2])
+    data.combine(tmp_path)
+    [combined] = tmp_path.glob(data.COMBINED_PREFIX + "*.cov")
+    cut = combined.read_bytes()[:-4]
+    combined.write_bytes(cut)
+    write(tmp_path / "dotcov.2.bbbbbbbb.cov", [1, 1])
+    cov = data.combine(tmp_path)
+    assert any("cut short" in w for w in cov.warnings)
+    assert combined.with_name(combined.name + ".damaged").read_bytes() == cut
+    assert data.load(tmp_path).modules[(MVID, PDB)].hits == [1, 1]
+
+
+def test_a_damaged_copy_never_replaces_another(tmp_path):
+    for n in range(2):
+        f = write(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 2])
+        f.write_bytes(f.read_bytes()[:-4] + bytes([n]))
+        data.combine(tmp_path)
+    kept = sorted(p.name for p in tmp_path.glob("dotcov.1.aaaaaaaa.cov.damaged*"))
+    assert kept == ["dotcov.1.aaaaaaaa.cov.damaged", "dotcov.1.aaaaaaaa.cov.damaged.1"]
+
+
+def test_lost_data_is_reported_and_survives_combine(tmp_path):
+    write_full(tmp_path / "dotcov.1.aaaaaaaa.cov", [module([1])], lost_records=3, lost_errno=28)
+    cov = data.load(tmp_path)
+    assert cov.lost_records == 3
+    assert any("data was lost" in w and "No space left on device" in w for w in cov.warnings)
+    data.combine(tmp_path)
+    again = data.load(tmp_path)
+    assert again.lost_records == 3
+    assert any("data was lost" in w for w in again.warnings)
+
+
+def test_methods_the_agent_could_not_instrument_are_unmeasured(tmp_path):
+    W = data.WHOLE_METHOD
+    notes = [(0x06000002, W, W, "rewrite failed: bad IL"), (0x06000001, 6, 0, "probe refused")]
+    write_full(tmp_path / "dotcov.1.aaaaaaaa.cov",
+               [module([1, 0, 0], states=bytes([1, 2, 0]), notes=notes)])
+    m = data.load(tmp_path).modules[(MVID, PDB)]
+    assert m.unmeasured == {0x06000002: "rewrite failed: bad IL"}
+    assert m.unmeasured_sites == {(0x06000001, 6, 0): "probe refused"}
+    data.combine(tmp_path)  # kept through combine
+    assert data.load(tmp_path).modules[(MVID, PDB)].unmeasured == {0x06000002: "rewrite failed: bad IL"}
+    # Another process instrumented that method: what it measured stands.
+    write_full(tmp_path / "dotcov.2.bbbbbbbb.cov", [module([0, 0, 0], states=bytes([1, 1, 0]))])
+    assert data.load(tmp_path).modules[(MVID, PDB)].unmeasured == {}
+
+
+def test_an_unmeasured_method_without_its_note_still_says_so(tmp_path):
+    write_full(tmp_path / "dotcov.1.aaaaaaaa.cov", [module([0], states=bytes([2]))])
+    m = data.load(tmp_path).modules[(MVID, PDB)]
+    assert "reason was not recorded" in m.unmeasured[0x06000001]
+
+
+def test_unmeasured_given_directly_is_kept_when_merging():
+    a = data.ModuleHits(MVID, PDB, "/a.dll", [(0x06000001, 0, 0)], [0], unmeasured={0x06000001: "why"})
+    cov = data.CoverageData()
+    cov.add_module(a)
+    cov.add_module(data.ModuleHits(MVID, PDB, "/a.dll", [(0x06000001, 0, 0)], [0]))
+    assert cov.modules[(MVID, PDB)].unmeasured == {0x06000001: "why"}

@@ -18,6 +18,10 @@ struct AgentConfig {
   // DOTCOV_PROBE=call: probes call the CoreLib helper; default "inline": the
   // increment is written into the method (docs/benchmarks.md has the numbers).
   bool inline_probes = true;
+  // DOTCOV_TEST_FAIL_REWRITE=<method>: for tests only, the rewrite of every
+  // covered method so named ("Name" or "Namespace.Type.Name") fails, to prove
+  // that such a method is reported "not measured", never "missed".
+  std::string test_fail_rewrite;
 
   static AgentConfig FromEnvironment();
 };

@@ -18,6 +18,8 @@ struct CoveredModule {
   clr::ModuleID id = 0;
   std::string path;
   uint32_t slot_base = 0;     // counter i of sites[] is slot_base + i
+  ModuleRecordRef record;     // its record in the data file (per-method states)
+  std::vector<uint32_t> fail_rewrite;  // method tokens of DOTCOV_TEST_FAIL_REWRITE
   uint32_t helper_ref = 0;    // MemberRef to DotCov.Probes::Hit in this module
   std::vector<ProbeSite> sites;  // sorted by (method token, IL offset)
   // sites of method rid r are [method_first[r], method_first[r + 1]).

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -12,9 +13,12 @@
 
 #include "agent_log.h"
 #include "com_ptr.h"
-#include "dotcov/il_rewriter.h"
-#include "dotcov/module_filter.h"
+#include "dotcov/fault_injection.h"
+#include "dotcov/foreign_instrumentation.h"
 #include "dotcov/module_info.h"
+#include "dotcov/il_rewriter.h"
+#include "dotcov/probe_fallback.h"
+#include "dotcov/module_filter.h"
 #include "dotcov/module_sites.h"
 #include "dotcov/process_filter.h"
 #include "dotcov/stress_sites.h"
@@ -72,7 +76,9 @@ clr::HRESULT Profiler::Initialize(clr::IUnknown* info_unknown) {
   std::vector<std::string> argv = ReadCommandLine();
   ProcessDecision decision = DecideProcess(argv, ReadLink("/proc/self/exe"));
   if (!decision.cover) {
-    // Declined processes write neither data nor log.
+    // Declined processes write neither data nor log, unless this one (the
+    // test platform) turns on another coverage collector for the run.
+    RecordCollectorConflict(argv);
     return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
   InitLog(config_.log, config_.data_dir);
@@ -105,6 +111,7 @@ clr::HRESULT Profiler::Shutdown() {
 }
 
 bool Profiler::EnsureDataFile() {
+  std::lock_guard<std::mutex> lock(data_file_mu_);
   if (writer_.created()) return true;
   if (data_file_failed_) return false;
   std::string error;
@@ -179,13 +186,19 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
       Log("skip %s: %s", path.c_str(), d.reason.c_str());
       return;
     }
+    std::vector<uint8_t> image;
+    bool have_image = ReadWholeFile(path, &image, &error);
+    if (have_image) {
+      std::string other = ForeignInstrumentation(image);
+      if (!other.empty()) {
+        ReportConflict(path + " was instrumented by " + other);
+        return;
+      }
+    }
     std::vector<std::string> skipped;
     sites = CollectSites(symbols, &skipped);
     for (const auto& s : skipped) Log("%s: %s left uninstrumented", path.c_str(), s.c_str());
-    if (config_.branches) {
-      std::vector<uint8_t> image;
-      if (ReadWholeFile(path, &image, &error)) AddBranchSites(image, &sites);
-    }
+    if (config_.branches && have_image) AddBranchSites(image, &sites);
     method_count = symbols.pdb ? symbols.pdb->method_count() : 0;
     identity = IdentityOf(symbols);
     why = d.reason;
@@ -204,12 +217,17 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
     Log("skip %s: %s", path.c_str(), error.c_str());
     return;
   }
-  auto slot = writer_.AddModule(identity, m->sites, &error);
-  if (!slot) {
+  auto record = writer_.AddModule(identity, m->sites, method_count, &error);
+  if (!record) {
     Log("skip %s: %s", path.c_str(), error.c_str());
     return;
   }
-  m->slot_base = *slot;
+  m->record = *record;
+  m->slot_base = record->first_slot;
+  if (!config_.test_fail_rewrite.empty()) {
+    std::vector<uint8_t> image;
+    if (ReadWholeFile(path, &image, &error)) m->fail_rewrite = MethodTokensNamed(image, config_.test_fail_rewrite);
+  }
   Log("cover %s: %zu probe sites in %u methods (%s)", path.c_str(), m->sites.size(), m->method_count(),
       why.c_str());
   std::unique_lock lock(modules_mu_);
@@ -254,35 +272,107 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
       }
     }
     std::vector<uint8_t> body;
+    std::vector<il::RefusedProbe> refused;
     std::string error;
+    std::string failure;  // why the method stays uninstrumented ("" once its probes are in)
+    char code[80];
     if (hr != clr::S_OK || !header) {
-      Log("method 0x%08x of %s left uninstrumented: GetILFunctionBody failed 0x%08x", token, m.path.c_str(),
-          unsigned(hr));
-    } else if (!il::InsertProbes(Bytes(header, size), probes, branch_probes,
-                                 il::ProbeStyle{m.helper_ref, config_.inline_probes
-                                                                  ? reinterpret_cast<uint64_t>(writer_.base())
-                                                                  : 0},
-                                 &body, &error)) {
-      Log("method 0x%08x of %s left uninstrumented: %s", token, m.path.c_str(), error.c_str());
+      snprintf(code, sizeof code, "GetILFunctionBody failed 0x%08x", unsigned(hr));
+      failure = code;
+    } else if (std::find(m.fail_rewrite.begin(), m.fail_rewrite.end(), token) != m.fail_rewrite.end()) {
+      failure = "rewrite failed on purpose (DOTCOV_TEST_FAIL_REWRITE)";
+    } else if (!il::InsertProbesSkippingRefused(
+                   Bytes(header, size), probes, branch_probes,
+                   il::ProbeStyle{m.helper_ref,
+                                  config_.inline_probes ? reinterpret_cast<uint64_t>(writer_.base()) : 0},
+                   &body, &refused, &error)) {
+      failure = "rewrite failed: " + error;
     } else {
       ComPtr<clr::IMethodMalloc> alloc;
       void* mem = nullptr;
       if (info_->GetILFunctionBodyAllocator(m.id, alloc.Out()) == clr::S_OK && alloc)
         mem = alloc->Alloc(static_cast<clr::ULONG>(body.size()));
       if (!mem) {
-        Log("method 0x%08x of %s left uninstrumented: no IL allocator", token, m.path.c_str());
+        failure = "no IL allocator";
       } else {
         std::memcpy(mem, body.data(), body.size());
         hr = info_->SetILFunctionBody(m.id, token, static_cast<const uint8_t*>(mem));
-        if (hr != clr::S_OK)
-          Log("method 0x%08x of %s left uninstrumented: SetILFunctionBody failed 0x%08x", token, m.path.c_str(),
-              unsigned(hr));
+        if (hr != clr::S_OK) {
+          snprintf(code, sizeof code, "SetILFunctionBody failed 0x%08x", unsigned(hr));
+          failure = code;
+        }
       }
     }
+    RecordRewrite(m, token, failure, refused, probes, branch_probes);
   }
   // Final either way: the IL never changes again (OSR may swap bodies mid-method).
   m.rewritten[rid].store(epoch_.fetch_add(1) + 1, std::memory_order_release);
   return true;
+}
+
+void Profiler::RecordCollectorConflict(const std::vector<std::string>& argv) {
+  auto read_text = [](const std::string& path) {
+    std::vector<uint8_t> bytes;
+    std::string error;
+    return ReadWholeFile(path, &bytes, &error, 1 << 20) ? std::string(bytes.begin(), bytes.end()) : std::string();
+  };
+  std::string other = CoverageCollectorInArgs(argv, read_text);
+  if (other.empty()) return;
+  // A data file of its own (closed, and its lock released, when this returns)
+  // that says so; `dotcov run` reads it and stops with a message.
+  DataFileWriter w;
+  std::string error;
+  char cwd[4096];
+  if (w.Reserve(size_t(1) << 16, &error) && w.Create(config_.data_dir, uint32_t(getpid()), &error)) {
+    w.AddProcessInfo(Join(argv), getcwd(cwd, sizeof cwd) ? cwd : "", &error);
+    w.AddConflict("the test platform turned on " + other +
+                      ", which measures the test host in dotcov's place (its profiler replaces dotcov's, "
+                      "or it rewrites the assemblies dotcov measures)",
+                  &error);
+  }
+}
+
+void Profiler::ReportConflict(const std::string& what) {
+  // Measuring code another tool rewrote would report its IL against the
+  // original PDB; `dotcov run` reads this record and stops with a message.
+  Log("skip %s", what.c_str());
+  std::string error;
+  if (!EnsureDataFile() || !writer_.AddConflict(what, &error)) Log("cannot record the conflict: %s", error.c_str());
+}
+
+void Profiler::RecordRewrite(CoveredModule& m, uint32_t token, const std::string& failure,
+                             const std::vector<il::RefusedProbe>& refused,
+                             const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                             const std::vector<il::BranchProbe>& branch_probes) {
+  // Reports must tell "not measured" from "not run": the state (and why) goes
+  // into the data file before the method can run.
+  uint32_t rid = token & 0x00FFFFFF;
+  std::string error;
+  if (!failure.empty()) {
+    Log("method 0x%08x of %s left uninstrumented: %s", token, m.path.c_str(), failure.c_str());
+    writer_.SetMethodState(m.record, rid, kMethodNotMeasured);
+    if (!writer_.AddNotMeasured(m.record, {token, kWholeMethod, kWholeMethod, failure}, &error))
+      Log("cannot record why: %s", error.c_str());
+    return;
+  }
+  for (const auto& r : refused) {
+    // Every site counted by the refused probe, found by its counter slot.
+    std::vector<uint32_t> slots;
+    if (r.branch) {
+      slots.push_back(branch_probes[r.index].fall_through_slot);
+      for (uint32_t s : branch_probes[r.index].target_slots) slots.push_back(s);
+    } else {
+      slots.push_back(probes[r.index].second);
+    }
+    for (uint32_t slot : slots) {
+      const ProbeSite& site = m.sites[slot - m.slot_base];
+      Log("method 0x%08x of %s: probe site at IL_%04x (kind %u) left out: %s", token, m.path.c_str(),
+          site.il_offset, site.kind, r.reason.c_str());
+      if (!writer_.AddNotMeasured(m.record, {token, site.il_offset, site.kind, "probe refused: " + r.reason}, &error))
+        Log("cannot record why: %s", error.c_str());
+    }
+  }
+  writer_.SetMethodState(m.record, rid, kMethodInstrumented);
 }
 
 clr::HRESULT Profiler::JITCompilationStarted(clr::FunctionID function, clr::BOOL) {

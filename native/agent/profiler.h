@@ -4,14 +4,17 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "agent_config.h"
 #include "callback_base.h"
 #include "covered_module.h"
 #include "dotcov/data_file.h"
+#include "dotcov/probe_fallback.h"
 #include "probe_helper.h"
 
 namespace dotcov::agent {
@@ -33,12 +36,22 @@ class Profiler final : public CallbackBase {
   bool EnsureRewritten(CoveredModule& m, uint32_t method_token);
   void ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags);
   bool EnsureDataFile();
+  // Another coverage tool is at work in this process: skip, and say so in the data file.
+  void ReportConflict(const std::string& what);
+  // In a declined process (vstest.console): record a coverage collector its command line turns on.
+  void RecordCollectorConflict(const std::vector<std::string>& argv);
+  // Records in the data file whether the method got its probes, and what was left out and why.
+  void RecordRewrite(CoveredModule& m, uint32_t token, const std::string& failure,
+                     const std::vector<il::RefusedProbe>& refused,
+                     const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                     const std::vector<il::BranchProbe>& branch_probes);
 
   clr::ICorProfilerInfo5* info_ = nullptr;
   AgentConfig config_;
   DataFileWriter writer_;
   ProbeHelper helper_;
-  std::atomic<bool> data_file_failed_{false};
+  std::mutex data_file_mu_;  // one creation, even when modules load on several threads
+  bool data_file_failed_ = false;
   std::atomic<uint64_t> epoch_{1};
   std::string runtime_dir_;  // CoreLib's directory: the shared framework, never covered
 

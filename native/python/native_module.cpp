@@ -31,6 +31,8 @@ py::dict ReadDataFile(const std::string& path) {
   out["format_version"] = f.format_version;
   out["pid"] = f.pid;
   out["start_time_ns"] = f.start_time_ns;
+  out["lost_records"] = f.lost_records;
+  out["lost_errno"] = f.lost_errno;
   py::list processes;
   for (const auto& p : f.processes) {
     py::dict d;
@@ -55,9 +57,16 @@ py::dict ReadDataFile(const std::string& path) {
     d["offsets"] = offsets;
     d["kinds"] = kinds;
     d["hits"] = m.hits;
+    d["method_states"] = ToBytes(m.method_states.data(), m.method_states.size());
+    py::list notes;  // (method token, IL offset, site kind, reason); offset and kind WHOLE_METHOD for a method
+    for (const auto& n : m.not_measured)
+      notes.append(py::make_tuple(n.method_token, n.il_offset, n.kind,
+                                  py::bytes(n.reason).attr("decode")("utf-8", "replace")));
+    d["not_measured"] = notes;
     modules.append(d);
   }
   out["modules"] = modules;
+  out["conflicts"] = f.conflicts;
   out["warnings"] = f.warnings;
   return out;
 }
@@ -74,6 +83,8 @@ std::array<uint8_t, N> FixedBytes(py::handle h, const char* what) {
 void WriteDataFile(const std::string& path, py::dict data) {
   DataFile f;
   if (data.contains("pid")) f.pid = py::cast<uint32_t>(data["pid"]);
+  if (data.contains("lost_records")) f.lost_records = py::cast<uint32_t>(data["lost_records"]);
+  if (data.contains("lost_errno")) f.lost_errno = py::cast<uint32_t>(data["lost_errno"]);
   for (py::handle h : py::list(data["processes"])) {
     py::dict p = py::reinterpret_borrow<py::dict>(h);
     f.processes.push_back({py::cast<std::string>(p["command_line"]), py::cast<std::string>(p["cwd"])});
@@ -92,8 +103,20 @@ void WriteDataFile(const std::string& path, py::dict data) {
     if (tokens.size() != offsets.size() || tokens.size() != md.hits.size() || tokens.size() != kinds.size())
       throw py::value_error("tokens, offsets, kinds and hits differ in length");
     for (size_t i = 0; i < tokens.size(); ++i) md.sites.push_back({tokens[i], offsets[i], kinds[i]});
+    if (m.contains("method_states")) {
+      std::string states = py::cast<std::string>(py::bytes(py::reinterpret_borrow<py::object>(m["method_states"])));
+      md.method_states.assign(states.begin(), states.end());
+    }
+    if (m.contains("not_measured")) {
+      for (py::handle n : py::list(m["not_measured"])) {
+        auto t = py::cast<py::tuple>(n);
+        md.not_measured.push_back({py::cast<uint32_t>(t[0]), py::cast<uint32_t>(t[1]), py::cast<uint32_t>(t[2]),
+                                   py::cast<std::string>(t[3])});
+      }
+    }
     f.modules.push_back(std::move(md));
   }
+  if (data.contains("conflicts")) f.conflicts = py::cast<std::vector<std::string>>(data["conflicts"]);
   std::vector<uint8_t> bytes = SerializeDataFile(f);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -109,6 +132,7 @@ void WriteDataFile(const std::string& path, py::dict data) {
 PYBIND11_MODULE(_native, m) {
   m.doc() = "dotcov's C++ core: data files, assemblies, portable PDBs";
   m.attr("DATA_FORMAT_VERSION") = kDataFormatVersion;
+  m.attr("WHOLE_METHOD") = kWholeMethod;
   m.def("read_data_file", &ReadDataFile, py::arg("path"),
         "Reads a data file; raises OSError if unreadable, ValueError if not a usable data file.");
   m.def("write_data_file", &WriteDataFile, py::arg("path"), py::arg("data"));

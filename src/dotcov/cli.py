@@ -164,7 +164,8 @@ def _file_report(data_dir, output: Path, filters: dict, write, what: str) -> Non
     _check_fail_under(cov, settings)
 
 
-@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+# No ignore_unknown_options: a mistyped option (`--apend`) must be a usage error, not the command to run.
+@cli.command(context_settings={"allow_interspersed_args": False})
 @_data_dir_option
 @click.option("--append", is_flag=True, help="Keep the data of earlier runs instead of erasing it.")
 @click.option("--include-tests", is_flag=True, help="Also cover test assemblies (those referencing xunit, NUnit, MSTest).")
@@ -178,22 +179,35 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
     """
     from dotcov import data
     from dotcov.agent import AgentError
-    from dotcov.run import RunError, check_data_dir, run_command
+    from dotcov.run import RunError, prepare, start
 
     cfg = _config()
     data_dir = _resolve_data_dir(data_dir, cfg)
     include_tests = include_tests or cfg.include_test_assemblies
     try:
-        check_data_dir(data_dir)
+        # Every check first: earlier data is erased only once the command is known to be startable.
+        prepared = prepare(list(command), data_dir, source_root=Path.cwd(), include_tests=include_tests,
+                           log=agent_log)
         if not append:
             data.erase(data_dir)
-        status = run_command(list(command), data_dir, source_root=Path.cwd(), include_tests=include_tests,
-                             log=agent_log)
-    except (RunError, AgentError) as e:
+        status = start(prepared)
+    except RunError as e:
+        click.echo(f"dotcov: {e}", err=True)
+        sys.exit(e.status)
+    except AgentError as e:
         _fail(str(e))
     cov = data.combine(data_dir)
     for w in cov.warnings:
         click.echo(f"dotcov: warning: {w}", err=True)
+    if cov.conflicts:
+        from dotcov.coexistence import ADVICE
+
+        click.echo("dotcov: error: another coverage tool was at work in this run, so its coverage cannot be "
+                   "measured:", err=True)
+        for c in cov.conflicts:
+            click.echo(f"  {c}", err=True)
+        click.echo(f"dotcov: {ADVICE}", err=True)
+        sys.exit(status or EXIT_ERROR)
     if not cov.modules:
         click.echo(
             "dotcov: warning: no coverage was collected. No .NET process started by the command loaded an "
@@ -373,7 +387,12 @@ def combine(data_dir: Path):
     cov = data.combine(data_dir)
     for w in cov.warnings:
         click.echo(f"dotcov: warning: {w}", err=True)
-    click.echo(f"Combined {len(files)} data file(s) into {cov.files[0]}")
+    target = next((f for f in cov.files if f.name.startswith(data.COMBINED_PREFIX)), None)
+    left = f"; left {len(cov.live)} still being written" if cov.live else ""
+    if target is None:
+        click.echo(f"Combined nothing{left}")
+    else:
+        click.echo(f"Combined {len(files) - len(cov.live)} data file(s) into {target}{left}")
 
 
 @cli.command()

@@ -153,18 +153,39 @@ def data_command(data_dir):
         points = sum(1 for s in m.sites if s[2] == 0)
         hit = sum(1 for s, h in zip(m.sites, m.hits) if s[2] == 0 and h)
         branches = len(m.sites) - points
+        raw = None
         try:
-            load_symbols(m)
+            raw = load_symbols(m).raw
             state = "reportable"
         except SymbolsError as e:
             state = f"NOT reportable: {e}"
         click.echo(f"  {m.path}\n    mvid {m.mvid.hex()}  {points} sequence points, {hit} hit; {branches} branch "
                    f"outcomes; {m.processes} process(es); {state}")
+        if m.unmeasured:
+            click.echo(f"    not measured (the agent could not instrument them): {len(m.unmeasured)} method(s)")
+        for token, reason in sorted(m.unmeasured.items()):
+            click.echo(f"      0x{token:08X} {_method_name(raw, token)}: {reason}")
+        for (token, offset, kind), reason in sorted(m.unmeasured_sites.items()):
+            what = "sequence point" if kind == 0 else "branch outcome"
+            click.echo(f"      0x{token:08X} {_method_name(raw, token)} {what} at IL_{offset:04X} not measured: "
+                       f"{reason}")
     logs = directory / "logs"
     if logs.is_dir():
         click.echo(f"agent logs: {logs} (see 'dotcov debug logs')")
     else:
         click.echo("agent logs: none (run with 'dotcov run --log' to record what each process saw)")
+
+
+def _method_name(raw: dict | None, token: int) -> str:
+    """`Namespace.Type.Method` of a MethodDef token, from read_symbols' tables ("?" when unknown)."""
+    rid = token & 0xFFFFFF
+    if raw is None or not 0 < rid <= len(raw["methods"]):
+        return "?"
+    name, type_rid = raw["methods"][rid - 1][:2]
+    if 0 < type_rid <= len(raw["types"]):
+        ns, type_name = raw["types"][type_rid - 1][:2]
+        return f"{ns}.{type_name}.{name}" if ns else f"{type_name}.{name}"
+    return name
 
 
 @debug.command("logs")

@@ -1,13 +1,17 @@
 """Coverage data files: reading, merging, combining and erasing them.
 
 Each covered process writes `dotcov.<pid>.<random>.cov` into the data directory
-(format: docs/architecture.md). `combine` merges them into
-`dotcov.combined.<host>.<pid>.<random>.cov`, keeping hit counts: a name of its own, so
-the combined files of CI shards copied into one directory never overwrite each other.
+(format: docs/architecture.md) and holds an flock on it while it lives.
+`combine` merges the finished ones into `dotcov.combined.<host>.<pid>.<random>.cov`,
+keeping hit counts: a name of its own, so the combined files of CI shards copied into
+one directory never overwrite each other. A file whose writer still runs is read but
+never removed.
 """
 
 from __future__ import annotations
 
+import errno as errno_names
+import fcntl
 import os
 import re
 import secrets
@@ -20,6 +24,11 @@ from dotcov import _native
 
 COMBINED_PREFIX = "dotcov.combined."
 PATTERN = "*.cov"
+LOCK_NAME = ".combine.lock"
+
+# Per-method states in the data file (data_file.h: MethodState).
+NOT_COMPILED, INSTRUMENTED, NOT_MEASURED = 0, 1, 2
+WHOLE_METHOD = _native.WHOLE_METHOD
 
 
 class DataError(Exception):
@@ -36,11 +45,47 @@ class ModuleHits:
     sites: list[tuple[int, int, int]]  # (method token, IL offset, kind: 0 sequence point, 1+ branch outcome)
     hits: list[int]
     processes: int = 1
-    unmeasured: dict[int, str] = field(default_factory=dict)  # MethodDef token -> why the agent could not instrument it
+    # MethodState per MethodDef rid - 1, merged: instrumented in any process wins.
+    method_states: bytes = b""
+    # Why the agent left a method or a probe site uninstrumented: (token, IL offset, site kind, reason);
+    # offset and kind are WHOLE_METHOD for a whole method.
+    not_measured: list[tuple[int, int, int, str]] = field(default_factory=list)
+    # MethodDef token -> why it is not measured: no process instrumented it, at least one tried and
+    # failed. Its zero counters mean "unknown", never "not run".
+    unmeasured: dict[int, str] = field(default_factory=dict)
+    # (token, IL offset, site kind) -> why that one probe site was skipped (the rest of its method is measured).
+    unmeasured_sites: dict[tuple[int, int, int], str] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[bytes, bytes]:
         return (self.mvid, self.pdb_id)
+
+    def settle(self) -> None:
+        """Derives `unmeasured` and `unmeasured_sites` from the method states and notes (entries given
+        directly are kept unless a process instrumented that method)."""
+        reasons: dict[int, str] = {}
+        for token, offset, kind, reason in self.not_measured:
+            if offset == WHOLE_METHOD:
+                reasons.setdefault(token, reason)
+            else:
+                self.unmeasured_sites.setdefault((token, offset, kind), reason)
+        for i, state in enumerate(self.method_states):
+            token = 0x06000000 | (i + 1)
+            if state == INSTRUMENTED:
+                self.unmeasured.pop(token, None)
+            elif state == NOT_MEASURED:
+                self.unmeasured.setdefault(token, reasons.get(
+                    token, "left uninstrumented (the reason was not recorded: the data file could not grow)"))
+
+
+def _merge_states(a: bytes, b: bytes) -> bytes:
+    """Per method: instrumented in any process wins, then not measured, then not compiled."""
+    if len(a) < len(b):
+        a, b = b, a
+    out = bytearray(a)
+    for i, state in enumerate(b):
+        out[i] = INSTRUMENTED if INSTRUMENTED in (out[i], state) else max(out[i], state)
+    return bytes(out)
 
 
 @dataclass
@@ -50,14 +95,27 @@ class CoverageData:
     files: list[Path] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     damaged: list[Path] = field(default_factory=list)  # read only in part
+    live: list[Path] = field(default_factory=list)  # still being written by a running process
+    # Records the agents could not write (full disk, quota): the data is incomplete.
+    lost_records: int = 0
+    lost_errno: int = 0
+    # Another coverage tool the agents found at work (e.g. coverlet rewrote an assembly): the data is not usable.
+    conflicts: list[str] = field(default_factory=list)
     newest_mtime: float = 0.0
 
     def add_module(self, m: ModuleHits) -> None:
         have = self.modules.get(m.key)
         if have is None:
+            m.settle()
             self.modules[m.key] = m
             return
         have.processes += m.processes
+        have.method_states = _merge_states(have.method_states, m.method_states)
+        have.not_measured.extend(n for n in m.not_measured if n not in have.not_measured)
+        for token, why in m.unmeasured.items():
+            have.unmeasured.setdefault(token, why)
+        have.unmeasured_sites.update(m.unmeasured_sites)
+        have.settle()
         if have.sites == m.sites:
             have.hits = [a + b for a, b in zip(have.hits, m.hits)]
             return
@@ -84,7 +142,14 @@ def data_files(data_dir: Path) -> list[Path]:
     return sorted(p for p in data_dir.glob(PATTERN) if p.is_file())
 
 
-def read_file(path: Path, into: CoverageData) -> None:
+def _lost_warning(path: Path, lost: int, err: int) -> str:
+    why = os.strerror(err) if err else "unknown error"
+    return (f"{path}: data was lost: the agent could not record {lost} module(s) or method note(s) because the "
+            f"data file could not grow ({why}); code loaded after that is missing from the report. "
+            "Free space in the data directory and run again")
+
+
+def read_file(path: Path, into: CoverageData, *, live: bool = False) -> None:
     try:
         raw = _native.read_data_file(str(path))
     except OSError as e:
@@ -95,13 +160,21 @@ def read_file(path: Path, into: CoverageData) -> None:
         return
     for w in raw["warnings"]:
         into.warnings.append(f"{path}: {w}; the data before that point was used")
-    if raw["warnings"]:
+    if raw["warnings"] and not live:  # a live writer may be mid-record
         into.damaged.append(path)
+    if raw["lost_records"]:
+        into.warnings.append(_lost_warning(path, raw["lost_records"], raw["lost_errno"]))
+        into.lost_records += raw["lost_records"]
+        into.lost_errno = into.lost_errno or raw["lost_errno"]
+    for c in raw["conflicts"]:
+        if c not in into.conflicts:
+            into.conflicts.append(c)
+            into.warnings.append(f"{path}: another coverage tool was at work: {c}")
     into.processes.extend(raw["processes"])
     for m in raw["modules"]:
         into.add_module(ModuleHits(m["mvid"], m["pdb_id"], m["path"],
                                    list(zip(m["tokens"], m["offsets"], m["kinds"])), list(m["hits"]),
-                                   m.get("processes", 1)))
+                                   m.get("processes", 1), bytes(m["method_states"]), list(m["not_measured"])))
     into.files.append(path)
     into.newest_mtime = max(into.newest_mtime, path.stat().st_mtime)
 
@@ -117,38 +190,99 @@ def write(data: CoverageData, path: Path) -> None:
     """Writes merged data atomically: a crash leaves the old file or the new one, never half."""
     modules = [
         {"mvid": m.mvid, "pdb_id": m.pdb_id, "path": m.path, "tokens": [s[0] for s in m.sites],
-         "offsets": [s[1] for s in m.sites], "kinds": [s[2] for s in m.sites], "hits": m.hits}
+         "offsets": [s[1] for s in m.sites], "kinds": [s[2] for s in m.sites], "hits": m.hits,
+         "method_states": m.method_states, "not_measured": m.not_measured}
         for m in data.modules.values()
     ]
     fd, tmp = tempfile.mkstemp(prefix=".combine.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        _native.write_data_file(tmp, {"processes": data.processes, "modules": modules})
+        _native.write_data_file(tmp, {"processes": data.processes, "modules": modules,
+                                      "lost_records": min(data.lost_records, 0xFFFFFFFF),
+                                      "lost_errno": data.lost_errno, "conflicts": data.conflicts})
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
+def _lock_finished(path: Path) -> int | None:
+    """An fd holding the file's lock, or None when its writer is alive (or the file is gone)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        os.close(fd)
+        if e.errno in (errno_names.EWOULDBLOCK, errno_names.EAGAIN):
+            return None
+        raise
+    return fd
+
+
+def _damaged_name(path: Path) -> Path:
+    """`<name>.damaged`, or `<name>.damaged.N` when that exists: a damaged copy never replaces another."""
+    candidate = path.with_name(path.name + ".damaged")
+    n = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.damaged.{n}")
+        n += 1
+    return candidate
+
+
 def combine(data_dir: Path) -> CoverageData:
-    """Merges every data file of the directory into one, then removes the merged inputs."""
-    files = data_files(data_dir)
+    """Merges the finished data files of the directory into one, then removes the merged inputs.
+
+    A file whose writer still runs (its flock is held) is read into the result but neither merged
+    into the combined file nor removed: it is combined once its process has ended. A damaged file,
+    the combined one included, is kept as `<name>.damaged`.
+    """
     data = CoverageData()
-    for path in files:
-        read_file(path, data)
+    files = data_files(data_dir)
     if not files:
         return data
     target = data_dir / combined_name()
-    write(data, target)
-    for path in data.files:  # only files that were read are removed
-        if path == target:
-            continue
-        if path in data.damaged:
-            # Keep what could not be read whole, out of the way of later reads.
-            path.rename(path.with_name(path.name + ".damaged"))
-        else:
-            path.unlink(missing_ok=True)
-    data.files = [target]
+    with open(data_dir / LOCK_NAME, "a") as combine_lock:
+        fcntl.flock(combine_lock, fcntl.LOCK_EX)  # one combine at a time per directory
+        locks: list[int] = []
+        try:
+            live = []
+            for path in data_files(data_dir):
+                fd = _lock_finished(path)
+                if fd is None:
+                    if path.exists():
+                        live.append(path)
+                    continue
+                locks.append(fd)
+                read_file(path, data)
+            written = False
+            if data.files:
+                try:
+                    write(data, target)
+                    written = True
+                except OSError as e:  # a full disk: keep every input as it is
+                    data.warnings.append(f"cannot write {target}: {e.strerror or e}; the data files were left "
+                                         "as they are (reports read them all)")
+            if written:
+                for path in data.files:  # only files that were read are removed
+                    if path == target:
+                        continue
+                    if path in data.damaged:
+                        # Keep what could not be read whole, out of the way of later reads.
+                        path.rename(_damaged_name(path))
+                    else:
+                        path.unlink(missing_ok=True)
+                data.files = [target]
+        finally:
+            for fd in locks:
+                os.close(fd)
+    for path in live:
+        data.warnings.append(f"{path} is still being written by a running process; it was read but left in "
+                             "place, to be combined once that process ends")
+        read_file(path, data, live=True)
+        data.live.append(path)
     return data
 
 

@@ -1,11 +1,13 @@
 #include "dotcov/data_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -19,24 +21,39 @@ constexpr size_t Align8(size_t n) { return (n + 7) & ~size_t{7}; }
 void PutU32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
 void PutU64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
 
+// Header fields after the first 32 bytes.
+constexpr size_t kLostRecordsAt = 32;
+constexpr size_t kLostErrnoAt = 36;
+
 // Module record body, after the 16-byte record header:
 //   mvid[16] pdb_id[20] u32 site_count u32 path_len u32 counters_offset
+//   u32 method_count u32 states_offset
 //   path (UTF-8), padded to 8; sites (u32 token, u32 il_offset, u32 kind) * n;
-//   counters (u64) * n at counters_offset from the record start.
-constexpr size_t kModuleFixed = 16 + 20 + 4 + 4 + 4;
+//   counters (u64) * n at counters_offset from the record start;
+//   method states (u8) * method_count at states_offset.
+constexpr size_t kModuleFixed = 16 + 20 + 4 * 5;
 constexpr size_t kSiteSize = 12;
 
 struct ModuleLayout {
-  size_t path_at, sites_at, counters_at, total;
+  size_t path_at, sites_at, counters_at, states_at, total;
 };
 
-ModuleLayout LayoutModule(size_t path_len, size_t n) {
+ModuleLayout LayoutModule(size_t path_len, size_t n, size_t methods) {
   ModuleLayout l;
   l.path_at = kRecordHeaderSize + kModuleFixed;
   l.sites_at = Align8(l.path_at + path_len);
   l.counters_at = Align8(l.sites_at + kSiteSize * n);
-  l.total = l.counters_at + 8 * n;
+  l.states_at = l.counters_at + 8 * n;
+  l.total = l.states_at + methods;
   return l;
+}
+
+// Not-measured record body: u64 module record offset, u32 method token,
+// u32 il_offset, u32 site kind, u32 reason length, reason (UTF-8).
+constexpr size_t kNoteFixed = 8 + 4 * 4;
+
+int Fallocate(int fd, uint64_t offset, uint64_t len) {
+  return posix_fallocate(fd, static_cast<off_t>(offset), static_cast<off_t>(len));
 }
 
 std::string ErrnoText(const char* what, const std::string& path) {
@@ -89,7 +106,23 @@ bool DataFileWriter::Create(const std::string& dir, uint32_t pid, std::string* e
       *error = ErrnoText("cannot create data file", path);
       return false;
     }
-    if (ftruncate(fd, kFileHeaderSize) != 0) {
+    // Live while locked: `dotcov combine` never removes a file it cannot lock.
+    // It may have locked (and removed, or `erase` removed) this still-empty
+    // file between our open and flock: then take another name.
+    if (flock(fd, LOCK_EX) != 0) {
+      *error = ErrnoText("cannot lock data file", path);
+      close(fd);
+      unlink(path.c_str());
+      return false;
+    }
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || st.st_nlink == 0) {
+      close(fd);
+      continue;
+    }
+    if (!allocator_) allocator_ = Fallocate;
+    if (int err = allocator_(fd, 0, kFileHeaderSize); err != 0) {
+      errno = err;
       *error = ErrnoText("cannot size data file", path);
       close(fd);
       unlink(path.c_str());
@@ -122,14 +155,31 @@ std::optional<uint64_t> DataFileWriter::Append(RecordKind kind, size_t total, st
     *error = "data file not created";
     return std::nullopt;
   }
+  if (!stopped_.empty()) {
+    CountLost(0);
+    *error = "the data file stopped growing earlier (" + stopped_ + ")";
+    return std::nullopt;
+  }
   uint64_t offset = size_;
   uint64_t end = offset + Align8(total);
   if (end > capacity_) {
-    *error = "data file capacity exhausted";
+    stopped_ = "data file capacity exhausted";
+    CountLost(ENOSPC);
+    *error = stopped_;
     return std::nullopt;
   }
-  if (ftruncate(fd_, static_cast<off_t>(end)) != 0) {
-    *error = ErrnoText("cannot grow data file", path_);
+  // Blocks are allocated before any page of them is touched, so a full disk
+  // is an error here and never SIGBUS at a counter increment.
+  if (int err = allocator_(fd_, offset, end - offset); err != 0) {
+    // Some blocks may have been added; the file keeps its old length so a
+    // reader never sees a half-allocated record.
+    if (ftruncate(fd_, static_cast<off_t>(offset)) != 0) {
+      // Never mind: the reader stops at a zero record header.
+    }
+    errno = err;
+    stopped_ = ErrnoText("cannot grow data file", path_);
+    CountLost(err);
+    *error = stopped_ + "; what follows is not recorded";
     return std::nullopt;
   }
   uint8_t* rec = base_ + offset;
@@ -138,6 +188,15 @@ std::optional<uint64_t> DataFileWriter::Append(RecordKind kind, size_t total, st
   PutU64(rec + 8, end - offset);
   size_ = end;
   return offset;
+}
+
+void DataFileWriter::CountLost(int err) {
+  // Caller holds mu_; the header's block was allocated by Create.
+  ++lost_;
+  PutU32(base_ + kLostRecordsAt, lost_);
+  uint32_t first = 0;
+  std::memcpy(&first, base_ + kLostErrnoAt, 4);
+  if (first == 0 && err != 0) PutU32(base_ + kLostErrnoAt, static_cast<uint32_t>(err));
 }
 
 void DataFileWriter::Commit(uint64_t offset) {
@@ -161,8 +220,16 @@ bool DataFileWriter::AddProcessInfo(const std::string& command_line, const std::
 
 std::optional<uint32_t> DataFileWriter::AddModule(const ModuleIdentity& id, const std::vector<ProbeSite>& sites,
                                                   std::string* error) {
+  auto r = AddModule(id, sites, 0, error);
+  if (!r) return std::nullopt;
+  return r->first_slot;
+}
+
+std::optional<ModuleRecordRef> DataFileWriter::AddModule(const ModuleIdentity& id,
+                                                         const std::vector<ProbeSite>& sites, uint32_t method_count,
+                                                         std::string* error) {
   std::lock_guard<std::mutex> lock(mu_);
-  ModuleLayout l = LayoutModule(id.path.size(), sites.size());
+  ModuleLayout l = LayoutModule(id.path.size(), sites.size(), method_count);
   auto offset = Append(RecordKind::kModule, l.total, error);
   if (!offset) return std::nullopt;
   if ((*offset + l.counters_at) / 8 + sites.size() > UINT32_MAX) {
@@ -176,6 +243,8 @@ std::optional<uint32_t> DataFileWriter::AddModule(const ModuleIdentity& id, cons
   PutU32(body + 36, static_cast<uint32_t>(sites.size()));
   PutU32(body + 40, static_cast<uint32_t>(id.path.size()));
   PutU32(body + 44, static_cast<uint32_t>(l.counters_at));
+  PutU32(body + 48, method_count);
+  PutU32(body + 52, static_cast<uint32_t>(l.states_at));
   std::memcpy(rec + l.path_at, id.path.data(), id.path.size());
   for (size_t i = 0; i < sites.size(); ++i) {
     PutU32(rec + l.sites_at + kSiteSize * i, sites[i].method_token);
@@ -183,7 +252,41 @@ std::optional<uint32_t> DataFileWriter::AddModule(const ModuleIdentity& id, cons
     PutU32(rec + l.sites_at + kSiteSize * i + 8, sites[i].kind);
   }
   Commit(*offset);
-  return static_cast<uint32_t>((*offset + l.counters_at) / 8);
+  return ModuleRecordRef{static_cast<uint32_t>((*offset + l.counters_at) / 8), *offset, method_count};
+}
+
+void DataFileWriter::SetMethodState(const ModuleRecordRef& module, uint32_t rid, MethodState state) {
+  if (rid == 0 || rid > module.method_count || !base_) return;
+  uint32_t states_at = 0;
+  std::memcpy(&states_at, base_ + module.offset + kRecordHeaderSize + 52, 4);
+  // One byte, written once per method under the caller's per-module lock; a
+  // reader tolerates seeing it before or after.
+  base_[module.offset + states_at + rid - 1] = state;
+}
+
+bool DataFileWriter::AddNotMeasured(const ModuleRecordRef& module, const NotMeasuredNote& note, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto offset = Append(RecordKind::kNotMeasured, kRecordHeaderSize + kNoteFixed + note.reason.size(), error);
+  if (!offset) return false;
+  uint8_t* body = base_ + *offset + kRecordHeaderSize;
+  PutU64(body, module.offset);
+  PutU32(body + 8, note.method_token);
+  PutU32(body + 12, note.il_offset);
+  PutU32(body + 16, note.kind);
+  PutU32(body + 20, static_cast<uint32_t>(note.reason.size()));
+  std::memcpy(body + 24, note.reason.data(), note.reason.size());
+  Commit(*offset);
+  return true;
+}
+
+bool DataFileWriter::AddConflict(const std::string& text, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto offset = Append(RecordKind::kConflict, kRecordHeaderSize + 4 + text.size(), error);
+  if (!offset) return false;
+  PutU32(base_ + *offset + kRecordHeaderSize, static_cast<uint32_t>(text.size()));
+  std::memcpy(base_ + *offset + kRecordHeaderSize + 4, text.data(), text.size());
+  Commit(*offset);
+  return true;
 }
 
 void DataFileWriter::Sync() {
@@ -216,10 +319,13 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
   out->pid = r.U32();
   r.U32();
   out->start_time_ns = r.U64();
-  if (!r.ok() || header_size < 32 || header_size > bytes.size()) {
+  out->lost_records = r.U32();
+  out->lost_errno = r.U32();
+  if (!r.ok() || header_size < 40 || header_size > bytes.size()) {
     *error = "data file header is truncated";
     return false;
   }
+  std::vector<std::pair<uint64_t, size_t>> module_at;  // record offset -> index in out->modules
   size_t pos = header_size;
   while (pos < bytes.size()) {
     if (bytes.size() - pos < kRecordHeaderSize) {
@@ -230,6 +336,7 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
     uint32_t kind = h.U32();
     uint32_t state = h.U32();
     uint64_t size = h.U64();
+    if (kind == 0 && state == 0 && size == 0) break;  // space reserved, never used
     if (size < kRecordHeaderSize || size % 8 != 0) {
       out->warnings.push_back("corrupt record header at byte " + std::to_string(pos));
       break;
@@ -239,6 +346,7 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
       break;
     }
     Bytes rec = bytes.subspan(pos, size);
+    uint64_t rec_at = pos;
     pos += size;
     if (state != static_cast<uint32_t>(RecordState::kCommitted)) {
       out->warnings.push_back("skipped a record the process never finished writing");
@@ -258,13 +366,14 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
       ModuleData m;
       Bytes mvid = b.Take(16), pdb = b.Take(20);
       uint32_t n = b.U32(), path_len = b.U32(), counters_at = b.U32();
+      uint32_t methods = b.U32(), states_at = b.U32();
       Bytes path = b.Take(path_len);
       if (!b.ok()) {
         out->warnings.push_back("corrupt module record");
         continue;
       }
-      ModuleLayout l = LayoutModule(path_len, n);
-      if (counters_at != l.counters_at || l.total > rec.size()) {
+      ModuleLayout l = LayoutModule(path_len, n, methods);
+      if (counters_at != l.counters_at || states_at != l.states_at || l.total > rec.size()) {
         out->warnings.push_back("corrupt module record (sizes disagree)");
         continue;
       }
@@ -281,7 +390,36 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
       }
       ByteReader c(rec.subspan(l.counters_at));
       for (uint32_t i = 0; i < n; ++i) m.hits[i] = c.U64();
+      Bytes states = rec.subspan(l.states_at, methods);
+      m.method_states.assign(states.begin(), states.end());
+      module_at.emplace_back(rec_at, out->modules.size());
       out->modules.push_back(std::move(m));
+    } else if (kind == static_cast<uint32_t>(RecordKind::kConflict)) {
+      Bytes text = b.Take(b.U32());
+      if (!b.ok()) {
+        out->warnings.push_back("corrupt conflict record");
+        continue;
+      }
+      out->conflicts.emplace_back(text.begin(), text.end());
+    } else if (kind == static_cast<uint32_t>(RecordKind::kNotMeasured)) {
+      uint64_t module_offset = b.U64();
+      NotMeasuredNote note;
+      note.method_token = b.U32();
+      note.il_offset = b.U32();
+      note.kind = b.U32();
+      Bytes reason = b.Take(b.U32());
+      if (!b.ok()) {
+        out->warnings.push_back("corrupt not-measured record");
+        continue;
+      }
+      note.reason.assign(reason.begin(), reason.end());
+      auto it = std::find_if(module_at.begin(), module_at.end(),
+                             [&](const auto& e) { return e.first == module_offset; });
+      if (it == module_at.end()) {
+        out->warnings.push_back("a not-measured record names no module record");
+        continue;
+      }
+      out->modules[it->second].not_measured.push_back(std::move(note));
     } else {
       out->warnings.push_back("skipped a record of unknown kind " + std::to_string(kind));
     }
@@ -296,6 +434,8 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
   PutU32(out.data() + 12, kFileHeaderSize);
   PutU32(out.data() + 16, file.pid);
   PutU64(out.data() + 24, file.start_time_ns);
+  PutU32(out.data() + kLostRecordsAt, file.lost_records);
+  PutU32(out.data() + kLostErrnoAt, file.lost_errno);
   auto begin_record = [&](RecordKind kind, size_t total) {
     size_t at = out.size();
     out.resize(at + Align8(total), 0);
@@ -311,9 +451,15 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
     std::memcpy(out.data() + at + 24, p.command_line.data(), p.command_line.size());
     std::memcpy(out.data() + at + 24 + p.command_line.size(), p.cwd.data(), p.cwd.size());
   }
+  for (const auto& c : file.conflicts) {
+    size_t at = begin_record(RecordKind::kConflict, kRecordHeaderSize + 4 + c.size());
+    PutU32(out.data() + at + kRecordHeaderSize, static_cast<uint32_t>(c.size()));
+    std::memcpy(out.data() + at + kRecordHeaderSize + 4, c.data(), c.size());
+  }
   for (const auto& m : file.modules) {
     size_t n = m.sites.size();
-    ModuleLayout l = LayoutModule(m.id.path.size(), n);
+    size_t methods = m.method_states.size();
+    ModuleLayout l = LayoutModule(m.id.path.size(), n, methods);
     size_t at = begin_record(RecordKind::kModule, l.total);
     uint8_t* rec = out.data() + at;
     uint8_t* body = rec + kRecordHeaderSize;
@@ -322,12 +468,25 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
     PutU32(body + 36, static_cast<uint32_t>(n));
     PutU32(body + 40, static_cast<uint32_t>(m.id.path.size()));
     PutU32(body + 44, static_cast<uint32_t>(l.counters_at));
+    PutU32(body + 48, static_cast<uint32_t>(methods));
+    PutU32(body + 52, static_cast<uint32_t>(l.states_at));
     std::memcpy(rec + l.path_at, m.id.path.data(), m.id.path.size());
     for (size_t i = 0; i < n; ++i) {
       PutU32(rec + l.sites_at + kSiteSize * i, m.sites[i].method_token);
       PutU32(rec + l.sites_at + kSiteSize * i + 4, m.sites[i].il_offset);
       PutU32(rec + l.sites_at + kSiteSize * i + 8, m.sites[i].kind);
       PutU64(rec + l.counters_at + 8 * i, i < m.hits.size() ? m.hits[i] : 0);
+    }
+    if (methods) std::memcpy(rec + l.states_at, m.method_states.data(), methods);
+    for (const auto& note : m.not_measured) {
+      size_t nat = begin_record(RecordKind::kNotMeasured, kRecordHeaderSize + kNoteFixed + note.reason.size());
+      uint8_t* nb = out.data() + nat + kRecordHeaderSize;
+      PutU64(nb, at);
+      PutU32(nb + 8, note.method_token);
+      PutU32(nb + 12, note.il_offset);
+      PutU32(nb + 16, note.kind);
+      PutU32(nb + 20, static_cast<uint32_t>(note.reason.size()));
+      std::memcpy(nb + 24, note.reason.data(), note.reason.size());
     }
   }
   return out;

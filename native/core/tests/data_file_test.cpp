@@ -1,7 +1,11 @@
 #include "dotcov/data_file.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -181,4 +185,152 @@ TEST(DataFile, UncommittedRecordIsSkippedNotFatal) {
   ASSERT_TRUE(ParseDataFile(bytes, &f, &err));
   EXPECT_EQ(f.modules.size(), 1u);
   EXPECT_EQ(f.warnings.size(), 1u);
+}
+
+TEST(DataFile, MethodStatesAndNotMeasuredNotesRoundTrip) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+  auto m = w.AddModule(Ident(1, "/a.dll"), {{0x06000001, 0}, {0x06000002, 0}, {0x06000002, 4}}, 3, &err);
+  ASSERT_TRUE(m) << err;
+  w.SetMethodState(*m, 1, kMethodInstrumented);
+  w.SetMethodState(*m, 2, kMethodNotMeasured);
+  w.SetMethodState(*m, 4, kMethodInstrumented);  // out of range: ignored
+  ASSERT_TRUE(w.AddNotMeasured(*m, {0x06000002, kWholeMethod, kWholeMethod, "rewrite failed: bad IL"}, &err)) << err;
+  ASSERT_TRUE(w.AddNotMeasured(*m, {0x06000001, 6, kSequencePoint, "probe refused"}, &err)) << err;
+  auto other = w.AddModule(Ident(2, "/b.dll"), {{0x06000001, 0}}, 1, &err);
+  ASSERT_TRUE(other) << err;
+  reinterpret_cast<uint64_t*>(w.base())[m->first_slot] = 3;
+
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_TRUE(f.warnings.empty());
+  ASSERT_EQ(f.modules.size(), 2u);
+  EXPECT_EQ(f.modules[0].method_states, (std::vector<uint8_t>{kMethodInstrumented, kMethodNotMeasured, 0}));
+  EXPECT_EQ(f.modules[0].hits, (std::vector<uint64_t>{3, 0, 0}));
+  ASSERT_EQ(f.modules[0].not_measured.size(), 2u);
+  EXPECT_EQ(f.modules[0].not_measured[0].reason, "rewrite failed: bad IL");
+  EXPECT_EQ(f.modules[0].not_measured[0].il_offset, kWholeMethod);
+  EXPECT_EQ(f.modules[0].not_measured[1].il_offset, 6u);
+  EXPECT_TRUE(f.modules[1].not_measured.empty());
+  EXPECT_EQ(f.modules[1].method_states, (std::vector<uint8_t>{0}));
+
+  // `dotcov combine` writes them back unchanged.
+  DataFile again;
+  ASSERT_TRUE(ParseDataFile(SerializeDataFile(f), &again, &err)) << err;
+  EXPECT_TRUE(again.warnings.empty());
+  ASSERT_EQ(again.modules.size(), 2u);
+  EXPECT_EQ(again.modules[0].method_states, f.modules[0].method_states);
+  EXPECT_EQ(again.modules[0].not_measured, f.modules[0].not_measured);
+  fs::remove_all(dir);
+}
+
+TEST(DataFile, FullDiskStopsGrowingAndCountsWhatWasLost) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  int calls = 0;
+  // The header and the first module fit; then the disk is full.
+  w.SetAllocatorForTesting([&](int fd, uint64_t offset, uint64_t len) {
+    if (++calls > 2) return ENOSPC;
+    return posix_fallocate(fd, off_t(offset), off_t(len));
+  });
+  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+  auto first = w.AddModule(Ident(1, "/a.dll"), {{0x06000001, 0}}, 1, &err);
+  ASSERT_TRUE(first) << err;
+  reinterpret_cast<uint64_t*>(w.base())[first->first_slot] = 9;
+  EXPECT_FALSE(w.AddModule(Ident(2, "/b.dll"), {{0x06000001, 0}}, 1, &err));
+  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
+  EXPECT_FALSE(w.AddNotMeasured(*first, {0x06000001, kWholeMethod, kWholeMethod, "x"}, &err));
+  EXPECT_NE(err.find("stopped growing"), std::string::npos) << err;
+  EXPECT_EQ(calls, 3);  // stopped growing: no further attempt
+  EXPECT_EQ(w.lost_records(), 2u);
+
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_TRUE(f.warnings.empty());
+  EXPECT_EQ(f.lost_records, 2u);
+  EXPECT_EQ(f.lost_errno, uint32_t(ENOSPC));
+  ASSERT_EQ(f.modules.size(), 1u);
+  EXPECT_EQ(f.modules[0].hits, (std::vector<uint64_t>{9}));
+  DataFile again;
+  ASSERT_TRUE(ParseDataFile(SerializeDataFile(f), &again, &err)) << err;
+  EXPECT_EQ(again.lost_records, 2u);
+  fs::remove_all(dir);
+}
+
+// A real full file system: a 16 KiB tmpfs in a private mount namespace (needs
+// root, as in CI's container). Without space reservation the first counter
+// increment on a page the disk could not supply would be SIGBUS.
+TEST(DataFile, RealFullDiskIsNeverSigbus) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    char dir[] = "/tmp/dotcov-full-XXXXXX";
+    if (!mkdtemp(dir)) _exit(10);
+    if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        mount("tmpfs", dir, "tmpfs", 0, "size=16k") != 0)
+      _exit(77);  // not permitted here
+    DataFileWriter w;
+    std::string err;
+    if (!w.Reserve(1 << 24, &err) || !w.Create(dir, getpid(), &err)) _exit(11);
+    std::vector<ProbeSite> sites;
+    for (uint32_t i = 0; i < 200; ++i) sites.push_back({0x06000001, i});
+    int added = 0;
+    for (int i = 0; i < 100; ++i) {
+      auto m = w.AddModule(Ident(uint8_t(i), "/m.dll"), sites, 1, &err);
+      if (!m) break;
+      ++added;
+      auto* c = reinterpret_cast<volatile uint64_t*>(w.base()) + m->first_slot;
+      for (size_t k = 0; k < sites.size(); ++k) c[k] = c[k] + 1;  // SIGBUS here without fallocate
+    }
+    if (added == 0 || added == 100 || err.find("No space left") == std::string::npos) _exit(12);
+    DataFile f;
+    if (!ParseDataFile(ReadAll(w.path()), &f, &err)) _exit(13);
+    if (int(f.modules.size()) != added || f.lost_records != 1 || f.lost_errno != ENOSPC) _exit(14);
+    umount2(dir, MNT_DETACH);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "cannot mount a tmpfs here";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(DataFile, LockedForTheWritersLife) {
+  fs::path dir = MakeTempDir();
+  std::string path;
+  {
+    DataFileWriter w;
+    std::string err;
+    ASSERT_TRUE(w.Reserve(1 << 16, &err) && w.Create(dir, 5, &err)) << err;
+    path = w.path();
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    EXPECT_NE(flock(fd, LOCK_EX | LOCK_NB), 0);
+    EXPECT_EQ(errno, EWOULDBLOCK);
+    close(fd);
+  }
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);  // the writer is gone
+  close(fd);
+  fs::remove_all(dir);
+}
+
+TEST(DataFile, ConflictNotesRoundTrip) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 16, &err) && w.Create(dir, 5, &err)) << err;
+  ASSERT_TRUE(w.AddConflict("coverlet rewrote /a.dll", &err)) << err;
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_EQ(f.conflicts, (std::vector<std::string>{"coverlet rewrote /a.dll"}));
+  DataFile again;
+  ASSERT_TRUE(ParseDataFile(SerializeDataFile(f), &again, &err)) << err;
+  EXPECT_EQ(again.conflicts, f.conflicts);
+  fs::remove_all(dir);
 }

@@ -3,13 +3,21 @@
 // The agent maps the file MAP_SHARED and probes increment counters in place, so
 // every completed increment is in the page cache and survives SIGKILL, abort or
 // a vstest kill: no flush, no shutdown callback needed.
+//
+// File space is reserved (posix_fallocate) before any page of it is used, so a
+// full disk or quota never turns a counter increment into SIGBUS: growth fails
+// instead, the writer stops growing, and the header counts what was lost. The
+// writer holds an flock on the file for the life of the process, so `dotcov
+// combine` can tell a live file from a finished one.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dotcov/byte_reader.h"
@@ -17,11 +25,11 @@
 namespace dotcov {
 
 inline constexpr char kDataMagic[8] = {'D', 'O', 'T', 'C', 'O', 'V', 'D', '\x1a'};
-inline constexpr uint32_t kDataFormatVersion = 2;
+inline constexpr uint32_t kDataFormatVersion = 3;
 inline constexpr uint32_t kFileHeaderSize = 64;
 inline constexpr uint32_t kRecordHeaderSize = 16;
 
-enum class RecordKind : uint32_t { kModule = 1, kProcess = 2 };
+enum class RecordKind : uint32_t { kModule = 1, kProcess = 2, kNotMeasured = 3, kConflict = 4 };
 enum class RecordState : uint32_t { kWriting = 0, kCommitted = 1 };
 
 // What a probe site counts.
@@ -40,6 +48,36 @@ struct ProbeSite {
   uint32_t kind = kSequencePoint;
   bool operator==(const ProbeSite&) const = default;
 };
+
+// What the agent decided about one method of a covered module (a byte per
+// method in the module record, indexed by MethodDef rid - 1).
+enum MethodState : uint8_t {
+  kMethodNotCompiled = 0,  // never JIT-compiled in this process (so never run)
+  kMethodInstrumented = 1,  // its probes are in (sites noted kNotMeasured excepted)
+  kMethodNotMeasured = 2,   // left uninstrumented; a kNotMeasured note says why
+};
+
+// il_offset and kind of a note about a whole method (not one probe site).
+inline constexpr uint32_t kWholeMethod = 0xFFFFFFFF;
+
+// Why a method, or one probe site of it, is not measured.
+struct NotMeasuredNote {
+  uint32_t method_token = 0;
+  uint32_t il_offset = kWholeMethod;
+  uint32_t kind = kWholeMethod;
+  std::string reason;
+  bool operator==(const NotMeasuredNote&) const = default;
+};
+
+// Where a module record is, for later per-method updates.
+struct ModuleRecordRef {
+  uint32_t first_slot = 0;  // counter i of the module lives at base() + 8 * (first_slot + i)
+  uint64_t offset = 0;      // of the record in the file
+  uint32_t method_count = 0;
+};
+
+// Reserves file space as posix_fallocate(fd, offset, len) does: 0 or an errno.
+using SpaceAllocator = std::function<int(int fd, uint64_t offset, uint64_t len)>;
 
 struct ModuleIdentity {
   std::array<uint8_t, 16> mvid{};
@@ -60,11 +98,23 @@ class DataFileWriter {
   bool Reserve(size_t capacity, std::string* error);
   uint8_t* base() const { return base_; }
 
+  // Replaces posix_fallocate (tests inject a full disk this way). Before Create.
+  void SetAllocatorForTesting(SpaceAllocator allocator) { allocator_ = std::move(allocator); }
+
   // Creates the file (owner-only, never overwriting: O_EXCL with a random
-  // suffix) in `dir` and maps it over the reservation. Idempotent.
+  // suffix) in `dir`, locks it (flock, held until the process ends) and maps it
+  // over the reservation. Idempotent.
   bool Create(const std::string& dir, uint32_t pid, std::string* error);
-  bool created() const { return fd_ >= 0; }
+  bool created() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return fd_ >= 0;
+  }
   const std::string& path() const { return path_; }
+  // Records that could not be written because the file could not grow.
+  uint32_t lost_records() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lost_;
+  }
 
   // Appends a process record (command line etc.). Requires Create.
   bool AddProcessInfo(const std::string& command_line, const std::string& cwd, std::string* error);
@@ -73,6 +123,19 @@ class DataFileWriter {
   // first counter: counter i of the module lives at base() + 8 * (slot + i).
   std::optional<uint32_t> AddModule(const ModuleIdentity& id, const std::vector<ProbeSite>& sites,
                                     std::string* error);
+  // The same, with a state byte per method (`method_count` MethodDef rows).
+  std::optional<ModuleRecordRef> AddModule(const ModuleIdentity& id, const std::vector<ProbeSite>& sites,
+                                           uint32_t method_count, std::string* error);
+
+  // Records the decision about method `rid` (1-based) of a module record.
+  void SetMethodState(const ModuleRecordRef& module, uint32_t rid, MethodState state);
+
+  // Appends why a method (il_offset = kind = kWholeMethod) or one probe site of
+  // it is not measured.
+  bool AddNotMeasured(const ModuleRecordRef& module, const NotMeasuredNote& note, std::string* error);
+
+  // Appends a note that another coverage tool was found in this process.
+  bool AddConflict(const std::string& text, std::string* error);
 
   // Best effort msync of what has been written (never required for safety).
   void Sync();
@@ -80,19 +143,25 @@ class DataFileWriter {
  private:
   std::optional<uint64_t> Append(RecordKind kind, size_t body_size, std::string* error);
   void Commit(uint64_t offset);
+  void CountLost(int err);
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   uint8_t* base_ = nullptr;
   size_t capacity_ = 0;
   uint64_t size_ = 0;
   int fd_ = -1;
   std::string path_;
+  SpaceAllocator allocator_;
+  std::string stopped_;  // why the file stopped growing ("" while it grows)
+  uint32_t lost_ = 0;
 };
 
 struct ModuleData {
   ModuleIdentity id;
   std::vector<ProbeSite> sites;
   std::vector<uint64_t> hits;
+  std::vector<uint8_t> method_states;  // MethodState by MethodDef rid - 1 (may be empty)
+  std::vector<NotMeasuredNote> not_measured;
 };
 
 struct ProcessData {
@@ -104,8 +173,14 @@ struct DataFile {
   uint32_t format_version = 0;
   uint32_t pid = 0;
   uint64_t start_time_ns = 0;
+  // Records the writer could not add because the file could not grow (disk
+  // full, quota, capacity), and the errno of the first such failure.
+  uint32_t lost_records = 0;
+  uint32_t lost_errno = 0;
   std::vector<ProcessData> processes;
   std::vector<ModuleData> modules;
+  // Other coverage tools the agent found at work in the process.
+  std::vector<std::string> conflicts;
   // Problems found while reading; what precedes them was still read.
   std::vector<std::string> warnings;
 };

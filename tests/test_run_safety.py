@@ -1,0 +1,119 @@
+"""`dotcov run` checks everything before it touches earlier data (issue 13, item 5)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def dotcov(*args, cwd, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "dotcov", *args], cwd=cwd, env=e, capture_output=True, text=True)
+
+
+@pytest.fixture
+def earlier_data(tmp_path):
+    """A data directory holding the data of an earlier run (contents are not read by these tests)."""
+    d = tmp_path / "d"
+    d.mkdir()
+    f = d / "dotcov.combined.cov"
+    f.write_bytes(b"earlier run")
+    return d, f
+
+
+def test_mistyped_option_is_a_usage_error_and_erases_nothing(tmp_path, earlier_data):
+    d, f = earlier_data
+    marker = tmp_path / "ran"
+    r = dotcov("run", "--data-dir", str(d), "--apend", "--", "touch", str(marker), cwd=tmp_path)
+    assert r.returncode == 1
+    assert "No such option: --apend" in r.stderr
+    assert "--append" in r.stderr  # click's "Did you mean"
+    assert f.read_bytes() == b"earlier run"
+    assert not marker.exists()
+
+
+def test_command_not_found_exits_127_and_erases_nothing(tmp_path, earlier_data):
+    d, f = earlier_data
+    r = dotcov("run", "--data-dir", str(d), "--", "notacommand-xyz", cwd=tmp_path)
+    assert r.returncode == 127
+    assert "command not found: notacommand-xyz" in r.stderr
+    assert f.read_bytes() == b"earlier run"
+
+
+def test_missing_path_exits_127(tmp_path, earlier_data):
+    d, f = earlier_data
+    r = dotcov("run", "--data-dir", str(d), "--", "./no-such-script.sh", cwd=tmp_path)
+    assert r.returncode == 127
+    assert "no such file" in r.stderr
+    assert f.read_bytes() == b"earlier run"
+
+
+def test_not_executable_exits_126_and_erases_nothing(tmp_path, earlier_data):
+    d, f = earlier_data
+    script = tmp_path / "script.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o644)
+    r = dotcov("run", "--data-dir", str(d), "--", "./script.sh", cwd=tmp_path)
+    assert r.returncode == 126
+    assert "cannot execute ./script.sh: permission denied" in r.stderr
+    assert f.read_bytes() == b"earlier run"
+
+
+def test_directory_exits_126(tmp_path, earlier_data):
+    d, f = earlier_data
+    (tmp_path / "adir").mkdir()
+    r = dotcov("run", "--data-dir", str(d), "--", "./adir", cwd=tmp_path)
+    assert r.returncode == 126
+    assert "is a directory" in r.stderr
+
+
+def test_non_executable_on_path_exits_126_as_bash_does(tmp_path, earlier_data):
+    d, f = earlier_data
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mytool").write_text("#!/bin/sh\n")
+    r = dotcov("run", "--data-dir", str(d), "--", "mytool", cwd=tmp_path,
+               env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert r.returncode == 126
+    assert f"{bin_dir}/mytool is not executable" in r.stderr
+    shell = subprocess.run(["bash", "-c", "mytool"], env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"},
+                           capture_output=True)
+    assert shell.returncode == 126  # what dotcov mimics
+
+
+def test_command_found_along_path_keeps_its_argv0(tmp_path, earlier_data):
+    d, _ = earlier_data
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = bin_dir / "mytool"
+    tool.write_text('#!/bin/sh\necho "$0"\n')
+    tool.chmod(0o755)
+    r = dotcov("run", "--data-dir", str(d), "--", "mytool", cwd=tmp_path,
+               env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == str(tool)  # the kernel passes the script's path to sh
+
+
+def test_another_profiler_erases_nothing(tmp_path, earlier_data):
+    d, f = earlier_data
+    r = dotcov("run", "--data-dir", str(d), "--", "true", cwd=tmp_path,
+               env={"CORECLR_ENABLE_PROFILING": "1", "CORECLR_PROFILER": "{11111111-2222-3333-4444-555555555555}"})
+    assert r.returncode == 1
+    assert f.read_bytes() == b"earlier run"
+
+
+def test_successful_run_erases_earlier_data(tmp_path, earlier_data):
+    d, f = earlier_data
+    r = dotcov("run", "--data-dir", str(d), "--", "true", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert not f.exists()
+
+
+def test_options_after_the_command_belong_to_the_command(tmp_path):
+    r = dotcov("run", "--data-dir", str(tmp_path / "d"), "sh", "-c", "echo $0", "--apend", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == "--apend"
