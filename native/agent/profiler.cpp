@@ -229,7 +229,19 @@ std::shared_ptr<CoveredModule> Profiler::Find(clr::ModuleID module) {
   return it == modules_.end() ? nullptr : it->second;
 }
 
-bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
+// Gives the runtime the rewritten method's IL offset map, so stack traces,
+// StackFrame IL offsets and debugger stepping see original offsets. The
+// runtime copies the array and keeps it per module and method token
+// (Module::SetInstrumentedILOffsetMapping), applying it to every later JIT of
+// the method (tier 1, OSR, each generic instantiation): one call suffices.
+clr::HRESULT Profiler::SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map) {
+  std::vector<clr::COR_IL_MAP> entries;
+  entries.reserve(il_map.size());
+  for (const il::OffsetMapEntry& e : il_map) entries.push_back({e.old_offset, e.new_offset, 1});
+  return info_->SetILInstrumentedCodeMap(function, 1, static_cast<clr::ULONG>(entries.size()), entries.data());
+}
+
+bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID function) {
   uint32_t rid = token & 0x00FFFFFF;
   if ((token & 0xFF000000) != 0x06000000 || rid == 0 || rid > m.method_count()) return true;  // not ours
   if (m.rewritten[rid].load(std::memory_order_acquire)) return true;
@@ -254,6 +266,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
       }
     }
     std::vector<uint8_t> body;
+    std::vector<il::OffsetMapEntry> il_map;
     std::string error;
     if (hr != clr::S_OK || !header) {
       Log("method 0x%08x of %s left uninstrumented: GetILFunctionBody failed 0x%08x", token, m.path.c_str(),
@@ -262,7 +275,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
                                  il::ProbeStyle{m.helper_ref, config_.inline_probes
                                                                   ? reinterpret_cast<uint64_t>(writer_.base())
                                                                   : 0},
-                                 &body, &error)) {
+                                 &body, &error, &il_map)) {
       Log("method 0x%08x of %s left uninstrumented: %s", token, m.path.c_str(), error.c_str());
     } else {
       ComPtr<clr::IMethodMalloc> alloc;
@@ -274,9 +287,15 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
       } else {
         std::memcpy(mem, body.data(), body.size());
         hr = info_->SetILFunctionBody(m.id, token, static_cast<const uint8_t*>(mem));
-        if (hr != clr::S_OK)
+        if (hr != clr::S_OK) {
           Log("method 0x%08x of %s left uninstrumented: SetILFunctionBody failed 0x%08x", token, m.path.c_str(),
               unsigned(hr));
+        } else if ((hr = SetIlMap(function, il_map)) != clr::S_OK) {
+          // Without the map stack traces would show wrong lines: put the original IL back.
+          info_->SetILFunctionBody(m.id, token, header);
+          Log("method 0x%08x of %s left uninstrumented: SetILInstrumentedCodeMap failed 0x%08x", token,
+              m.path.c_str(), unsigned(hr));
+        }
       }
     }
   }
@@ -292,7 +311,7 @@ clr::HRESULT Profiler::JITCompilationStarted(clr::FunctionID function, clr::BOOL
   clr::ModuleID module = 0;
   clr::mdToken token = 0;
   if (info_->GetFunctionInfo(function, &cls, &module, &token) != clr::S_OK) return clr::S_OK;
-  if (auto m = Find(module)) EnsureRewritten(*m, token);
+  if (auto m = Find(module)) EnsureRewritten(*m, token, function);
   return clr::S_OK;
 }
 

@@ -7,11 +7,13 @@
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "agent_config.h"
 #include "callback_base.h"
 #include "covered_module.h"
 #include "dotcov/data_file.h"
+#include "dotcov/il_method.h"
 #include "probe_helper.h"
 
 namespace dotcov::agent {
@@ -30,7 +32,9 @@ class Profiler final : public CallbackBase {
  private:
   std::shared_ptr<CoveredModule> Find(clr::ModuleID module);
   // Rewrites the method once; returns true when its IL is final (rewritten or nothing to do).
-  bool EnsureRewritten(CoveredModule& m, uint32_t method_token);
+  // `function` is the FunctionID being compiled, for its IL offset map.
+  bool EnsureRewritten(CoveredModule& m, uint32_t method_token, clr::FunctionID function);
+  clr::HRESULT SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map);
   void ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags);
   bool EnsureDataFile();
 
