@@ -32,6 +32,7 @@ static_assert(offsetof(ASSEMBLYMETADATA, ulProcessor) == 32);
 static_assert(offsetof(ASSEMBLYMETADATA, rOS) == 40);
 static_assert(offsetof(ASSEMBLYMETADATA, ulOS) == 48);
 static_assert(sizeof(COR_IL_MAP) == 12);
+static_assert(offsetof(COR_IL_MAP, newOffset) == 4 && offsetof(COR_IL_MAP, fAccurate) == 8);
 static_assert(sizeof(COR_DEBUG_IL_TO_NATIVE_MAP) == 12);
 static_assert(sizeof(COR_FIELD_OFFSET) == 8);
 static_assert(sizeof(COR_PRF_FUNCTION_ARGUMENT_RANGE) == 16);
@@ -163,6 +164,7 @@ void KeySlots() {
   SLOT(ICorProfilerInfo, GetILFunctionBodyAllocator, 23);
   SLOT(ICorProfilerInfo, SetILFunctionBody, 24);
   SLOT(ICorProfilerInfo, GetAssemblyInfo, 26);
+  SLOT(ICorProfilerInfo, SetILInstrumentedCodeMap, 29);
   SLOT(ICorProfilerInfo, GetILToNativeMapping, 35);
   SLOT(ICorProfilerInfo2, DoStackSnapshot, 36);
   SLOT(ICorProfilerInfo2, GetFunctionInfo2, 38);

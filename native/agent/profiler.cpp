@@ -247,7 +247,19 @@ std::shared_ptr<CoveredModule> Profiler::Find(clr::ModuleID module) {
   return it == modules_.end() ? nullptr : it->second;
 }
 
-bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
+// Gives the runtime the rewritten method's IL offset map, so stack traces,
+// StackFrame IL offsets and debugger stepping see original offsets. The
+// runtime copies the array and keeps it per module and method token
+// (Module::SetInstrumentedILOffsetMapping), applying it to every later JIT of
+// the method (tier 1, OSR, each generic instantiation): one call suffices.
+clr::HRESULT Profiler::SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map) {
+  std::vector<clr::COR_IL_MAP> entries;
+  entries.reserve(il_map.size());
+  for (const il::OffsetMapEntry& e : il_map) entries.push_back({e.old_offset, e.new_offset, 1});
+  return info_->SetILInstrumentedCodeMap(function, 1, static_cast<clr::ULONG>(entries.size()), entries.data());
+}
+
+bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID function) {
   uint32_t rid = token & 0x00FFFFFF;
   if ((token & 0xFF000000) != 0x06000000 || rid == 0 || rid > m.method_count()) return true;  // not ours
   if (m.rewritten[rid].load(std::memory_order_acquire)) return true;
@@ -273,6 +285,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
     }
     std::vector<uint8_t> body;
     std::vector<il::RefusedProbe> refused;
+    std::vector<il::OffsetMapEntry> il_map;
     std::string error;
     std::string failure;  // why the method stays uninstrumented ("" once its probes are in)
     char code[80];
@@ -285,7 +298,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
                    Bytes(header, size), probes, branch_probes,
                    il::ProbeStyle{m.helper_ref,
                                   config_.inline_probes ? reinterpret_cast<uint64_t>(writer_.base()) : 0},
-                   &body, &refused, &error)) {
+                   &body, &refused, &error, &il_map)) {
       failure = "rewrite failed: " + error;
     } else {
       ComPtr<clr::IMethodMalloc> alloc;
@@ -299,6 +312,11 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token) {
         hr = info_->SetILFunctionBody(m.id, token, static_cast<const uint8_t*>(mem));
         if (hr != clr::S_OK) {
           snprintf(code, sizeof code, "SetILFunctionBody failed 0x%08x", unsigned(hr));
+          failure = code;
+        } else if ((hr = SetIlMap(function, il_map)) != clr::S_OK) {
+          // Without the map stack traces would show wrong lines: put the original IL back.
+          info_->SetILFunctionBody(m.id, token, header);
+          snprintf(code, sizeof code, "SetILInstrumentedCodeMap failed 0x%08x", unsigned(hr));
           failure = code;
         }
       }
@@ -382,7 +400,7 @@ clr::HRESULT Profiler::JITCompilationStarted(clr::FunctionID function, clr::BOOL
   clr::ModuleID module = 0;
   clr::mdToken token = 0;
   if (info_->GetFunctionInfo(function, &cls, &module, &token) != clr::S_OK) return clr::S_OK;
-  if (auto m = Find(module)) EnsureRewritten(*m, token);
+  if (auto m = Find(module)) EnsureRewritten(*m, token, function);
   return clr::S_OK;
 }
 

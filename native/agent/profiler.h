@@ -14,6 +14,7 @@
 #include "callback_base.h"
 #include "covered_module.h"
 #include "dotcov/data_file.h"
+#include "dotcov/il_method.h"
 #include "dotcov/probe_fallback.h"
 #include "probe_helper.h"
 
@@ -33,7 +34,9 @@ class Profiler final : public CallbackBase {
  private:
   std::shared_ptr<CoveredModule> Find(clr::ModuleID module);
   // Rewrites the method once; returns true when its IL is final (rewritten or nothing to do).
-  bool EnsureRewritten(CoveredModule& m, uint32_t method_token);
+  // `function` is the FunctionID being compiled, for its IL offset map.
+  bool EnsureRewritten(CoveredModule& m, uint32_t method_token, clr::FunctionID function);
+  clr::HRESULT SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map);
   void ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags);
   bool EnsureDataFile();
   // Another coverage tool is at work in this process: skip, and say so in the data file.

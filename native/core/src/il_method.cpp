@@ -404,6 +404,7 @@ bool MethodBody::InstrumentBranchImpl(uint32_t original_offset, std::vector<Inst
 struct MethodBody::Laid {
   std::vector<uint8_t> code;
   std::vector<ExceptionClause> clauses;
+  std::vector<OffsetMapEntry> il_map;  // one entry per decoded instruction
   uint16_t max_stack = 0;
 };
 
@@ -424,6 +425,7 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
       for (int32_t t : ins.switch_targets)
         switch_rel.push_back(static_cast<int32_t>(static_cast<uint32_t>(t) - static_cast<uint32_t>(end)));
       WriteInstruction(ins, ins.opcode, rel, switch_rel, &out->code);
+      out->il_map.push_back({ins.offset, ins.offset});
     }
     out->clauses = clauses_;
     out->max_stack = max_stack_;
@@ -571,6 +573,10 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
     for (size_t label : switch_labels[i]) switch_rel.push_back(static_cast<int64_t>(off[label]) - end);
     WriteInstruction(ins, opcodes[i], rel, switch_rel, &out->code);
   }
+  // Each original instruction maps from its group start (see OffsetMapEntry).
+  out->il_map.reserve(instructions_.size());
+  for (size_t i = 0; i < instructions_.size(); ++i)
+    out->il_map.push_back({instructions_[i].offset, static_cast<uint32_t>(off[label_of[i]])});
 
   for (const ExceptionClause& c : clauses_) {
     size_t ts, te, hs, he;
@@ -603,15 +609,16 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
   return true;
 }
 
-bool MethodBody::Encode(std::vector<uint8_t>* out, std::string* error) const {
+bool MethodBody::Encode(std::vector<uint8_t>* out, std::string* error, std::vector<OffsetMapEntry>* il_map) const {
   try {
-    return EncodeImpl(out, error);
+    return EncodeImpl(out, error, il_map);
   } catch (...) {
     return Fail(error, "out of memory encoding method body");
   }
 }
 
-bool MethodBody::EncodeImpl(std::vector<uint8_t>* out, std::string* error) const {
+bool MethodBody::EncodeImpl(std::vector<uint8_t>* out, std::string* error,
+                            std::vector<OffsetMapEntry>* il_map) const {
   if (!out) return Fail(error, "no output buffer");
   Laid laid;
   if (!LayOut(&laid, error)) return false;
@@ -642,6 +649,7 @@ bool MethodBody::EncodeImpl(std::vector<uint8_t>* out, std::string* error) const
   const uint32_t code_size = static_cast<uint32_t>(laid.code.size());
   bool tiny = !fat_header_ && code_size < 64 && laid.max_stack <= 8 && local_var_sig_token_ == 0 && !init_locals_ &&
               forms.empty();
+  if (il_map) *il_map = std::move(laid.il_map);
   out->clear();
   if (tiny) {
     PutU8(out, static_cast<uint8_t>(kTinyFormat | (code_size << 2)));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <iterator>
 
 namespace dotcov::il {
 namespace {
@@ -242,7 +243,7 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
 
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   const std::vector<BranchProbe>& branch_probes, const ProbeStyle& style,
-                  std::vector<uint8_t>* new_body, std::string* error) {
+                  std::vector<uint8_t>* new_body, std::string* error, std::vector<OffsetMapEntry>* il_map) {
   try {
     if (!new_body) return Fail(error, "no output buffer");
     MethodBody body;
@@ -259,12 +260,23 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
         return false;
     }
     std::vector<uint8_t> out;
-    if (!body.Encode(&out, error)) return false;
+    std::vector<OffsetMapEntry> map;
+    if (!body.Encode(&out, error, il_map ? &map : nullptr)) return false;
     *new_body = std::move(out);
+    if (il_map) *il_map = std::move(map);
     return true;
   } catch (...) {
     return Fail(error, "out of memory inserting probes");
   }
+}
+
+uint32_t TranslateToOriginal(const std::vector<OffsetMapEntry>& il_map, uint32_t new_offset) {
+  constexpr uint32_t kProlog = 0xFFFFFFFE;  // ICorDebugInfo::PROLOG
+  if (il_map.empty() || static_cast<int32_t>(new_offset) < 0) return new_offset;
+  if (new_offset < il_map.front().new_offset) return kProlog;
+  auto it = std::upper_bound(il_map.begin(), il_map.end(), new_offset,
+                             [](uint32_t o, const OffsetMapEntry& e) { return o < e.new_offset; });
+  return std::prev(it)->old_offset;
 }
 
 std::vector<BranchSite> FindBranches(const MethodBody& body) {

@@ -41,6 +41,47 @@ VerifyOptions Opts() {
 
 using Probes = std::vector<std::pair<uint32_t, uint32_t>>;
 
+// The new offsets of each original instruction's group: [label[j], label[j + 1]).
+std::vector<std::vector<uint32_t>> Groups(const MethodBody& nb, const std::vector<uint32_t>& label) {
+  std::vector<std::vector<uint32_t>> groups(label.size());
+  size_t j = 0;
+  for (const Instruction& ins : nb.instructions()) {
+    while (j + 1 < label.size() && ins.offset >= label[j + 1]) ++j;
+    if (j < label.size() && ins.offset >= label[j]) groups[j].push_back(ins.offset);
+  }
+  return groups;
+}
+
+// Rewrites again asking for the IL offset map: the same bytes; one entry per
+// original instruction, strictly increasing in both offsets, mapping it to the
+// first new offset of its group (`groups[j]`: the new offsets of every
+// instruction of original instruction j's group, its probes, itself and any
+// outcome blocks); every offset of a group translates back to the original
+// instruction, as the runtime's lookup does.
+void CheckIlMap(const std::vector<uint8_t>& original, const Probes& probes, const std::vector<BranchProbe>& branches,
+                const std::vector<uint8_t>& expected_out, const MethodBody& orig,
+                const std::vector<std::vector<uint32_t>>& groups) {
+  std::vector<uint8_t> out;
+  std::vector<OffsetMapEntry> map;
+  std::string error;
+  ASSERT_TRUE(InsertProbes(original, probes, branches, ProbeStyle{kHelper, 0}, &out, &error, &map)) << error;
+  EXPECT_EQ(out, expected_out);
+  const auto& oi = orig.instructions();
+  ASSERT_EQ(map.size(), oi.size());
+  ASSERT_EQ(groups.size(), oi.size());
+  for (size_t j = 0; j < oi.size(); ++j) {
+    EXPECT_EQ(map[j].old_offset, oi[j].offset);
+    ASSERT_FALSE(groups[j].empty());
+    EXPECT_EQ(map[j].new_offset, groups[j].front()) << "original offset " << oi[j].offset;
+    if (j > 0) {
+      EXPECT_LT(map[j - 1].old_offset, map[j].old_offset);
+      EXPECT_LT(map[j - 1].new_offset, map[j].new_offset);
+    }
+    for (uint32_t o : groups[j])
+      EXPECT_EQ(TranslateToOriginal(map, o), oi[j].offset) << "new offset " << o;
+  }
+}
+
 // Rewrites `original`, then decodes the output and checks: Verify passes; each
 // requested probe (ldc.i4 <slot>; call kHelper, 5-byte ldc.i4) sits right
 // before its instruction in request order and nowhere else; the remaining
@@ -124,6 +165,10 @@ void RewriteAndCheck(const std::vector<uint8_t>& original, const Probes& probes,
   if (probes.empty()) {
     EXPECT_EQ(out, original);
   }
+  // The IL offset map: each original instruction from its group start (its
+  // first probe), and every rewritten instruction translates back to the
+  // original instruction of its group.
+  CheckIlMap(original, probes, {}, out, orig, Groups(nb, label));
   if (result) *result = std::move(nb);
 }
 
@@ -860,6 +905,8 @@ void BranchRewriteAndCheck(const std::vector<uint8_t>& original, const Probes& p
   EXPECT_EQ(r.nb.max_stack(), r.orig.max_stack() + (probes.empty() && branches.empty() ? 0 : 1));
   EXPECT_EQ(r.nb.local_var_sig_token(), r.orig.local_var_sig_token());
   EXPECT_EQ(r.nb.init_locals(), r.orig.init_locals());
+  // Outcome blocks belong to their branch's group: they translate back to the branch.
+  CheckIlMap(original, probes, branches, out, r.orig, Groups(r.nb, r.label));
   if (result) *result = std::move(r);
 }
 
@@ -1260,4 +1307,103 @@ TEST(IlInlineProbes, IncrementSequenceBeforeEachPointAndOnEachOutcome) {
   for (int64_t a : addresses) EXPECT_TRUE(a == 0x7F0000001000 || a == 0x7F0000001008 || a == 0x7F0000001010 ||
                                           a == 0x7F0000001018);
   EXPECT_TRUE(dotcov::il::Verify(decoded, &error)) << error;
+}
+
+// --- the IL offset map (SetILInstrumentedCodeMap) -------------------------
+
+namespace {
+
+std::vector<OffsetMapEntry> MapOf(const std::vector<uint8_t>& body, const Probes& probes,
+                                  const std::vector<BranchProbe>& branches, const ProbeStyle& style,
+                                  std::vector<uint8_t>* out = nullptr) {
+  std::vector<uint8_t> bytes;
+  std::vector<OffsetMapEntry> map;
+  std::string error;
+  EXPECT_TRUE(InsertProbes(body, probes, branches, style, &bytes, &error, &map)) << error;
+  if (out) *out = bytes;
+  return map;
+}
+
+}  // namespace
+
+TEST(IlOffsetMap, TinyBodyExactEntries) {
+  // 0: ldarg.0  1: ldarg.1  2: div  3: ret; probes (10 bytes each) before 0 and 3.
+  const std::vector<uint8_t> body = Tiny({0x02, 0x03, 0x5B, 0x2A});
+  auto map = MapOf(body, {{0, 1}, {3, 2}}, {}, ProbeStyle{kHelper, 0});
+  EXPECT_EQ(map, (std::vector<OffsetMapEntry>{{0, 0}, {1, 11}, {2, 12}, {3, 13}}));
+  // The probe before ret (new 13..22) belongs to ret; div stays div.
+  EXPECT_EQ(TranslateToOriginal(map, 0), 0u);   // the first probe: the first instruction, not the prolog
+  EXPECT_EQ(TranslateToOriginal(map, 10), 0u);  // ldarg.0 itself
+  EXPECT_EQ(TranslateToOriginal(map, 12), 2u);
+  EXPECT_EQ(TranslateToOriginal(map, 13), 3u);
+  EXPECT_EQ(TranslateToOriginal(map, 23), 3u);  // ret itself
+}
+
+TEST(IlOffsetMap, InlineProbesShiftByTheirSixteenBytes) {
+  const std::vector<uint8_t> body = Tiny({0x02, 0x03, 0x5B, 0x2A});
+  auto map = MapOf(body, {{0, 1}, {2, 2}}, {}, ProbeStyle{0, 0x7F0000001000ull});
+  EXPECT_EQ(map, (std::vector<OffsetMapEntry>{{0, 0}, {1, 17}, {2, 18}, {3, 35}}));
+}
+
+TEST(IlOffsetMap, UnmodifiedBodyIsTheIdentity) {
+  const std::vector<uint8_t> body = Tiny({0x02, 0x03, 0x5B, 0x2A});
+  EXPECT_EQ(MapOf(body, {}, {}, ProbeStyle{kHelper, 0}),
+            (std::vector<OffsetMapEntry>{{0, 0}, {1, 1}, {2, 2}, {3, 3}}));
+}
+
+TEST(IlOffsetMap, WidenedBranchesMoveWhatFollows) {
+  // 0: br.s L (2 bytes)  2..121: 120 nops  L(122): ret. A probe before every nop widens br.s to br (5 bytes).
+  Asm a;
+  a.br(op::kBrS, "L").nops(120).label("L").op(op::kRet);
+  std::vector<uint8_t> body = Fat(a.code(), 1);
+  Probes probes;
+  for (uint32_t o = 2; o < 122; ++o) probes.push_back({o, o});
+  auto map = MapOf(body, probes, {}, ProbeStyle{kHelper, 0});
+  ASSERT_EQ(map.size(), 122u);
+  EXPECT_EQ(map[0], (OffsetMapEntry{0, 0}));
+  EXPECT_EQ(map[1], (OffsetMapEntry{2, 5}));        // after the widened br
+  EXPECT_EQ(map[2], (OffsetMapEntry{3, 5 + 11}));   // probe + nop per original nop
+  EXPECT_EQ(map.back(), (OffsetMapEntry{122, 5 + 120 * 11}));
+}
+
+TEST(IlOffsetMap, BranchOutcomeBlocksTranslateToTheBranch) {
+  // 0: ldarg.0  1: brtrue.s T(4)  3: nop  4(T): ret. Before-probe at 3, outcome probes on the branch.
+  const std::vector<uint8_t> body = Tiny({0x02, 0x2D, 0x01, 0x00, 0x2A});
+  std::vector<uint8_t> out;
+  auto map = MapOf(body, {{3, 9}}, {{1, 7, {8}}}, ProbeStyle{kHelper, 0}, &out);
+  // 0 ldarg.0 | 1 brtrue.s | 3 F probe, 13 br.s NEXT | 15 T probe, 25 br.s T | 27 probe(9), 37 nop | 38 ret
+  EXPECT_EQ(map, (std::vector<OffsetMapEntry>{{0, 0}, {1, 1}, {3, 27}, {4, 38}}));
+  for (uint32_t o : {3u, 13u, 15u, 25u}) EXPECT_EQ(TranslateToOriginal(map, o), 1u) << o;
+  EXPECT_EQ(TranslateToOriginal(map, 27), 3u);
+  EXPECT_EQ(TranslateToOriginal(map, 37), 3u);
+}
+
+TEST(IlOffsetMap, EveryRewrittenInstructionOfEhBodyTranslatesIntoItsClause) {
+  // try { nop; leave.s END } catch { pop; leave.s END } END: ret, every instruction probed.
+  Asm a;
+  a.label("try").op(op::kNop).br(0xDE, "end").label("h").op(0x26).br(0xDE, "end").label("end").op(op::kRet);
+  ExceptionClause c{kClauseCatch, a.at("try"), a.at("h") - a.at("try"), a.at("h"), a.at("end") - a.at("h"), kType};
+  std::vector<uint8_t> body = Fat(a.code(), 1, 0, false, {SmallEh({c})});
+  std::vector<uint8_t> out;
+  auto map = MapOf(body, AllOffsets(body), {}, ProbeStyle{0, 0x1000}, &out);
+  MethodBody nb;
+  std::string error;
+  ASSERT_TRUE(MethodBody::Decode(out, &nb, &error)) << error;
+  const ExceptionClause& nc = nb.clauses().at(0);
+  for (const Instruction& ins : nb.instructions()) {
+    uint32_t old = TranslateToOriginal(map, ins.offset);
+    bool new_in_handler = ins.offset >= nc.handler_offset && ins.offset < nc.handler_offset + nc.handler_length;
+    bool old_in_handler = old >= c.handler_offset && old < c.handler_offset + c.handler_length;
+    EXPECT_EQ(new_in_handler, old_in_handler) << ins.offset;
+  }
+}
+
+TEST(IlOffsetMap, TranslationFollowsTheRuntimesRules) {
+  EXPECT_EQ(TranslateToOriginal({}, 7), 7u);  // no map: unchanged
+  std::vector<OffsetMapEntry> map{{0, 4}, {2, 10}};
+  EXPECT_EQ(TranslateToOriginal(map, 3), 0xFFFFFFFEu);  // before the first entry: the prolog
+  EXPECT_EQ(TranslateToOriginal(map, 0xFFFFFFFFu), 0xFFFFFFFFu);  // NO_MAPPING stays
+  EXPECT_EQ(TranslateToOriginal(map, 9), 0u);
+  EXPECT_EQ(TranslateToOriginal(map, 10), 2u);
+  EXPECT_EQ(TranslateToOriginal(map, 1000), 2u);
 }

@@ -53,6 +53,24 @@ inline Instruction MakeInstruction(uint16_t opcode, int64_t operand = 0) {
   return i;
 }
 
+// One entry of the IL offset map of a rewritten body (COR_IL_MAP without its
+// unused fAccurate flag): the original instruction at `old_offset` now starts
+// its group at `new_offset`. A group is the probes inserted before that
+// instruction, the instruction, and, for an instrumented branch, its outcome
+// blocks; branches to the instruction now land at the group start. The
+// runtime translates an instrumented offset back by rounding down to the last
+// entry whose new_offset is not above it (DebuggerMethodInfo::TranslateToInstIL,
+// ComposeMapping in debuginfostore.cpp), without interpolating: so every
+// original instruction has an entry, a probe maps to the instruction it
+// precedes (its statement, as in a plain run: the runtime then merges the JIT's
+// entries for the probe and for the instruction into one) and an outcome block
+// to its branch. Entries are strictly increasing in both offsets.
+struct OffsetMapEntry {
+  uint32_t old_offset = 0;
+  uint32_t new_offset = 0;
+  bool operator==(const OffsetMapEntry&) const = default;
+};
+
 // One extra data section holding exception clauses, as it was decoded.
 struct EhSectionForm {
   bool fat = false;
@@ -77,8 +95,10 @@ class MethodBody {
   // short branches are widened (never narrowed) until the layout is stable,
   // every target and EH boundary is re-resolved and max stack grows by the
   // largest probe stack need. Unmodified bodies re-encode byte-identically when
-  // the original used these same form choices.
-  bool Encode(std::vector<uint8_t>* out, std::string* error) const;
+  // the original used these same form choices. With `il_map`, also returns one
+  // OffsetMapEntry per decoded instruction, in code order (identity when
+  // nothing was inserted).
+  bool Encode(std::vector<uint8_t>* out, std::string* error, std::vector<OffsetMapEntry>* il_map = nullptr) const;
 
   // Queues `probe` to run before the original instruction at
   // `original_offset`. Branches, switch entries and EH region starts that
@@ -141,7 +161,7 @@ class MethodBody {
   struct Laid;
   bool LayOut(Laid* out, std::string* error) const;
   static bool DecodeImpl(Bytes body, MethodBody* out, std::string* error);
-  bool EncodeImpl(std::vector<uint8_t>* out, std::string* error) const;
+  bool EncodeImpl(std::vector<uint8_t>* out, std::string* error, std::vector<OffsetMapEntry>* il_map) const;
   bool InsertBeforeImpl(uint32_t original_offset, std::vector<Instruction>& probe, std::string* error,
                         int probe_max_stack);
   bool InstrumentBranchImpl(uint32_t original_offset, std::vector<Instruction>& fall_through_probe,

@@ -61,9 +61,20 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
                   std::vector<uint8_t>* new_body, std::string* error);
 
 // The same with either probe style (max stack grows by style.max_stack()).
+// With `il_map`, also returns the old -> new IL offset map of the result (see
+// OffsetMapEntry), for ICorProfilerInfo::SetILInstrumentedCodeMap; untouched
+// on failure.
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   const std::vector<BranchProbe>& branch_probes, const ProbeStyle& style,
-                  std::vector<uint8_t>* new_body, std::string* error);
+                  std::vector<uint8_t>* new_body, std::string* error,
+                  std::vector<OffsetMapEntry>* il_map = nullptr);
+
+// The runtime's translation of an instrumented IL offset back to the original
+// (DebuggerMethodInfo::TranslateToInstIL, new -> old): the old offset of the
+// last entry whose new offset is not above `new_offset`; below the first entry
+// the prolog marker 0xFFFFFFFE; an empty map or a special (negative) offset
+// is returned as is.
+uint32_t TranslateToOriginal(const std::vector<OffsetMapEntry>& il_map, uint32_t new_offset);
 
 struct BranchSite {
   uint32_t il_offset = 0;

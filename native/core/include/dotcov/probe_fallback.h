@@ -23,10 +23,11 @@ struct RefusedProbe {
 // InsertProbes with every probe first; if that fails, each probe is tried
 // alone, those refused alone are listed in *refused and the rest inserted.
 // Returns false (the method stays uninstrumented, *error says why) when the
-// body cannot take the remaining probes, or every probe is refused.
+// body cannot take the remaining probes, or every probe is refused. With
+// `il_map`, also returns the IL offset map of the body written (il_rewriter.h).
 bool InsertProbesSkippingRefused(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                                  const std::vector<BranchProbe>& branch_probes, const ProbeStyle& style,
                                  std::vector<uint8_t>* new_body, std::vector<RefusedProbe>* refused,
-                                 std::string* error);
+                                 std::string* error, std::vector<OffsetMapEntry>* il_map = nullptr);
 
 }  // namespace dotcov::il
