@@ -538,17 +538,19 @@ class BranchRecord:
             if not any(self.outcomes.values()):
                 return [f"`{self.text}`: never evaluated" if self.text else "never evaluated"]
             return [self.notes[k] for k in sorted(self.outcomes) if self.outcomes[k] == 0 and k in self.notes]
-        where = f"IL_{self.offset:04X}" + (f" (`{self.text}`)" if self.text else "")
+        # No source-level description (no source text, an IL `switch` not recognised as the user's switch, or a
+        # compiler-generated branch shown by --all-branches): still no IL offsets.
+        where = f"`{self.text}`" if self.text else "this line"
+        tag = f" (compiler-generated: {self.generated})" if self.generated else ""
         out = []
         for kind in sorted(self.outcomes):
             if self.outcomes[kind] > 0:
                 continue
             if self.is_switch:
-                what = "default" if kind == 1 else f"case {kind - 2}"
-                out.append(f"switch at {where}: {what} never taken")
+                what = "no case matched" if kind == 1 else f"case {kind - 2}"
+                out.append(f"{where}: {what} never happened{tag}")
             else:
-                what = "jump" if kind == 2 else "fall-through"
-                out.append(f"branch at {where}: {what} never taken")
+                out.append(f"{where}: one outcome never happened (same value every time){tag}")
         return out
 
 
