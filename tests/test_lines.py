@@ -64,7 +64,7 @@ def test_multi_line_call_with_blank_and_comment_lines():
 def test_code_free_lines_by_language():
     cs = 'var s = "// not a comment";\n/* a\n   block */\n#region x\n  } ;\nx(); // c\n'
     assert code_free_lines(cs, ".cs") == {2, 3, 4, 5}
-    assert code_free_lines("let x = 1\n(* a\n b *)\n// c\n", ".fs") == {2, 3, 4}
+    assert code_free_lines("let x = 1\n(* a\n b *)\n// c\n  [\n  ]\n  (fun x ->\n", ".fs") == {2, 3, 4, 5, 6}
     assert code_free_lines("Dim x = 1\n' comment\n\n", ".vb") == {2, 3}
     assert code_free_lines("x\n\n  \ny\n", ".txt") == {2, 3}  # unknown language: blank lines only
 

@@ -33,7 +33,7 @@ from typing import Iterable, Sequence
 
 from pygments.lexer import Lexer
 from pygments.lexers import CSharpLexer, FSharpLexer, VbNetLexer
-from pygments.token import Comment, Punctuation, Text, Whitespace
+from pygments.token import Comment, Operator, Punctuation, Text, Whitespace
 
 COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
 
@@ -92,7 +92,8 @@ _SEPARATORS = set("{}()[];,")
 def _no_code(token, value: str) -> bool:
     if token in Comment or token in Whitespace or (token in Text and not value.strip()):
         return True
-    return token in Punctuation and set(value.strip()) <= _SEPARATORS
+    # Pygments' F# lexer calls brackets operators
+    return (token in Punctuation or token in Operator) and set(value.strip()) <= _SEPARATORS
 
 
 def code_free_lines(text: str, suffix: str) -> set[int]:
