@@ -1,10 +1,11 @@
 """Times the line rule (src/dotcov/lines.py) on synthetic C# files: lexing each file for its code-free lines
 (Pygments) and deciding every line from its sequence points.
 
-    .venv/bin/python benchmarks/line_rule.py [--files N] [--methods M]
+    .venv/bin/python benchmarks/line_rule.py [--files N] [--methods M] [--lex]
 
 Each file holds M methods of ~12 lines, each a statement-per-line body plus a multi-line initializer of a lambda
-with blank and comment lines (the shape the rule exists for). Prints seconds per 1,000 files and lines per second.
+with blank and comment lines (the shape the rule exists for). `--lex` times the Pygments path, taken by files with
+a block comment or a verbatim/raw string. Prints seconds per 1,000 files and lines per second.
 """
 
 from __future__ import annotations
@@ -46,12 +47,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--methods", type=int, default=20)
+    ap.add_argument("--lex", action="store_true")
     args = ap.parse_args()
     inputs = [make(args.methods, i) for i in range(args.files)]
     lines = sum(t.count("\n") for t, _ in inputs)
     start = time.perf_counter()
     for text, spans in inputs:
-        line_hits(spans, code_free_lines(text, ".cs"))
+        line_hits(spans, code_free_lines(text, ".cs", lex=args.lex))
     took = time.perf_counter() - start
     print(f"{args.files} files, {lines} lines: {took:.2f} s ({took * 1000 / args.files:.2f} s per 1,000 files, "
           f"{lines / took:,.0f} lines/s)")
