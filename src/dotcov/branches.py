@@ -654,15 +654,17 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 own = {k: max(0, h - sum(counts.get(o, {}).get(kind, 0) for o, kind in sub.get(k, [])))
                        for k, h in outcomes.items()}
                 rows[n] = (offset, own, p, b, generated)
-        doc = points[0][5]
-        if not 0 < doc <= len(documents):
-            continue
-        path = documents[doc - 1]
-        if path_of is not None:
-            path = path_of(path)
-        # A switch's dispatch becomes one record with an outcome per arm (switch_arms.py).
+        def path_of_doc(doc: int) -> str | None:
+            if not 0 < doc <= len(documents):
+                return None
+            return path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
+
+        # A switch's dispatch becomes one record with an outcome per arm (switch_arms.py), in the document of the
+        # method's first point.
         grouped: set[int] = set()
-        if il is not None and read_sources:
+        doc = points[0][5]
+        path = path_of_doc(doc)
+        if il is not None and read_sources and path is not None:
             # Under a hidden point in MoveNext (Release async code loads the switch value from a hoisted field after
             # `GetResult()`), a dispatch the source confirms as a switch is the user's too.
             user = {offset: outcomes for offset, outcomes, _p, _b, g in rows
@@ -671,12 +673,13 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 grouped.update(sw.offsets)
                 records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
                                             True, arms=sw.arms))
-        by_statement: dict[int, list[BranchRecord]] = {}
+        by_statement: dict[int, list[tuple[int, BranchRecord]]] = {}
         for offset, outcomes, p, b, generated in rows:
-            if offset in grouped or p[5] != doc:
+            where = path_of_doc(p[5])
+            if offset in grouped or where is None:
                 continue
-            r = BranchRecord(0x06000000 | rid, offset, path, p[1], outcomes, generated, bool(b and b.is_switch),
-                             sources.slice(path, p) if read_sources else "")
+            r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, bool(b and b.is_switch),
+                             sources.slice(where, p) if read_sources else "")
             records.append(r)
             if b is not None and generated is None and not b.is_switch:
                 by_statement.setdefault(p[0], []).append((b.opcode, r))
