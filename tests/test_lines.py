@@ -64,9 +64,22 @@ def test_multi_line_call_with_blank_and_comment_lines():
 def test_code_free_lines_by_language():
     cs = 'var s = "// not a comment";\n/* a\n   block */\n#region x\n  } ;\nx(); // c\n'
     assert code_free_lines(cs, ".cs") == {2, 3, 4, 5}
-    assert code_free_lines("let x = 1\n(* a\n b *)\n// c\n", ".fs") == {2, 3, 4}
+    assert code_free_lines("let x = 1\n(* a\n b *)\n// c\n  [\n  ]\n  (fun x ->\n", ".fs") == {2, 3, 4, 5, 6}
     assert code_free_lines("Dim x = 1\n' comment\n\n", ".vb") == {2, 3}
     assert code_free_lines("x\n\n  \ny\n", ".txt") == {2, 3}  # unknown language: blank lines only
+
+
+def test_line_by_line_shortcut_agrees_with_the_lexer():
+    from pathlib import Path
+
+    samples = Path(__file__).resolve().parents[1] / "samples"
+    sources = [p for ext in ("*.cs", "*.fs") for p in samples.rglob(ext) if "obj" not in p.parts and "bin" not in p.parts]
+    assert len(sources) > 10
+    for src in sources:
+        text = src.read_text(encoding="utf-8-sig")
+        assert code_free_lines(text, src.suffix) == code_free_lines(text, src.suffix, lex=True), src
+    tricky = "a();\n  }; // x\n#region r\n  ( [ ] ) ,\nvar c = '{';\n  /// doc\n"
+    assert code_free_lines(tricky, ".cs") == code_free_lines(tricky, ".cs", lex=True) == {2, 3, 4, 6}
 
 
 def test_record_copy_constructor_is_generated_but_lambdas_are_not():

@@ -34,7 +34,7 @@ let multiplesOf k limit =
         for i in 1 .. limit do // @hit
             if i % k = 0 then // @hit
                 yield i // @hit
-    } // @hit
+    }
 
 /// A match with a guard; the negative case is never taken.
 let classify n =

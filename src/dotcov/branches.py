@@ -538,17 +538,19 @@ class BranchRecord:
             if not any(self.outcomes.values()):
                 return [f"`{self.text}`: never evaluated" if self.text else "never evaluated"]
             return [self.notes[k] for k in sorted(self.outcomes) if self.outcomes[k] == 0 and k in self.notes]
-        where = f"IL_{self.offset:04X}" + (f" (`{self.text}`)" if self.text else "")
+        # No source-level description (no source text, an IL `switch` not recognised as the user's switch, or a
+        # compiler-generated branch shown by --all-branches): still no IL offsets.
+        where = f"`{self.text}`" if self.text else "this line"
+        tag = f" (compiler-generated: {self.generated})" if self.generated else ""
         out = []
         for kind in sorted(self.outcomes):
             if self.outcomes[kind] > 0:
                 continue
             if self.is_switch:
-                what = "default" if kind == 1 else f"case {kind - 2}"
-                out.append(f"switch at {where}: {what} never taken")
+                what = "no case matched" if kind == 1 else f"case {kind - 2}"
+                out.append(f"{where}: {what} never happened{tag}")
             else:
-                what = "jump" if kind == 2 else "fall-through"
-                out.append(f"branch at {where}: {what} never taken")
+                out.append(f"{where}: one outcome never happened (same value every time){tag}")
         return out
 
 
@@ -652,15 +654,17 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 own = {k: max(0, h - sum(counts.get(o, {}).get(kind, 0) for o, kind in sub.get(k, [])))
                        for k, h in outcomes.items()}
                 rows[n] = (offset, own, p, b, generated)
-        doc = points[0][5]
-        if not 0 < doc <= len(documents):
-            continue
-        path = documents[doc - 1]
-        if path_of is not None:
-            path = path_of(path)
-        # A switch's dispatch becomes one record with an outcome per arm (switch_arms.py).
+        def path_of_doc(doc: int) -> str | None:
+            if not 0 < doc <= len(documents):
+                return None
+            return path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
+
+        # A switch's dispatch becomes one record with an outcome per arm (switch_arms.py), in the document of the
+        # method's first point.
         grouped: set[int] = set()
-        if il is not None and read_sources:
+        doc = points[0][5]
+        path = path_of_doc(doc)
+        if il is not None and read_sources and path is not None:
             # Under a hidden point in MoveNext (Release async code loads the switch value from a hoisted field after
             # `GetResult()`), a dispatch the source confirms as a switch is the user's too.
             user = {offset: outcomes for offset, outcomes, _p, _b, g in rows
@@ -669,12 +673,13 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 grouped.update(sw.offsets)
                 records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
                                             True, arms=sw.arms))
-        by_statement: dict[int, list[BranchRecord]] = {}
+        by_statement: dict[int, list[tuple[int, BranchRecord]]] = {}
         for offset, outcomes, p, b, generated in rows:
-            if offset in grouped or p[5] != doc:
+            where = path_of_doc(p[5])
+            if offset in grouped or where is None:
                 continue
-            r = BranchRecord(0x06000000 | rid, offset, path, p[1], outcomes, generated, bool(b and b.is_switch),
-                             sources.slice(path, p) if read_sources else "")
+            r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, bool(b and b.is_switch),
+                             sources.slice(where, p) if read_sources else "")
             records.append(r)
             if b is not None and generated is None and not b.is_switch:
                 by_statement.setdefault(p[0], []).append((b.opcode, r))

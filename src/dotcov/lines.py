@@ -27,13 +27,14 @@ Everything here is pure: callers pass the points of one document and, when reada
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from pygments.lexer import Lexer
 from pygments.lexers import CSharpLexer, FSharpLexer, VbNetLexer
-from pygments.token import Comment, Punctuation, Text, Whitespace
+from pygments.token import Comment, Operator, Punctuation, String, Text, Whitespace
 
 COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
 
@@ -87,26 +88,37 @@ _LEXERS: dict[str, type[Lexer]] = {".cs": CSharpLexer, ".fs": FSharpLexer, ".fsi
 
 
 _SEPARATORS = set("{}()[];,")
+# What can open a token spanning lines, per language; a file without any is classified line by line.
+_MULTI_LINE_OPENERS = {".cs": ("/*", '@"', '"""'), ".fs": ("(*", '"""', '@"'), ".fsi": ("(*", '"""', '@"'),
+                       ".fsx": ("(*", '"""', '@"')}
+# Whitespace, brackets and separators, then perhaps a `//` comment or a `#` directive line.
+_LINE_WITHOUT_CODE = re.compile(r"^[\s{}()\[\];,]*(?://.*)?$|^\s*#.*$")
 
 
 def _no_code(token, value: str) -> bool:
-    if token in Comment or token in Whitespace or (token in Text and not value.strip()):
-        return True
-    return token in Punctuation and set(value.strip()) <= _SEPARATORS
+    if token in Comment or token in String.Doc or token in Whitespace or (token in Text and not value.strip()):
+        return True  # (Pygments' F# lexer calls `///` doc comments String.Doc)
+    # Pygments' F# lexer calls brackets operators
+    return (token in Punctuation or token in Operator) and set(value.strip()) <= _SEPARATORS
 
 
-def code_free_lines(text: str, suffix: str) -> set[int]:
+def code_free_lines(text: str, suffix: str, *, lex: bool = False) -> set[int]:
     """Lines (1-based) of `text` that hold nothing but whitespace, comments, preprocessor
     directives, brackets and separators (`{}()[];,`).
 
     Tokens come from Pygments' lexer for the language (by file suffix), so `//` inside a string
     is not a comment and a `/* ... */` block covers its inner lines. For an unknown suffix only
-    blank lines are code-free."""
+    blank lines are code-free. `lex` forces Pygments even where the line-by-line shortcut applies."""
     lines = text.splitlines()
     blank = {n for n, line in enumerate(lines, start=1) if not line.strip()}
     lexer_type = _LEXERS.get(suffix.lower())
     if lexer_type is None:
         return blank
+    openers = _MULTI_LINE_OPENERS.get(suffix.lower())
+    if not lex and openers is not None and not any(o in text for o in openers):
+        # No token can span lines (block comment, verbatim or raw string): each line on its own, ten times faster
+        # than lexing (benchmarks/line_rule.py); the same answer (tests/test_lines.py compares both).
+        return {n for n, line in enumerate(lines, start=1) if _LINE_WITHOUT_CODE.match(line)}
     lexer = lexer_type(stripnl=False, stripall=False, ensurenl=True)
     has_code: set[int] = set()
     line = 1

@@ -1,5 +1,7 @@
-"""samples/Lowering: lines as the user reads them and branches as the user wrote them (docs/accuracy.md,
-docs/branches.md), in Debug and Release builds and every runtime configuration of test_calc_sample.
+"""samples/Lowering and samples/FsLowering: lines as the user reads them and branches as the user wrote them
+(docs/accuracy.md, docs/branches.md), in every runtime configuration of test_calc_sample; the C# sample in Debug and
+Release builds, the F# one in Debug (a Release F# build inlines the small module-level lambdas into the test
+assembly across assemblies, so the library's copy legitimately never runs).
 
 Each marked line must get exactly its verdict (`@hit`/`@miss`) and its hit count (`@count N`, else 1);
 each line's branch outcomes must equal `@branches C/T`, and no other line may carry branch data. A Release
@@ -21,10 +23,11 @@ from .test_calc_sample import CONFIGURATIONS
 pytestmark = pytest.mark.e2e
 
 PROJECT = SAMPLES / "Lowering"
+BUILDS = [("Lowering", "Debug"), ("Lowering", "Release"), ("FsLowering", "Debug")]
 
 
 @pytest.fixture(scope="module")
-def release_build(dotnet):
+def release_build(dotnet, built_samples):
     subprocess.run([dotnet, "build", "Lowering.Tests", "-c", "Release", "-nologo", "-v", "quiet",
                     "-clp:ErrorsOnly"], cwd=SAMPLES, env=_dotnet_env(), check=True)
 
@@ -47,14 +50,16 @@ def expected(src, release: bool):
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGURATIONS))
-@pytest.mark.parametrize("build", ["Debug", "Release"])
-def test_lowering_sample_matches_marks(built_samples, release_build, dotcov_run, dotnet, build, config):
-    run = dotcov_run([dotnet, "test", "Lowering.Tests", "--no-build", "--nologo", "-c", build], cwd=SAMPLES,
+@pytest.mark.parametrize(("project", "build"), BUILDS, ids=[f"{p}-{b}" for p, b in BUILDS])
+def test_lowering_sample_matches_marks(built_samples, release_build, dotcov_run, dotnet, project, build, config):
+    run = dotcov_run([dotnet, "test", f"{project}.Tests", "--no-build", "--nologo", "-c", build], cwd=SAMPLES,
                      env_extra=CONFIGURATIONS[config])
     assert run.status == 0, run.stdout + run.stderr
     files = measured(run.data_dir)
     problems = []
-    for src in marked_sources(PROJECT):
+    sources = marked_sources(SAMPLES / project)
+    assert sources
+    for src in sources:
         hit, miss, counts, branches = expected(src, release=build == "Release")
         fc = files.get(str(src))
         lines = fc.lines if fc else {}

@@ -1,0 +1,18 @@
+module FsLowering.Tests.LoweringTests
+
+open Xunit
+open FsLowering
+
+// The lines these tests reach are recorded by the marks in ../FsLowering/Lambdas.fs.
+[<Fact>]
+let ``lambdas bound at module level`` () =
+    Assert.Equal(3, Lambdas.trimmedLength " abc ")
+    Assert.Equal(4, Lambdas.trimmedLength "abcd")
+    let double = snd (List.head Lambdas.operations)
+    Assert.Equal(6, double 3)
+
+[<Fact>]
+let ``match arm and pipeline stage never reached`` () =
+    Assert.Equal("A", Lambdas.grade 95)
+    Assert.Equal("B", Lambdas.grade 60)
+    Assert.Empty(Lambdas.squaresOfNegatives [ 1; 2; 3 ])

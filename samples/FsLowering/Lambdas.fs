@@ -1,0 +1,34 @@
+namespace FsLowering
+
+module Lambdas =
+    let trimmedLength : string -> int =
+        fun s ->
+            let t = s.Trim() // @hit @count 2
+            t.Length // @hit @count 2
+
+    let neverCalled : string -> int =
+        fun s ->
+            let t = s.Trim() // @miss
+
+            // a comment inside the lambda
+            t.Length * 2 // @miss
+
+    let operations = // @hit
+        [
+            "double", (fun x -> // @hit
+                x * 2) // @hit
+            "negate", (fun x -> // @hit
+                -x) // @miss
+        ]
+
+    let grade score =
+        match score with // @hit @count 2
+        | s when s >= 90 -> "A" // @hit @count 2 @branches 2/2
+        | s when s >= 50 -> "B" // @hit @branches 1/2
+        | _ -> failwith "no grade" // @miss
+
+    let squaresOfNegatives (xs: int list) =
+        xs // @hit
+        |> List.filter (fun x -> x < 0) // @hit @count 3
+        |> List.map (fun x -> // @hit
+            x * x) // @miss
