@@ -16,7 +16,9 @@ Every report formats the same `Analysis` (`cov.analysis()`), computed once. `dot
 
 from __future__ import annotations
 
+import gc
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Callable
 
@@ -24,6 +26,19 @@ from dotcov.analysis import Analysis
 from dotcov.output import write_atomic
 
 __all__ = ["Coverage", "CoverageError", "DataLostError"]
+
+
+@contextmanager
+def _no_gc():
+    """Building the model allocates millions of small objects and frees almost none: the cyclic
+    collector's passes over them would be half the time (benchmarks/report_scale.py)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class CoverageError(Exception):
@@ -109,9 +124,11 @@ class Coverage:
                 self.load()
             from dotcov.unloaded import never_loaded
 
-            unloaded = never_loaded(self._data, self.source_root, self.source_dirs,
-                                    include_tests=self.include_tests)
-            result, problems = results.build(self._data, self.source_root, self.options, not_loaded=unloaded)
+            with _no_gc():
+                unloaded = never_loaded(self._data, self.source_root, self.source_dirs,
+                                        include_tests=self.include_tests)
+                result, problems = results.build(self._data, self.source_root, self.options,
+                                                 not_loaded=unloaded)
             for p in problems:
                 self._warn(p)
             self.problems = problems
@@ -123,7 +140,9 @@ class Coverage:
     def analysis(self) -> Analysis:
         """The analysis every report formats, computed once."""
         if self._analysis is None:
-            self._analysis = Analysis.of(self.result())
+            result = self.result()
+            with _no_gc():
+                self._analysis = Analysis.of(result)
             self._analysis.warnings.extend(f"data lost: {x}" for x in self.lost)
             for w in self._analysis.warnings:
                 self._warn(w)
@@ -164,26 +183,37 @@ class Coverage:
     def xml_report(self, outfile: str | Path = "coverage.cobertura.xml") -> float:
         from dotcov.cobertura import cobertura_xml
 
-        self._write(outfile, cobertura_xml(self.analysis(), version=self.version))
+        analysis = self.analysis()
+        with _no_gc():
+            payload = cobertura_xml(analysis, version=self.version)
+        self._write(outfile, payload)
         return self.total_percent()
 
     def lcov_report(self, outfile: str | Path = "lcov.info") -> float:
         from dotcov.lcov import lcov_bytes
 
-        self._write(outfile, lcov_bytes(self.analysis()))
+        analysis = self.analysis()
+        with _no_gc():
+            payload = lcov_bytes(analysis)
+        self._write(outfile, payload)
         return self.total_percent()
 
     def json_report(self, outfile: str | Path = "coverage.json") -> float:
         from dotcov.json_report import json_text
 
-        self._write(outfile, json_text(self.analysis(), version=self.version,
-                                       relative_to=str(self.source_root)).encode("utf-8"))
+        analysis = self.analysis()
+        with _no_gc():
+            payload = json_text(analysis, version=self.version, relative_to=str(self.source_root)).encode("utf-8")
+        self._write(outfile, payload)
         return self.total_percent()
 
     def opencover_report(self, outfile: str | Path = "coverage.opencover.xml") -> float:
         from dotcov.opencover import opencover_xml
 
-        self._write(outfile, opencover_xml(self.analysis(), version=self.version))
+        analysis = self.analysis()
+        with _no_gc():
+            payload = opencover_xml(analysis, version=self.version)
+        self._write(outfile, payload)
         return self.total_percent()
 
     def html_report(self, directory: str | Path = "htmlcov", *, title: str = "Coverage report",
@@ -193,9 +223,10 @@ class Coverage:
 
         analysis = self.analysis()
         try:
-            return write_html(analysis, directory, title=title, version=self.version,
-                              timestamp=analysis.timestamp, relative_to=str(self.source_root),
-                              precision=precision)
+            with _no_gc():
+                return write_html(analysis, directory, title=title, version=self.version,
+                                  timestamp=analysis.timestamp, relative_to=str(self.source_root),
+                                  precision=precision)
         except OSError as e:
             raise CoverageError(f"cannot write the HTML report to {directory}: {e.strerror or e}") from e
 
