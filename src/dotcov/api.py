@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import IO, Callable
 
 from dotcov.analysis import Analysis
-from dotcov.output import write_atomic
 
 __all__ = ["Coverage", "CoverageError", "DataLostError"]
 
@@ -169,52 +168,36 @@ class Coverage:
             print_table(self.analysis(), out, color=color, **kwargs)
         return self.total_percent()
 
-    def _write(self, outfile: str | Path, payload: bytes) -> None:
-        if str(outfile) == "-":
-            sys.stdout.flush()
-            sys.stdout.buffer.write(payload)
-            sys.stdout.buffer.flush()
-            return
+    def _write(self, write, outfile: str | Path, **kwargs) -> float:
+        """Runs a writer module's own `write_*` (the function its tests use) on the analysis."""
+        analysis = self.analysis()
         try:
-            write_atomic(outfile, payload)
+            with _no_gc():
+                write(analysis, outfile, **kwargs)
         except OSError as e:
             raise CoverageError(f"cannot write {outfile}: {e.strerror or e}") from e
+        return self.total_percent()
 
     def xml_report(self, outfile: str | Path = "coverage.cobertura.xml") -> float:
-        from dotcov.cobertura import cobertura_xml
+        """Cobertura XML to `outfile` ('-': standard output); returns the total line coverage in percent."""
+        from dotcov.cobertura import write_cobertura
 
-        analysis = self.analysis()
-        with _no_gc():
-            payload = cobertura_xml(analysis, version=self.version)
-        self._write(outfile, payload)
-        return self.total_percent()
+        return self._write(write_cobertura, outfile, version=self.version)
 
     def lcov_report(self, outfile: str | Path = "lcov.info") -> float:
-        from dotcov.lcov import lcov_bytes
+        from dotcov.lcov import write_lcov
 
-        analysis = self.analysis()
-        with _no_gc():
-            payload = lcov_bytes(analysis)
-        self._write(outfile, payload)
-        return self.total_percent()
+        return self._write(write_lcov, outfile)
 
     def json_report(self, outfile: str | Path = "coverage.json") -> float:
-        from dotcov.json_report import json_text
+        from dotcov.json_report import write_json
 
-        analysis = self.analysis()
-        with _no_gc():
-            payload = json_text(analysis, version=self.version, relative_to=str(self.source_root)).encode("utf-8")
-        self._write(outfile, payload)
-        return self.total_percent()
+        return self._write(write_json, outfile, version=self.version, relative_to=str(self.source_root))
 
     def opencover_report(self, outfile: str | Path = "coverage.opencover.xml") -> float:
-        from dotcov.opencover import opencover_xml
+        from dotcov.opencover import write_opencover
 
-        analysis = self.analysis()
-        with _no_gc():
-            payload = opencover_xml(analysis, version=self.version)
-        self._write(outfile, payload)
-        return self.total_percent()
+        return self._write(write_opencover, outfile, version=self.version)
 
     def html_report(self, directory: str | Path = "htmlcov", *, title: str = "Coverage report",
                     precision: int = 0) -> Path:

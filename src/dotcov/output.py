@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path, PurePath
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -74,7 +75,12 @@ def encode_text(text: str) -> bytes:
 
 def write_atomic(path: str | os.PathLike, payload: bytes) -> None:
     """Writes `payload` next to `path` and renames it over `path`: a reader never sees half a file,
-    and an existing file is replaced only by a complete one."""
+    and an existing file is replaced only by a complete one. `-` is standard output."""
+    if str(path) == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(payload)
+        sys.stdout.buffer.flush()
+        return
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
