@@ -40,7 +40,7 @@ from dotcov.model import (
     FileCoverage,
     PointCoverage,
 )
-from dotcov.output import percent
+from dotcov.output import display_path, format_ranges, percent
 
 
 # --- numbers -------------------------------------------------------------------
@@ -503,6 +503,20 @@ class Analysis:
                      for a in assemblies if a.not_loaded]
         assemblies.sort(key=lambda a: a.name)
         return cls(files, assemblies, totals, result.source_root, result.timestamp, measured, warnings)
+
+    def notes(self, root: str | None) -> list[str]:
+        """What every report says besides its numbers: not-measured lines with their reason
+        (`path: lines 3-5 not measured (why)`), then `warning: ...` for each warning."""
+        out = []
+        for f in self.files:
+            by_reason: dict[str, list[int]] = {}
+            for line, reason in sorted(f.not_measured.items()):
+                by_reason.setdefault(reason, []).append(line)
+            for reason, lines in by_reason.items():
+                ranges = format_ranges(f.not_measured, lines)
+                out.append(f"{display_path(f.path, root)}: line{'s' if len(lines) > 1 else ''} {ranges} "
+                           f"not measured ({reason})")
+        return out + [f"warning: {w}" for w in self.warnings]
 
     def file(self, path: str) -> FileAnalysis | None:
         for f in self.files:

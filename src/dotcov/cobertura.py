@@ -54,7 +54,6 @@ from pathlib import Path
 from dotcov.analysis import Analysis, MethodAnalysis, Numbers
 from dotcov.model import CoverageResult
 from dotcov.output import relative_path, truncated_percent, write_atomic
-from dotcov.report import not_measured_notes
 from dotcov.xmlwriter import INDENT, XmlWriter
 
 __all__ = ["Condition", "LineBranches", "line_branches", "rate", "cobertura_xml", "write_cobertura"]
@@ -214,7 +213,7 @@ def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
         ("branches-valid", total.branches),
         ("complexity", 0),
     ])
-    for note in not_measured_notes(analysis, root) + [f"warning: {x}" for x in analysis.warnings]:
+    for note in analysis.notes(root):
         w.comment(note)
     if root:
         w.start("sources")
