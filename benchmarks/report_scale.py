@@ -70,8 +70,9 @@ def generate(work: Path, files: int, methods: int) -> None:
         f"    {{\n        long s = 0;\n{calls}\n        Assert.NotEqual(-1, s);\n    }}\n}}\n")
 
 
-def run(cmd: list[str], cwd: Path) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS in MiB of that child alone (wait4's rusage), its standard output."""
+def run(cmd: list[str], cwd: Path) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds (user + system), peak RSS in MiB of that child and its children (wait4's
+    rusage; the HTML page workers are children), its standard output."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, text=True)
@@ -83,7 +84,7 @@ def run(cmd: list[str], cwd: Path) -> tuple[float, float, str]:
         stdout = out.read()
         if proc.returncode not in (0, 2):
             sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{stdout[-2000:]}\n{err.read()[-4000:]}")
-    return wall, usage.ru_maxrss / 1024, stdout
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout
 
 
 def main() -> None:
@@ -118,18 +119,19 @@ def main() -> None:
     ]
     statements = None
     for name, cmd in commands:
-        wall, rss, stdout = run([py, "-m", "dotcov", *cmd], work)
+        wall, cpu, rss, stdout = run([py, "-m", "dotcov", *cmd], work)
         if name == "report":
             total = next(line for line in stdout.splitlines() if line.startswith("TOTAL")).split()
             statements = int(total[1])
-        rows.append((name, wall, rss))
+        rows.append((name, wall, cpu, rss))
     print(f"Generated library: {args.files} files x {args.methods} methods, {statements:,} statements "
           f"(`benchmarks/report_scale.py --files {args.files} --methods {args.methods}`)\n")
-    print("| command | wall (s) | peak RSS (MiB) |")
-    print("|---|---:|---:|")
-    for name, wall, rss in rows:
-        print(f"| `dotcov {name}` | {wall:.2f} | {rss:.0f} |")
-    print(f"| together | {sum(r[1] for r in rows):.2f} | {max(r[2] for r in rows):.0f} |")
+    print(f"load average before: {os.getloadavg()[0]:.1f} (wall time is only meaningful on an idle machine)\n")
+    print("| command | wall (s) | CPU (s) | peak RSS (MiB) |")
+    print("|---|---:|---:|---:|")
+    for name, wall, cpu, rss in rows:
+        print(f"| `dotcov {name}` | {wall:.2f} | {cpu:.2f} | {rss:.0f} |")
+    print(f"| together | {sum(r[1] for r in rows):.2f} | {sum(r[2] for r in rows):.2f} | {max(r[3] for r in rows):.0f} |")
     if not args.keep and args.work is None:
         shutil.rmtree(work, ignore_errors=True)
 
