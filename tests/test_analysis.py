@@ -267,3 +267,27 @@ def test_a_source_changed_after_the_build_is_a_warning_in_every_report(snippets_
     assert "changed since it was compiled" in index.read_text()
     page = next(p for p in index.parent.glob("*.html") if p.name.startswith(src.stem))
     assert 'class="notice stale"' in page.read_text()
+
+
+def test_ignore_errors_reports_damaged_data_and_says_what_was_lost(snippets_dll, tmp_path):
+    from dotcov import data
+
+    raw = _native.read_symbols(str(snippets_dll))
+    sites = [(0x06000000 | rid, p[0], 0) for rid, points in sorted(raw["sequence_points"].items()) for p in points]
+    cov = data.CoverageData()
+    other = bytes(16)  # a second record (another build), so cutting the file short keeps the first
+    for mvid in (raw["mvid"], other):
+        cov.modules[(mvid, raw["pdb_id"])] = ModuleHits(mvid, raw["pdb_id"], str(snippets_dll), sites,
+                                                        [1] * len(sites))
+    d = tmp_path / "data"
+    d.mkdir()
+    path = d / "dotcov.1.00000001.cov"
+    data.write(cov, path)
+    path.write_bytes(path.read_bytes()[:-64])  # the second record cut short
+    r = _run("json", "--data-dir", str(d), "-o", str(tmp_path / "j.json"), cwd=tmp_path)
+    assert r.returncode == 1 and "data was lost" in r.stderr and not (tmp_path / "j.json").exists()
+    r = _run("json", "--data-dir", str(d), "-o", str(tmp_path / "j.json"), "--ignore-errors", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "j.json").read_text())
+    assert any(w.startswith("data lost: ") and "read only in part" in w for w in doc["meta"]["warnings"])
+    assert doc["totals"]["statements"] > 0

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_report import ROOT, check_gold, sample_result  # noqa: E402
 
 from dotcov import cobertura  # noqa: E402
-from dotcov.cobertura import Condition, LineBranches, cobertura_xml, rate, write_cobertura  # noqa: E402
+from dotcov.cobertura import cobertura_xml, rate, write_cobertura  # noqa: E402
 from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage  # noqa: E402
 from dotcov.report import render_table  # noqa: E402
 

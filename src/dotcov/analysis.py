@@ -27,8 +27,10 @@ its own builds. A partial line (`BrPart`) is one that ran with at least one outc
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable
+from operator import attrgetter
+from typing import Callable, Iterable
 
 from dotcov.model import (
     AssemblyCoverage,
@@ -38,7 +40,7 @@ from dotcov.model import (
     FileCoverage,
     PointCoverage,
 )
-from dotcov.output import percent
+from dotcov.output import display_path, format_ranges, percent
 
 
 # --- numbers -------------------------------------------------------------------
@@ -178,6 +180,15 @@ def add_branches(into: dict[int, BranchCoverage], branches: dict[int, BranchCove
 def merge_files(files: Iterable[FileCoverage], path: str | None = None) -> FileCoverage:
     """Several builds' view of one source file as one (the model's inputs are not modified)."""
     files = list(files)
+    if len(files) == 1:  # nothing to merge: share the build's maps (nothing downstream modifies them)
+        fc = files[0]
+        out = FileCoverage(path or fc.path, fc.lines, fc.branches, fc.excluded - fc.lines.keys(),
+                           {n: r for n, r in fc.not_measured.items() if n not in fc.lines}, fc.stale)
+        if not _ascending(out.lines):
+            out.lines = dict(sorted(out.lines.items()))
+        if not _ascending(out.branches):
+            out.branches = dict(sorted(out.branches.items()))
+        return out
     out = FileCoverage(path or files[0].path)
     for fc in files:
         add_lines(out.lines, fc.lines)
@@ -194,10 +205,19 @@ def merge_files(files: Iterable[FileCoverage], path: str | None = None) -> FileC
     return out
 
 
+def _ascending(d: dict) -> bool:
+    it = iter(d)
+    prev = next(it, None)
+    for k in it:
+        if k < prev:
+            return False
+        prev = k
+    return True
+
+
 # --- classes and methods ----------------------------------------------------------
 
-def point_order(p: PointCoverage):
-    return (p.start_line, p.start_column, p.end_line, p.end_column, p.method_token, p.il_offset)
+point_order = attrgetter("start_line", "start_column", "end_line", "end_column", "method_token", "il_offset")
 
 
 @dataclass
@@ -262,10 +282,17 @@ def merge_classes(classes: Iterable[ClassCoverage]) -> list[ClassAnalysis]:
     A class's lines are its own plus any of its methods' it left out; methods without lines are left
     out (as coverlet); methods are sorted by first line, name, signature; points by position.
     """
+    classes = list(classes)
+    count = Counter((cc.name, cc.filename) for cc in classes)
+    out = [_single_class(cc) for cc in classes if count[(cc.name, cc.filename)] == 1
+           and len({(m.name, m.signature) for m in cc.methods}) == len(cc.methods)]
     by_key: dict[tuple[str, str], ClassAnalysis] = {}
     methods: dict[tuple[str, str, str, str], MethodAnalysis] = {}
     points: dict[tuple[str, str, str, str], dict[tuple, PointCoverage]] = {}
+    done = {(c.name, c.filename) for c in out}
     for cc in classes:
+        if (cc.name, cc.filename) in done:
+            continue
         into = by_key.get((cc.name, cc.filename))
         if into is None:
             into = by_key[(cc.name, cc.filename)] = ClassAnalysis(cc.name, cc.filename)
@@ -302,7 +329,31 @@ def merge_classes(classes: Iterable[ClassCoverage]) -> list[ClassAnalysis]:
         c.methods = [m for m in c.methods if m.lines]
         c.methods.sort(key=lambda m: (m.first_line, m.name, m.signature))
         c.lines = dict(sorted(c.lines.items()))
-    return [by_key[k] for k in sorted(by_key)]
+    out += by_key.values()
+    out.sort(key=lambda c: (c.name, c.filename))
+    return out
+
+
+def _sorted_map(d: dict) -> dict:
+    return d if _ascending(d) else dict(sorted(d.items()))
+
+
+def _single_class(cc: ClassCoverage) -> ClassAnalysis:
+    """merge_classes of a class only one build has: the same result without copying points."""
+    lines = dict(cc.lines)
+    methods = []
+    for mc in cc.methods:
+        for line, hits in mc.lines.items():
+            if line not in cc.lines:
+                lines[line] = max(lines.get(line, 0), hits)
+        if not mc.lines:
+            continue
+        points = mc.points if all(point_order(a) <= point_order(b) for a, b in zip(mc.points, mc.points[1:])) \
+            else sorted(mc.points, key=point_order)
+        methods.append(MethodAnalysis(mc.name, mc.signature, mc.token, _sorted_map(mc.lines), points,
+                                      _sorted_map(mc.branches)))
+    methods.sort(key=lambda m: (m.first_line, m.name, m.signature))
+    return ClassAnalysis(cc.name, cc.filename, _sorted_map(lines), methods)
 
 
 # --- files and assemblies -------------------------------------------------------------
@@ -317,20 +368,33 @@ class FileAnalysis:
     excluded: set[int]
     not_measured: dict[int, str]  # line -> why the agent could not measure it
     assemblies: list[str] = field(default_factory=list)
-    classes: list[ClassAnalysis] = field(default_factory=list)
     stale: str | None = None  # why the source on disk is not the one built, when it is not
     numbers: Numbers = field(default_factory=Numbers)
+    # The file's classes, merged when first asked for (the table never asks).
+    _classes: list[ClassAnalysis] | Callable[[], list[ClassAnalysis]] = field(default=list, repr=False)
+
+    @property
+    def classes(self) -> list[ClassAnalysis]:
+        if callable(self._classes):
+            self._classes = self._classes()
+        return self._classes
 
     @classmethod
-    def of(cls, fc: FileCoverage, assemblies: list[str], classes: list[ClassAnalysis]) -> FileAnalysis:
-        f = cls(fc.path, fc.lines, fc.branches, set(fc.excluded), dict(fc.not_measured), assemblies, classes,
-                fc.stale)
-        f.numbers = line_numbers(f.lines, f.branches, len(f.excluded), len(f.not_measured))
+    def of(cls, fc: FileCoverage, assemblies: list[str], sources: list[ClassCoverage]) -> FileAnalysis:
+        """`sources`: the model's classes in this file (every build's), merged lazily."""
+        f = cls(fc.path, fc.lines, fc.branches, fc.excluded, fc.not_measured, assemblies, fc.stale,
+                line_numbers(fc.lines, fc.branches, len(fc.excluded), len(fc.not_measured)),
+                lambda: merge_classes(sources))
         f.numbers.files = 1
-        for c in classes:
-            cn = c.numbers
-            f.numbers.methods += cn.methods
-            f.numbers.methods_covered += cn.methods_covered
+        # Methods (name and signature within a class; with lines), covered when any build ran them.
+        methods: dict[tuple[str, str, str], bool] = {}
+        for cc in sources:
+            for mc in cc.methods:
+                if mc.lines:
+                    key = (cc.name, mc.name, mc.signature)
+                    methods[key] = methods.get(key, False) or any(mc.lines.values())
+        f.numbers.methods = len(methods)
+        f.numbers.methods_covered = sum(methods.values())
         return f
 
     @property
@@ -358,9 +422,17 @@ class AssemblyAnalysis:
 
     name: str
     files: list[FileAnalysis]
-    classes: list[ClassAnalysis]
+    sources: list[ClassCoverage] = field(default_factory=list, repr=False)  # the model's classes
     not_loaded: bool = False
     numbers: Numbers = field(default_factory=Numbers)
+    _classes: list[ClassAnalysis] | None = field(default=None, repr=False)
+
+    @property
+    def classes(self) -> list[ClassAnalysis]:
+        """Its classes, its builds merged (computed when first asked for)."""
+        if self._classes is None:
+            self._classes = merge_classes(self.sources)
+        return self._classes
 
 
 def _assembly_files(asm: AssemblyCoverage) -> dict[str, FileCoverage]:
@@ -399,32 +471,29 @@ class Analysis:
     def _build(cls, result: CoverageResult) -> Analysis:
         per_path: dict[str, list[FileCoverage]] = {}
         names: dict[str, set[str]] = {}
+        classes_by_file: dict[str, list[ClassCoverage]] = {}
         assemblies = []
         for asm in result.assemblies:
             files = _assembly_files(asm)
-            classes = merge_classes(asm.classes)
-            by_file: dict[str, list[ClassAnalysis]] = {}
-            for c in classes:
-                by_file.setdefault(c.filename, []).append(c)
+            by_file: dict[str, list[ClassCoverage]] = {}
+            for cc in asm.classes:
+                by_file.setdefault(cc.filename, []).append(cc)
+                classes_by_file.setdefault(cc.filename, []).append(cc)
             own = []
             for path in sorted(set(files) | set(by_file)):
                 fc = files.get(path)
                 if fc is None:  # a class in a file the assembly does not list: its lines from its classes
                     fc = FileCoverage(path)
-                    for c in by_file[path]:
+                    for c in merge_classes(by_file[path]):
                         for n, h in c.lines.items():
                             fc.lines[n] = max(fc.lines.get(n, 0), h)
                 else:  # the report's files are those the assemblies list
                     per_path.setdefault(path, []).append(fc)
                     names.setdefault(path, set()).add(asm.name)
                 own.append(FileAnalysis.of(merge_files([fc]), [asm.name], by_file.get(path, [])))
-            a = AssemblyAnalysis(asm.name, own, classes, getattr(asm, "not_loaded", False))
+            a = AssemblyAnalysis(asm.name, own, asm.classes, asm.not_loaded)
             a.numbers = sum((f.numbers for f in own), Numbers())
             assemblies.append(a)
-        all_classes = merge_classes(c for asm in result.assemblies for c in asm.classes)
-        classes_by_file: dict[str, list[ClassAnalysis]] = {}
-        for c in all_classes:
-            classes_by_file.setdefault(c.filename, []).append(c)
         files = [FileAnalysis.of(merge_files(per_path[p], p), sorted(names[p]), classes_by_file.get(p, []))
                  for p in sorted(per_path)]
         totals = sum((f.numbers for f in files), Numbers())
@@ -434,6 +503,20 @@ class Analysis:
                      for a in assemblies if a.not_loaded]
         assemblies.sort(key=lambda a: a.name)
         return cls(files, assemblies, totals, result.source_root, result.timestamp, measured, warnings)
+
+    def notes(self, root: str | None) -> list[str]:
+        """What every report says besides its numbers: not-measured lines with their reason
+        (`path: lines 3-5 not measured (why)`), then `warning: ...` for each warning."""
+        out = []
+        for f in self.files:
+            by_reason: dict[str, list[int]] = {}
+            for line, reason in sorted(f.not_measured.items()):
+                by_reason.setdefault(reason, []).append(line)
+            for reason, lines in by_reason.items():
+                ranges = format_ranges(f.not_measured, lines)
+                out.append(f"{display_path(f.path, root)}: line{'s' if len(lines) > 1 else ''} {ranges} "
+                           f"not measured ({reason})")
+        return out + [f"warning: {w}" for w in self.warnings]
 
     def file(self, path: str) -> FileAnalysis | None:
         for f in self.files:

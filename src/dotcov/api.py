@@ -16,7 +16,9 @@ Every report formats the same `Analysis` (`cov.analysis()`), computed once. `dot
 
 from __future__ import annotations
 
+import gc
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Callable
 
@@ -24,6 +26,19 @@ from dotcov.analysis import Analysis
 from dotcov.output import write_atomic
 
 __all__ = ["Coverage", "CoverageError", "DataLostError"]
+
+
+@contextmanager
+def _no_gc():
+    """Building the model allocates millions of small objects and frees almost none: the cyclic
+    collector's passes over them would be half the time (benchmarks/report_scale.py)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class CoverageError(Exception):
@@ -109,9 +124,11 @@ class Coverage:
                 self.load()
             from dotcov.unloaded import never_loaded
 
-            unloaded = never_loaded(self._data, self.source_root, self.source_dirs,
-                                    include_tests=self.include_tests)
-            result, problems = results.build(self._data, self.source_root, self.options, not_loaded=unloaded)
+            with _no_gc():
+                unloaded = never_loaded(self._data, self.source_root, self.source_dirs,
+                                        include_tests=self.include_tests)
+                result, problems = results.build(self._data, self.source_root, self.options,
+                                                 not_loaded=unloaded)
             for p in problems:
                 self._warn(p)
             self.problems = problems
@@ -123,7 +140,9 @@ class Coverage:
     def analysis(self) -> Analysis:
         """The analysis every report formats, computed once."""
         if self._analysis is None:
-            self._analysis = Analysis.of(self.result())
+            result = self.result()
+            with _no_gc():
+                self._analysis = Analysis.of(result)
             self._analysis.warnings.extend(f"data lost: {x}" for x in self.lost)
             for w in self._analysis.warnings:
                 self._warn(w)
@@ -162,30 +181,36 @@ class Coverage:
         except OSError as e:
             raise CoverageError(f"cannot write {outfile}: {e.strerror or e}") from e
 
-    def xml_report(self, outfile: str | Path = "coverage.cobertura.xml") -> float:
-        from dotcov.cobertura import cobertura_xml
-
-        self.write_output(outfile, cobertura_xml(self.analysis(), version=self.version))
+    def _write_report(self, write, outfile: str | Path, **kwargs) -> float:
+        """Runs a writer module's own `write_*` (the function its tests use) on the analysis."""
+        analysis = self.analysis()
+        try:
+            with _no_gc():
+                write(analysis, outfile, **kwargs)
+        except OSError as e:
+            raise CoverageError(f"cannot write {outfile}: {e.strerror or e}") from e
         return self.total_percent()
+
+    def xml_report(self, outfile: str | Path = "coverage.cobertura.xml") -> float:
+        """Cobertura XML to `outfile` ('-': standard output); returns the total line coverage in percent."""
+        from dotcov.cobertura import write_cobertura
+
+        return self._write_report(write_cobertura, outfile, version=self.version)
 
     def lcov_report(self, outfile: str | Path = "lcov.info") -> float:
-        from dotcov.lcov import lcov_bytes
+        from dotcov.lcov import write_lcov
 
-        self.write_output(outfile, lcov_bytes(self.analysis()))
-        return self.total_percent()
+        return self._write_report(write_lcov, outfile)
 
     def json_report(self, outfile: str | Path = "coverage.json") -> float:
-        from dotcov.json_report import json_text
+        from dotcov.json_report import write_json
 
-        self.write_output(outfile, json_text(self.analysis(), version=self.version,
-                                       relative_to=str(self.source_root)).encode("utf-8"))
-        return self.total_percent()
+        return self._write_report(write_json, outfile, version=self.version, relative_to=str(self.source_root))
 
     def opencover_report(self, outfile: str | Path = "coverage.opencover.xml") -> float:
-        from dotcov.opencover import opencover_xml
+        from dotcov.opencover import write_opencover
 
-        self.write_output(outfile, opencover_xml(self.analysis(), version=self.version))
-        return self.total_percent()
+        return self._write_report(write_opencover, outfile, version=self.version)
 
     def html_report(self, directory: str | Path = "htmlcov", *, title: str = "Coverage report",
                     precision: int = 0) -> Path:
@@ -194,9 +219,10 @@ class Coverage:
 
         analysis = self.analysis()
         try:
-            return write_html(analysis, directory, title=title, version=self.version,
-                              timestamp=analysis.timestamp, relative_to=str(self.source_root),
-                              precision=precision)
+            with _no_gc():
+                return write_html(analysis, directory, title=title, version=self.version,
+                                  timestamp=analysis.timestamp, relative_to=str(self.source_root),
+                                  precision=precision)
         except OSError as e:
             raise CoverageError(f"cannot write the HTML report to {directory}: {e.strerror or e}") from e
 
@@ -209,12 +235,12 @@ class Coverage:
 
 def lost_data(cov, data_dir: Path) -> list[str]:
     """What was lost: files read only in part now, damaged files kept by an earlier combine, and
-    modules the data marks as having lost counts."""
+    records the agent could not write (a data file that could not grow)."""
     lost = [f"{p}: read only in part" for p in cov.damaged]
     lost += [f"{p}: kept by combine because it was damaged; its data is missing from the report"
              for p in sorted(Path(data_dir).glob("*.cov.damaged"))]
-    for m in cov.modules.values():
-        why = getattr(m, "data_lost", None)
-        if why:
-            lost.append(f"{m.path}: {why if isinstance(why, str) else 'counts were lost'}")
+    if cov.lost_records:  # the agent could not grow a data file (full disk, quota): see data.py
+        from dotcov.data import lost_records_message
+
+        lost.append(lost_records_message(cov.lost_records, cov.lost_errno))
     return lost

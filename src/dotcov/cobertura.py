@@ -54,8 +54,7 @@ from pathlib import Path
 from dotcov.analysis import Analysis, MethodAnalysis, Numbers
 from dotcov.model import CoverageResult
 from dotcov.output import relative_path, truncated_percent, write_atomic
-from dotcov.report import not_measured_notes
-from dotcov.xmlwriter import XmlWriter
+from dotcov.xmlwriter import INDENT, XmlWriter
 
 __all__ = ["Condition", "LineBranches", "line_branches", "rate", "cobertura_xml", "write_cobertura"]
 
@@ -124,12 +123,14 @@ def _write_lines(w: XmlWriter, lines: dict[int, int], branches: dict[int, LineBr
         w.empty("lines")
         return
     w.start("lines")
+    indent = INDENT * w.depth
+    parts = w.parts
     for number in sorted(lines):
-        attrs = [("number", number), ("hits", lines[number])]
         b = branches.get(number)
-        if b is None:
-            w.empty("line", attrs + [("branch", "False")])
+        if b is None:  # the common case, written directly (integers need no escaping)
+            parts.append(f'{indent}<line number="{number}" hits="{lines[number]}" branch="False" />\n')
             continue
+        attrs = [("number", number), ("hits", lines[number])]
         attrs += [("branch", "True"),
                   ("condition-coverage", f"{truncated_percent(b.covered, b.total)}% ({b.covered}/{b.total})")]
         if not b.conditions:
@@ -212,7 +213,7 @@ def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
         ("branches-valid", total.branches),
         ("complexity", 0),
     ])
-    for note in not_measured_notes(analysis, root) + [f"warning: {x}" for x in analysis.warnings]:
+    for note in analysis.notes(root):
         w.comment(note)
     if root:
         w.start("sources")

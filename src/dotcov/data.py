@@ -142,11 +142,16 @@ def data_files(data_dir: Path) -> list[Path]:
     return sorted(p for p in data_dir.glob(PATTERN) if p.is_file())
 
 
-def _lost_warning(path: Path, lost: int, err: int) -> str:
+def lost_records_message(lost: int, err: int) -> str:
+    """What a count of records the agent could not write means for the reports."""
     why = os.strerror(err) if err else "unknown error"
-    return (f"{path}: data was lost: the agent could not record {lost} module(s) or method note(s) because the "
-            f"data file could not grow ({why}); code loaded after that is missing from the report. "
+    return (f"the agent could not record {lost} module(s) or method note(s) because the data file could not "
+            f"grow ({why}); code loaded after that is missing from the report. "
             "Free space in the data directory and run again")
+
+
+def _lost_warning(path: Path, lost: int, err: int) -> str:
+    return f"{path}: data was lost: {lost_records_message(lost, err)}"
 
 
 def read_file(path: Path, into: CoverageData, *, live: bool = False) -> None:

@@ -25,7 +25,7 @@ import hashlib
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -38,13 +38,12 @@ from pygments.token import STANDARD_TYPES, Token, _TokenType
 from dotcov import __version__
 from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
-from dotcov.output import display_percent, relative_path
+from dotcov.output import display_path, display_percent, relative_path
 
 __all__ = ["write_html", "templates_dir", "highlight_lines", "page_name"]
 
 ASSETS = ("style.css", "dotcov.js")
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # as report.py: names show control characters as "?"
 _DIGITS = re.compile(r"(\d+)")
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
 
@@ -350,7 +349,7 @@ def _collect(analysis: Analysis, root: str | None) -> list[_File]:
         raw = relative_path(f.path, root)
         namespaces = {c.name.split("/")[0].rpartition(".")[0] or "(global)" for c in f.classes}
         files.append(_File(
-            path=f.path, name=_CONTROL.sub("?", raw), page=page_name(raw), fc=f,
+            path=f.path, name=display_path(f.path, root), page=page_name(raw), fc=f,
             assemblies=sorted((a + " (not loaded)" if a in unloaded else a for a in f.assemblies), key=_human_key),
             namespaces=sorted(namespaces, key=_human_key),
         ))

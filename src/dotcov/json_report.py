@@ -26,8 +26,7 @@ from pathlib import PurePath
 
 from dotcov.analysis import Analysis, FileAnalysis, MethodAnalysis, Numbers, merge_classes
 from dotcov.model import BranchCoverage, CoverageResult, PointCoverage
-from dotcov.output import relative_path, without_surrogates, write_atomic
-from dotcov.report import format_ranges
+from dotcov.output import format_ranges, relative_path, without_surrogates, write_atomic
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "json_report", "json_text", "write_json", "merge_classes"]
 

@@ -34,7 +34,7 @@ from typing import Iterable, Sequence
 
 from pygments.lexer import Lexer
 from pygments.lexers import CSharpLexer, FSharpLexer, VbNetLexer
-from pygments.token import Comment, Operator, Punctuation, String, Text, Whitespace
+from pygments.token import Comment, Name, Operator, Punctuation, String, Text, Whitespace
 
 COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
 
@@ -123,7 +123,13 @@ def code_free_lines(text: str, suffix: str, *, lex: bool = False) -> set[int]:
     has_code: set[int] = set()
     line = 1
     for token, value in lexer.get_tokens(text):
-        if not _no_code(token, value):
+        if token in Name.Attribute and "\n" in value:
+            # Pygments' C# lexer takes a collection expression opened on its own line (`[` ... `]`) for one
+            # multi-line attribute token: judge its lines one by one.
+            for k, piece in enumerate(value.split("\n")):
+                if piece.strip() and not set(piece.strip()) <= _SEPARATORS:
+                    has_code.add(line + k)
+        elif not _no_code(token, value):
             has_code.add(line)  # a multi-line token is code on its first line; its other lines follow
             for k in range(1, value.count("\n") + (0 if value.endswith("\n") else 1)):
                 has_code.add(line + k)

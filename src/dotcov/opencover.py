@@ -85,7 +85,6 @@ from dotcov.analysis import Analysis, AssemblyAnalysis, ClassAnalysis, MethodAna
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import truncated_percent as _percent
 from dotcov.output import write_atomic
-from dotcov.report import not_measured_notes
 from dotcov.xmlwriter import XmlWriter as _Writer
 
 XSD = "http://www.w3.org/2001/XMLSchema"
@@ -330,7 +329,7 @@ def opencover_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
 
     w = _Writer(declaration=True)
     w.start("CoverageSession", [("xmlns:xsd", XSD), ("xmlns:xsi", XSI)])
-    for note in not_measured_notes(analysis, None) + [f"warning: {x}" for x in analysis.warnings]:
+    for note in analysis.notes(None):
         w.comment(note)
     w.empty("Summary", total.attrs(session.measured))
     if modules.parts:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path, PurePath
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 # --- numbers -----------------------------------------------------------------
@@ -44,7 +46,43 @@ def truncated_percent(covered: int, total: int) -> str:
     return str(whole) if frac == 0 else f"{whole}.{frac:02d}".rstrip("0")
 
 
+# --- line ranges ---
+
+def format_ranges(statements, missed) -> str:
+    """Missed lines as coverage.py shows them: `12-14, 20`.
+
+    A range runs over consecutive *statements* that were all missed, so lines that are
+    not statements (blank lines, comments, braces) do not break it.
+    """
+    missed = set(missed)
+    parts: list[str] = []
+    start = end = None
+    for line in sorted(set(statements) | missed):
+        if line in missed:
+            if start is None:
+                start = line
+            end = line
+        elif start is not None:
+            parts.append(_range(start, end))
+            start = None
+    if start is not None:
+        parts.append(_range(start, end))
+    return ", ".join(parts)
+
+
+def _range(start: int, end: int) -> str:
+    return str(start) if start == end else f"{start}-{end}"
+
+
 # --- paths -------------------------------------------------------------------
+
+
+# --- paths -------------------------------------------------------------------
+
+def display_path(path: str, root: str | None) -> str:
+    """As `relative_path`, with control characters shown as `?` (names in tables and notes)."""
+    return _CONTROL.sub("?", relative_path(path, root))
+
 
 def relative_path(path: str, root: str | None) -> str:
     """`path` relative to `root` with `/` separators, or `path` itself (with `/`) when outside `root`."""
@@ -74,7 +112,12 @@ def encode_text(text: str) -> bytes:
 
 def write_atomic(path: str | os.PathLike, payload: bytes) -> None:
     """Writes `payload` next to `path` and renames it over `path`: a reader never sees half a file,
-    and an existing file is replaced only by a complete one."""
+    and an existing file is replaced only by a complete one. `-` is standard output."""
+    if str(path) == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(payload)
+        sys.stdout.buffer.flush()
+        return
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")

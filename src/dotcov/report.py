@@ -23,15 +23,13 @@ from dataclasses import dataclass
 
 from dotcov.analysis import Analysis, FileAnalysis
 from dotcov.model import CoverageResult
-from dotcov.output import display_percent, percent, relative_path
+from dotcov.output import display_path, display_percent, format_ranges, percent, relative_path
 
 __all__ = ["SORT_KEYS", "percent", "display_percent", "relative_path", "total_percent", "format_ranges",
-           "Row", "Summary", "summarize", "render_table", "render_markdown", "escape_markdown", "print_table",
-           "not_measured_notes"]
+           "Row", "Summary", "summarize", "render_table", "render_markdown", "escape_markdown", "print_table"]
 
 SORT_KEYS = ("name", "stmts", "miss", "cover")
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _DIGITS = re.compile(r"(\d+)")
 
 
@@ -41,34 +39,6 @@ def total_percent(result: CoverageResult | Analysis) -> float:
     """Line coverage of every source file together, in percent, unrounded (100.0 if no statements)."""
     return Analysis.of(result).totals.percent
 
-
-def format_ranges(statements, missed) -> str:
-    """Missed lines as coverage.py shows them: `12-14, 20`.
-
-    A range runs over consecutive *statements* that were all missed, so lines that are
-    not statements (blank lines, comments, braces) do not break it.
-    """
-    missed = set(missed)
-    parts: list[str] = []
-    start = end = None
-    for line in sorted(set(statements) | missed):
-        if line in missed:
-            if start is None:
-                start = line
-            end = line
-        elif start is not None:
-            parts.append(_range(start, end))
-            start = None
-    if start is not None:
-        parts.append(_range(start, end))
-    return ", ".join(parts)
-
-
-def _range(start: int, end: int) -> str:
-    return str(start) if start == end else f"{start}-{end}"
-
-
-# --- paths -------------------------------------------------------------------
 
 def _human_key(name: str):
     """Sorts `File2` before `File10` (coverage.py sorts names the same way)."""
@@ -99,20 +69,6 @@ class Summary:
     skipped_covered: int
     skipped_empty: int
     notes: tuple[str, ...] = ()  # lines not measured and why; warnings every report carries
-
-
-def not_measured_notes(analysis: Analysis, root: str | None) -> list[str]:
-    """`path: lines 3-5 not measured (reason)`, one per file and reason."""
-    out = []
-    for f in analysis.files:
-        by_reason: dict[str, list[int]] = {}
-        for line, reason in sorted(f.not_measured.items()):
-            by_reason.setdefault(reason, []).append(line)
-        name = _CONTROL.sub("?", relative_path(f.path, root))
-        for reason, lines in by_reason.items():
-            ranges = format_ranges(f.not_measured, lines)
-            out.append(f"{name}: line{'s' if len(lines) > 1 else ''} {ranges} not measured ({reason})")
-    return out
 
 
 def _row(f: FileAnalysis, name: str) -> Row:
@@ -156,7 +112,7 @@ def summarize(result: CoverageResult | Analysis, *, skip_covered: bool = False, 
         elif skip_empty and f.numbers.statements == 0:
             skipped_empty += 1
         else:
-            rows.append(_row(f, _CONTROL.sub("?", relative_path(f.path, root))))
+            rows.append(_row(f, display_path(f.path, root)))
     if key == "name":
         rows.sort(key=lambda r: _human_key(r.name), reverse=reverse)
     else:
@@ -164,7 +120,7 @@ def summarize(result: CoverageResult | Analysis, *, skip_covered: bool = False, 
         rows.sort(key=lambda r: (getattr(r, attr), _human_key(r.name)), reverse=reverse)
     t = analysis.totals
     total = Row("TOTAL", t.statements, t.missed, t.percent, "", t.branches, t.partial)
-    notes = tuple(not_measured_notes(analysis, root)) + tuple(f"warning: {w}" for w in analysis.warnings)
+    notes = tuple(analysis.notes(root))
     return Summary(rows, total, skipped_covered, skipped_empty, notes)
 
 

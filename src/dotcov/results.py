@@ -169,6 +169,13 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
         name = sym.raw["methods"][_user_method(sym, rid) - 1][0]
         return bool(_GENERATED_METHOD.match(name))
 
+    # Each document's path once (mapping and file filters cost a lot per point at scale).
+    doc_paths: list[str | None] = [None]
+    for d in documents:
+        path = mapper.map(d, near=module.path)
+        doc_paths.append(None if filters.files and filters.file_excluded(path) else path)
+    n_docs = len(documents)
+
     # User-written methods first, so lambdas and local functions find the method they fold into.
     order = sorted(sym.raw["sequence_points"], key=lambda r: (is_generated(r), r))
     for rid in order:
@@ -183,14 +190,19 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
         class_name = sym.type_full_name(user_type) if user_type else "<Module>"
         if line_rule.generated_member(sym.raw["methods"][rid - 1][0], sym.raw.get("attributes", {}).get(token, [])):
             continue  # e.g. a record's copy constructor: no statement the user wrote
+        last_path = fc = cc = mc = None
         for offset, start_line, _sc, end_line, _ec, doc in points:
-            if not 0 < doc <= len(documents):
+            if not 0 < doc <= n_docs:
                 continue
-            path = mapper.map(documents[doc - 1], near=module.path)
-            if filters.files and filters.file_excluded(path):
+            path = doc_paths[doc]
+            if path is None:  # excluded by --exclude-by-file
                 continue
             h = hits.get((token, offset), 0)
-            fc = asm.files.setdefault(path, FileCoverage(path))
+            if path is not last_path:
+                last_path, mc = path, None
+                fc = asm.files.get(path)
+                if fc is None:
+                    fc = asm.files[path] = FileCoverage(path)
             if rid in excluded:
                 fc.excluded.update(range(start_line, end_line + 1))
                 continue
@@ -199,15 +211,20 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
                 for line in range(start_line, end_line + 1):
                     fc.not_measured.setdefault(line, why)
                 continue
-            cc = classes.get((user_type, path))
-            if cc is None:
-                cc = classes[(user_type, path)] = ClassCoverage(class_name, path)
-            if generated:
+            if mc is not None:  # the same method and file as the point before
+                pass
+            elif generated:
+                cc = classes.get((user_type, path))
+                if cc is None:
+                    cc = classes[(user_type, path)] = ClassCoverage(class_name, path)
                 mc = next((m for m in cc.methods if m.name == name), None)
                 if mc is None:
                     mc = MethodCoverage(name, sym.signature(owner_rid), token=0x06000000 | owner_rid)
                     cc.methods.append(mc)
             else:
+                cc = classes.get((user_type, path))
+                if cc is None:
+                    cc = classes[(user_type, path)] = ClassCoverage(class_name, path)
                 mkey = (user_type, path, owner_rid)
                 mc = methods.get(mkey)
                 if mc is None:
