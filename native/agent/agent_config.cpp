@@ -20,6 +20,7 @@ AgentConfig AgentConfig::FromEnvironment() {
   c.stress_all_methods = Env("DOTCOV_STRESS_ALL_METHODS") == "1";
   c.branches = Env("DOTCOV_BRANCHES") != "0";
   c.inline_probes = Env("DOTCOV_PROBE") != "call";
+  c.rejit = Env("DOTCOV_REJIT") != "0";
   return c;
 }
 

@@ -18,6 +18,10 @@ struct AgentConfig {
   // DOTCOV_PROBE=call: probes call the CoreLib helper; default "inline": the
   // increment is written into the method (docs/benchmarks.md has the numbers).
   bool inline_probes = true;
+  // The new IL goes to a ReJIT version of each method, requested when its module
+  // loads, so reflection keeps seeing the original IL; DOTCOV_REJIT=0 sets it
+  // with SetILFunctionBody at the first JIT instead (docs/architecture.md).
+  bool rejit = true;
 
   static AgentConfig FromEnvironment();
 };

@@ -19,6 +19,9 @@ struct CoveredModule {
   std::string path;
   uint32_t slot_base = 0;     // counter i of sites[] is slot_base + i
   uint32_t helper_ref = 0;    // MemberRef to DotCov.Probes::Hit in this module
+  // ReJIT mode: its methods' IL goes to their ReJIT versions (GetReJITParameters);
+  // false when the ReJIT request failed, so JITCompilationStarted rewrites them.
+  std::atomic<bool> rejit{false};
   std::vector<ProbeSite> sites;  // sorted by (method token, IL offset)
   // sites of method rid r are [method_first[r], method_first[r + 1]).
   std::vector<uint32_t> method_first;
