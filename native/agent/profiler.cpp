@@ -255,11 +255,6 @@ std::shared_ptr<CoveredModule> Profiler::Find(clr::ModuleID module) {
   return it == modules_.end() ? nullptr : it->second;
 }
 
-// Gives the runtime the rewritten method's IL offset map, so stack traces,
-// StackFrame IL offsets and debugger stepping see original offsets. The
-// runtime copies the array and keeps it per module and method token
-// (Module::SetInstrumentedILOffsetMapping), applying it to every later JIT of
-// the method (tier 1, OSR, each generic instantiation): one call suffices.
 static std::vector<clr::COR_IL_MAP> MapEntries(const std::vector<il::OffsetMapEntry>& il_map) {
   std::vector<clr::COR_IL_MAP> entries;
   entries.reserve(il_map.size());
@@ -267,6 +262,11 @@ static std::vector<clr::COR_IL_MAP> MapEntries(const std::vector<il::OffsetMapEn
   return entries;
 }
 
+// Gives the runtime the rewritten method's IL offset map, so stack traces,
+// StackFrame IL offsets and debugger stepping see original offsets. The
+// runtime copies the array and keeps it per module and method token
+// (Module::SetInstrumentedILOffsetMapping), applying it to every later JIT of
+// the method (tier 1, OSR, each generic instantiation): one call suffices.
 clr::HRESULT Profiler::SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map) {
   std::vector<clr::COR_IL_MAP> entries = MapEntries(il_map);
   return info_->SetILInstrumentedCodeMap(function, 1, static_cast<clr::ULONG>(entries.size()), entries.data());
@@ -275,7 +275,7 @@ clr::HRESULT Profiler::SetIlMap(clr::FunctionID function, const std::vector<il::
 // ReJIT mode: the new IL and its map go to the ReJIT's own IL version, which
 // reflection does not see (it reads the method's original IL).
 static clr::HRESULT SetRejitBody(clr::ICorProfilerFunctionControl* control, const std::vector<uint8_t>& body,
-                          const std::vector<il::OffsetMapEntry>& il_map) {
+                                 const std::vector<il::OffsetMapEntry>& il_map) {
   clr::HRESULT hr = control->SetILFunctionBody(static_cast<clr::ULONG>(body.size()), body.data());
   if (hr != clr::S_OK) return hr;
   std::vector<clr::COR_IL_MAP> entries = MapEntries(il_map);
@@ -400,8 +400,9 @@ clr::HRESULT Profiler::JITInlining(clr::FunctionID caller, clr::FunctionID calle
   uint32_t rid = token & 0x00FFFFFF;
   if ((token & 0xFF000000) != 0x06000000 || rid == 0 || rid > m->method_count()) return clr::S_OK;
   if (m->rejit.load(std::memory_order_acquire)) {
-    // The runtime blocks inlining of ReJIT'd methods (COR_PRF_REJIT_BLOCK_INLINING); say the same.
-    *should_inline = 0;
+    // The runtime blocks inlining of ReJIT'd methods (COR_PRF_REJIT_BLOCK_INLINING), whose
+    // original IL an inline would copy; say the same. Methods without probes inline freely.
+    if (m->method_first[rid] < m->method_first[rid + 1]) *should_inline = 0;
     return clr::S_OK;
   }
   uint64_t done = m->rewritten[rid].load(std::memory_order_acquire);
