@@ -22,6 +22,10 @@ struct AgentConfig {
   // covered method so named ("Name" or "Namespace.Type.Name") fails, to prove
   // that such a method is reported "not measured", never "missed".
   std::string test_fail_rewrite;
+  // The new IL goes to a ReJIT version of each method, requested when its module
+  // loads, so reflection keeps seeing the original IL; DOTCOV_REJIT=0 sets it
+  // with SetILFunctionBody at the first JIT instead (docs/architecture.md).
+  bool rejit = true;
 
   static AgentConfig FromEnvironment();
 };

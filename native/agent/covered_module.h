@@ -21,6 +21,9 @@ struct CoveredModule {
   ModuleRecordRef record;     // its record in the data file (per-method states)
   std::vector<uint32_t> fail_rewrite;  // method tokens of DOTCOV_TEST_FAIL_REWRITE
   uint32_t helper_ref = 0;    // MemberRef to DotCov.Probes::Hit in this module
+  // ReJIT mode: its methods' IL goes to their ReJIT versions (GetReJITParameters);
+  // false when the ReJIT request failed, so JITCompilationStarted rewrites them.
+  std::atomic<bool> rejit{false};
   std::vector<ProbeSite> sites;  // sorted by (method token, IL offset)
   // sites of method rid r are [method_first[r], method_first[r + 1]).
   std::vector<uint32_t> method_first;

@@ -94,6 +94,15 @@ clr::HRESULT Profiler::Initialize(clr::IUnknown* info_unknown) {
   }
   clr::DWORD mask = clr::COR_PRF_MONITOR_MODULE_LOADS | clr::COR_PRF_MONITOR_JIT_COMPILATION |
                     clr::COR_PRF_MONITOR_CACHE_SEARCHES;
+  if (config_.rejit) {
+    if (info_unknown->QueryInterface(clr::IID_ICorProfilerInfo10, reinterpret_cast<void**>(&info10_)) != clr::S_OK ||
+        !rejit_requester_.Start(info10_)) {
+      Log("ReJIT mode unavailable; declining");
+      return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    rejit_ = true;
+    mask |= clr::COR_PRF_ENABLE_REJIT;
+  }
   clr::HRESULT hr = info_->SetEventMask(mask);
   if (hr != clr::S_OK) {
     Log("SetEventMask failed 0x%08x; declining", unsigned(hr));
@@ -230,8 +239,25 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   }
   Log("cover %s: %zu probe sites in %u methods (%s)", path.c_str(), m->sites.size(), m->method_count(),
       why.c_str());
-  std::unique_lock lock(modules_mu_);
-  modules_[module] = std::move(m);
+  std::vector<uint32_t> methods;
+  if (rejit_) {
+    for (uint32_t rid = 1; rid <= m->method_count(); ++rid)
+      if (m->method_first[rid] < m->method_first[rid + 1]) methods.push_back(0x06000000 | rid);
+    m->rejit = !methods.empty();
+  }
+  std::shared_ptr<CoveredModule> covered = m;
+  {
+    std::unique_lock lock(modules_mu_);
+    modules_[module] = std::move(m);
+  }
+  if (!methods.empty()) {
+    // Before any method of the module runs, its ReJIT versions must be requested ("pre-ReJIT").
+    clr::HRESULT hr = rejit_requester_.Request(module, methods);
+    if (hr != clr::S_OK) {
+      covered->rejit = false;  // its methods are rewritten at their JIT instead
+      Log("ReJIT request for %s failed 0x%08x; rewriting at JIT time", path.c_str(), unsigned(hr));
+    }
+  }
 }
 
 clr::HRESULT Profiler::ModuleUnloadStarted(clr::ModuleID module) {
@@ -247,19 +273,35 @@ std::shared_ptr<CoveredModule> Profiler::Find(clr::ModuleID module) {
   return it == modules_.end() ? nullptr : it->second;
 }
 
+static std::vector<clr::COR_IL_MAP> MapEntries(const std::vector<il::OffsetMapEntry>& il_map) {
+  std::vector<clr::COR_IL_MAP> entries;
+  entries.reserve(il_map.size());
+  for (const il::OffsetMapEntry& e : il_map) entries.push_back({e.old_offset, e.new_offset, 1});
+  return entries;
+}
+
 // Gives the runtime the rewritten method's IL offset map, so stack traces,
 // StackFrame IL offsets and debugger stepping see original offsets. The
 // runtime copies the array and keeps it per module and method token
 // (Module::SetInstrumentedILOffsetMapping), applying it to every later JIT of
 // the method (tier 1, OSR, each generic instantiation): one call suffices.
 clr::HRESULT Profiler::SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map) {
-  std::vector<clr::COR_IL_MAP> entries;
-  entries.reserve(il_map.size());
-  for (const il::OffsetMapEntry& e : il_map) entries.push_back({e.old_offset, e.new_offset, 1});
+  std::vector<clr::COR_IL_MAP> entries = MapEntries(il_map);
   return info_->SetILInstrumentedCodeMap(function, 1, static_cast<clr::ULONG>(entries.size()), entries.data());
 }
 
-bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID function) {
+// ReJIT mode: the new IL and its map go to the ReJIT's own IL version, which
+// reflection does not see (it reads the method's original IL).
+static clr::HRESULT SetRejitBody(clr::ICorProfilerFunctionControl* control, const std::vector<uint8_t>& body,
+                                 const std::vector<il::OffsetMapEntry>& il_map) {
+  clr::HRESULT hr = control->SetILFunctionBody(static_cast<clr::ULONG>(body.size()), body.data());
+  if (hr != clr::S_OK) return hr;
+  std::vector<clr::COR_IL_MAP> entries = MapEntries(il_map);
+  return control->SetILInstrumentedCodeMap(static_cast<clr::ULONG>(entries.size()), entries.data());
+}
+
+bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID function,
+                               clr::ICorProfilerFunctionControl* control) {
   uint32_t rid = token & 0x00FFFFFF;
   if ((token & 0xFF000000) != 0x06000000 || rid == 0 || rid > m.method_count()) return true;  // not ours
   if (m.rewritten[rid].load(std::memory_order_acquire)) return true;
@@ -300,6 +342,12 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
                                   config_.inline_probes ? reinterpret_cast<uint64_t>(writer_.base()) : 0},
                    &body, &refused, &error, &il_map)) {
       failure = "rewrite failed: " + error;
+    } else if (control) {
+      if ((hr = SetRejitBody(control, body, il_map)) != clr::S_OK) {
+        control->SetILFunctionBody(size, header);  // the ReJIT then compiles the original IL
+        snprintf(code, sizeof code, "ReJIT parameters refused 0x%08x", unsigned(hr));
+        failure = code;
+      }
     } else {
       ComPtr<clr::IMethodMalloc> alloc;
       void* mem = nullptr;
@@ -400,7 +448,8 @@ clr::HRESULT Profiler::JITCompilationStarted(clr::FunctionID function, clr::BOOL
   clr::ModuleID module = 0;
   clr::mdToken token = 0;
   if (info_->GetFunctionInfo(function, &cls, &module, &token) != clr::S_OK) return clr::S_OK;
-  if (auto m = Find(module)) EnsureRewritten(*m, token, function);
+  // In ReJIT mode a covered method's IL is given in GetReJITParameters, to its ReJIT version.
+  if (auto m = Find(module); m && !m->rejit.load(std::memory_order_acquire)) EnsureRewritten(*m, token, function);
   return clr::S_OK;
 }
 
@@ -418,6 +467,18 @@ clr::HRESULT Profiler::JITCachedFunctionSearchStarted(clr::FunctionID function, 
   return clr::S_OK;
 }
 
+clr::HRESULT Profiler::GetReJITParameters(clr::ModuleID module, clr::mdMethodDef method,
+                                          clr::ICorProfilerFunctionControl* control) {
+  if (auto m = Find(module)) EnsureRewritten(*m, method, 0, control);
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::ReJITError(clr::ModuleID module, clr::mdMethodDef method, clr::FunctionID, clr::HRESULT hr) {
+  auto m = Find(module);
+  Log("ReJIT of method 0x%08x of %s failed 0x%08x", method, m ? m->path.c_str() : "?", unsigned(hr));
+  return clr::S_OK;
+}
+
 clr::HRESULT Profiler::JITInlining(clr::FunctionID caller, clr::FunctionID callee, clr::BOOL* should_inline) {
   clr::ClassID cls = 0;
   clr::ModuleID module = 0;
@@ -427,6 +488,12 @@ clr::HRESULT Profiler::JITInlining(clr::FunctionID caller, clr::FunctionID calle
   if (!m) return clr::S_OK;
   uint32_t rid = token & 0x00FFFFFF;
   if ((token & 0xFF000000) != 0x06000000 || rid == 0 || rid > m->method_count()) return clr::S_OK;
+  if (m->rejit.load(std::memory_order_acquire)) {
+    // The runtime blocks inlining of ReJIT'd methods (COR_PRF_REJIT_BLOCK_INLINING), whose
+    // original IL an inline would copy; say the same. Methods without probes inline freely.
+    if (m->method_first[rid] < m->method_first[rid + 1]) *should_inline = 0;
+    return clr::S_OK;
+  }
   uint64_t done = m->rewritten[rid].load(std::memory_order_acquire);
   // The JIT read the callee's IL after the caller's compilation started. Only
   // IL that was final before then certainly has its probes; otherwise veto

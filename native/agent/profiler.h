@@ -17,6 +17,7 @@
 #include "dotcov/il_method.h"
 #include "dotcov/probe_fallback.h"
 #include "probe_helper.h"
+#include "rejit_requester.h"
 
 namespace dotcov::agent {
 
@@ -30,12 +31,18 @@ class Profiler final : public CallbackBase {
   clr::HRESULT JITCompilationFinished(clr::FunctionID function, clr::HRESULT status, clr::BOOL safe_to_block) override;
   clr::HRESULT JITCachedFunctionSearchStarted(clr::FunctionID function, clr::BOOL* use_cached) override;
   clr::HRESULT JITInlining(clr::FunctionID caller, clr::FunctionID callee, clr::BOOL* should_inline) override;
+  clr::HRESULT GetReJITParameters(clr::ModuleID module, clr::mdMethodDef method,
+                                  clr::ICorProfilerFunctionControl* control) override;
+  clr::HRESULT ReJITError(clr::ModuleID module, clr::mdMethodDef method, clr::FunctionID function,
+                          clr::HRESULT hr) override;
 
  private:
   std::shared_ptr<CoveredModule> Find(clr::ModuleID module);
   // Rewrites the method once; returns true when its IL is final (rewritten or nothing to do).
   // `function` is the FunctionID being compiled, for its IL offset map.
-  bool EnsureRewritten(CoveredModule& m, uint32_t method_token, clr::FunctionID function);
+  // In ReJIT mode `control` takes the new IL and its map (GetReJITParameters).
+  bool EnsureRewritten(CoveredModule& m, uint32_t method_token, clr::FunctionID function,
+                       clr::ICorProfilerFunctionControl* control = nullptr);
   clr::HRESULT SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map);
   void ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags);
   bool EnsureDataFile();
@@ -50,6 +57,9 @@ class Profiler final : public CallbackBase {
                      const std::vector<il::BranchProbe>& branch_probes);
 
   clr::ICorProfilerInfo5* info_ = nullptr;
+  clr::ICorProfilerInfo10* info10_ = nullptr;  // ReJIT mode only
+  bool rejit_ = false;                          // ReJIT mode (AgentConfig::rejit)
+  RejitRequester rejit_requester_;
   AgentConfig config_;
   DataFileWriter writer_;
   ProbeHelper helper_;

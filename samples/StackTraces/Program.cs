@@ -4,6 +4,7 @@
 // configurations). Methods whose frames are printed are NoInlining: in optimised code the JIT's inlining
 // decisions are not dotcov's to keep (see docs/guarantees.md).
 using System.Diagnostics;
+using System.Reflection;
 using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
 
@@ -13,7 +14,23 @@ internal static class Program
 {
     private static int Main(string[] args)
     {
-        string only = args.Length == 1 ? args[0] : "";
+        if (args.Length == 1 && args[0] == "reflection")
+        {
+            // Every method runs first (so each has been compiled, with probes under dotcov), then its body
+            // as reflection sees it is printed: it must be the original, as in a plain run.
+            TextWriter stdout = Console.Out;
+            Console.SetOut(TextWriter.Null);
+            RunShapes("");
+            Console.SetOut(stdout);
+            Report.Bodies();
+            return 0;
+        }
+        RunShapes(args.Length == 1 ? args[0] : "");
+        return 0;
+    }
+
+    private static void RunShapes(string only)
+    {
         foreach (var (name, shape) in Shapes.All)
         {
             if (only != "" && only != name) continue;
@@ -28,7 +45,6 @@ internal static class Program
                 Report.Exception(e);
             }
         }
-        return 0;
     }
 }
 
@@ -52,6 +68,26 @@ internal static class Report
     {
         Console.WriteLine($"stack at {what}");
         Frames(new StackTrace(1, true));
+    }
+
+    // Each method body of this assembly as reflection returns it: IL bytes, max stack, locals, EH clauses.
+    public static void Bodies()
+    {
+        const BindingFlags all = BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.Static |
+                                  BindingFlags.Instance | BindingFlags.DeclaredOnly;
+        foreach (Type type in Ours.GetTypes().OrderBy(t => t.FullName, StringComparer.Ordinal))
+        {
+            IEnumerable<MethodBase> methods = type.GetMethods(all).Cast<MethodBase>().Concat(type.GetConstructors(all));
+            foreach (MethodBase method in methods.OrderBy(m => m.MetadataToken))
+            {
+                MethodBody? body = method.GetMethodBody();
+                if (body is null) continue;
+                byte[] il = body.GetILAsByteArray() ?? [];
+                Console.WriteLine($"{type.FullName}::{method.Name} il={il.Length} {Convert.ToHexString(il)} " +
+                                  $"maxstack={body.MaxStackSize} locals={body.LocalVariables.Count} " +
+                                  $"initlocals={body.InitLocals} clauses={body.ExceptionHandlingClauses.Count}");
+            }
+        }
     }
 
     private static void Frames(StackTrace trace)

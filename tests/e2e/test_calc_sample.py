@@ -19,6 +19,8 @@ CONFIGURATIONS = {
     "aggressive-tiering": {"DOTNET_TC_CallCountThreshold": "1", "DOTNET_TC_CallCountingDelayMs": "0"},
     # The other probe design: a call to the helper injected into CoreLib (the default writes the increment inline).
     "helper-call-probes": {"DOTNET_TC_CallCountThreshold": "1", "DOTCOV_PROBE": "call"},
+    # The JIT-time IL path (SetILFunctionBody) instead of ReJIT versions (docs/architecture.md).
+    "jit-time-rewrite": {"DOTNET_TC_CallCountThreshold": "1", "DOTCOV_REJIT": "0"},
 }
 
 

@@ -1,7 +1,8 @@
 """Under dotcov a program sees the stack traces of a plain run: exception traces and `new StackTrace(true)`
 frames (method, file, line, column, IL offset) of samples/StackTraces are the same with and without dotcov,
-Debug and Release, in every runtime configuration and with both probe designs. The agent gives the runtime
-the IL offset map of each rewritten method (SetILInstrumentedCodeMap); without it lines and IL offsets shift."""
+Debug and Release, in every runtime configuration, with both probe designs and on both IL paths (ReJIT
+versions, the default, and the JIT-time path). The agent gives the runtime the IL offset map of each rewritten
+method (SetILInstrumentedCodeMap); without it lines and IL offsets shift."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ CONFIGURATIONS = {
             "DOTNET_OSR_HitLimit": "1"},
     "aggressive-tiering": {"DOTNET_TC_CallCountThreshold": "1", "DOTNET_TC_CallCountingDelayMs": "0"},
     "helper-call-probes": {"DOTCOV_PROBE": "call"},
+    # The JIT-time path (SetILFunctionBody + ICorProfilerInfo::SetILInstrumentedCodeMap) instead of ReJIT versions.
+    "jit-time-rewrite": {"DOTCOV_REJIT": "0"},
 }
 
 
@@ -45,17 +48,19 @@ def line_of(text: str) -> int:
     return n
 
 
-def plain_run(dotnet: str, dll: Path, env_extra: dict[str, str]) -> subprocess.CompletedProcess:
+def plain_run(dotnet: str, dll: Path, env_extra: dict[str, str], args: list[str] = ()) -> subprocess.CompletedProcess:
     env = _dotnet_env()
     env.update(env_extra)
-    return subprocess.run([dotnet, str(dll)], cwd=SAMPLES, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run([dotnet, str(dll), *args], cwd=SAMPLES, env=env, capture_output=True, text=True,
+                          timeout=300)
 
 
 # Where the frames are compiled without optimisation: Debug builds in every configuration, and Release code
 # at tier 0 (a test run executes almost only tier-0 code). The loop shape reaches on-stack replacement and the
 # hot shape tier 1 in some of these; their frames are printed from that optimised code and must match too.
 EXACT = [("Debug", config) for config in sorted(CONFIGURATIONS)] + [
-    ("Release", "default"), ("Release", "aggressive-tiering"), ("Release", "helper-call-probes")]
+    ("Release", "default"), ("Release", "aggressive-tiering"), ("Release", "helper-call-probes"),
+    ("Release", "jit-time-rewrite")]
 # Everything optimised from the first compile (no tiering), or methods with loops moved to optimised OSR code
 # early: the JIT optimises the instrumented IL differently (a probe between two statements keeps it from
 # merging them; a method with probes may no longer be inlined), so a frame may be attributed to the adjacent
