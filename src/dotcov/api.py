@@ -187,6 +187,13 @@ class Coverage:
         self.write_output(outfile, opencover_xml(self.analysis(), version=self.version))
         return self.total_percent()
 
+    def badge(self, outfile: str | Path = "coverage.svg", *, precision: int = 0) -> float:
+        """Writes the SVG coverage badge (the total line coverage, coloured by threshold)."""
+        from dotcov.badge import badge_svg
+
+        self.write_output(outfile, badge_svg(self.analysis(), precision=precision))
+        return self.total_percent()
+
     def html_report(self, directory: str | Path = "htmlcov", *, title: str = "Coverage report",
                     precision: int = 0) -> Path:
         """Writes the HTML report; returns the path of its index.html."""
