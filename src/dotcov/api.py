@@ -198,6 +198,7 @@ class Coverage:
                     precision: int = 0) -> Path:
         """Writes the HTML report; returns the path of its index.html."""
         from dotcov.html import write_html
+        from dotcov.html_dir import ReportDirectoryError
 
         analysis = self.analysis()
         try:
@@ -206,6 +207,8 @@ class Coverage:
                               precision=precision)
         except OSError as e:
             raise CoverageError(f"cannot write the HTML report to {directory}: {e.strerror or e}") from e
+        except ReportDirectoryError as e:
+            raise CoverageError(str(e)) from e
 
     def check_fail_under(self, minimums: dict[str, float], scope: str = "total") -> list[str]:
         """Messages for every --fail-under minimum not met (empty when all are)."""

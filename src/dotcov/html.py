@@ -35,7 +35,7 @@ from pygments.lexer import ExtendedRegexLexer, RegexLexer
 from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 
-from dotcov import __version__
+from dotcov import __version__, html_dir
 from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import display_percent, relative_path
@@ -78,7 +78,14 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
+    env.filters["wbr"] = wrap_points
     return env
+
+
+def wrap_points(path: str) -> Markup:
+    """`path` escaped, with a line-break opportunity (<wbr>) after each `/`: long paths wrap between
+    directories, never inside a name."""
+    return Markup(_escape(path).replace("/", "/<wbr>"))
 
 
 # --- highlighting --------------------------------------------------------------
@@ -495,6 +502,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     """
     del show_contexts  # no contexts in the model yet
     out = Path(directory)
+    previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
     out.mkdir(parents=True, exist_ok=True)
     index = out / "index.html"
     index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
@@ -508,10 +516,12 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
         has_branches=has_branches, precision=precision, warnings=analysis.warnings,
     )
 
+    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files)}
+    html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
     tdir = templates_dir() / "html"
     for asset in ASSETS:
         (out / asset).write_bytes((tdir / asset).read_bytes())
-    (out / ".gitignore").write_text("# Created by dotcov's html report.\n*\n", encoding="utf-8")
+    (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
 
     page_jobs = [_PageJob(f, files[i - 1].page if i > 0 else None,
                           files[i + 1].page if i + 1 < len(files) else None)
@@ -549,6 +559,8 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     tmp = out / ".index.html.tmp"
     _write(tmp, html)
     os.replace(tmp, index)
+    html_dir.remove_stale(out, previous, written)  # pages of files no longer in the report
+    html_dir.write_manifest(out, written)
     return index
 
 
