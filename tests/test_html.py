@@ -29,6 +29,7 @@ from dotcov.model import (
     ClassCoverage,
     CoverageResult,
     FileCoverage,
+    MethodCoverage,
 )
 from dotcov.report import display_percent, summarize
 
@@ -73,6 +74,25 @@ def sample_result(root: Path = SRC) -> CoverageResult:
     return CoverageResult([calc, lib], source_root=r, timestamp=1700000000)
 
 
+def methods_result(root: Path = SRC) -> CoverageResult:
+    """sample_result with methods: Add (covered), Div (a partial line), Parse (never run, complexity 7: a hotspot)."""
+    result = sample_result(root)
+    calc = result.assemblies[0]
+    calc_file = calc.files[f"{root}/Calc/Calculator.cs"]
+    # line 12's two conditions (`b == 0 || a < 0`), each taken one way only
+    calc_file.branches[12] = BranchCoverage(2, 4, ["true of `b == 0`", "true of `a < 0`"], [], [(3, [1, 0]), (7, [1, 0])])
+    calc.classes[0].methods = [
+        MethodCoverage("Add", "(System.Int32,System.Int32)", {8: 3}, token=0x06000001),
+        MethodCoverage("Div", "(System.Int32,System.Int32)", {11: 2, 12: 2, 13: 0, 14: 0, 15: 0, 16: 2, 17: 2},
+                       token=0x06000002, branches={12: calc_file.branches[12]}),
+    ]
+    parse_branches = {6: BranchCoverage(0, 10, [], [], [(1, [0, 0]), (5, [0, 0]), (9, [0, 0]), (13, [0, 0, 0, 0])])}
+    calc.classes[2].methods = [MethodCoverage("Parse", "(System.String)", {6: 0, 7: 0, 8: 0}, token=0x06000003,
+                                              branches=parse_branches)]
+    calc.files[f"{root}/Calc/Parser.cs"].branches = parse_branches
+    return result
+
+
 def check_gold(name: str, actual: str) -> None:
     path = GOLD / name
     if os.environ.get("DOTCOV_UPDATE_GOLD") == "1":
@@ -105,6 +125,30 @@ def test_gold_index_and_file_page(tmp_path):
     check_gold("calculator.html", (index.parent / page_name("Calc/Calculator.cs")).read_text("utf-8"))
 
 
+def test_gold_method_pages(tmp_path):
+    out = render(tmp_path, methods_result(), timestamp=1700000000).parent
+    check_gold("methods.html", (out / "methods.html").read_text("utf-8"))
+    check_gold("hotspots.html", (out / "hotspots.html").read_text("utf-8"))
+
+
+def test_method_pages_list_every_method_with_complexity_and_crap(tmp_path):
+    out = render(tmp_path, methods_result()).parent
+    doc = parse(out / "methods.html")
+    rows = doc.xpath('//table[@id="methods"]/tbody/tr')
+    cells = [[td.text_content().strip() for td in r.xpath("td")] for r in rows]
+    # Class, method, statements, branch cover, coverage, complexity, CRAP
+    assert cells == [
+        ["Calc.Calculator", "Add(System.Int32,System.Int32)", "1", "\u2014", "100%", "1", "1"],
+        ["Calc.Calculator", "Div(System.Int32,System.Int32)", "7", "50%", "57%", "3", "4"],
+        ["Calc.Parsing.Parser", "Parse(System.String)", "3", "0%", "0%", "7", "56"],
+    ]
+    assert rows[1].xpath("td[2]/a/@href") == [page_name("Calc/Calculator.cs") + "#L11"]
+    hot = parse(out / "hotspots.html").xpath('//table[@id="methods"]/tbody/tr')
+    assert [r.xpath("td[2]")[0].text_content() for r in hot] == ["Parse(System.String)"]  # CRAP 56 > 30
+    assert "Risk hotspots (1)" in parse(out / "index.html").xpath('//nav[@class="views"]')[0].text_content()
+    assert {"methods.html", "hotspots.html"} <= set(json.loads((out / html_dir.MANIFEST).read_text())["files"])
+
+
 def test_output_is_deterministic(tmp_path):
     a = render(tmp_path / "a").parent
     b = render(tmp_path / "b", jobs=2).parent
@@ -123,7 +167,7 @@ def test_report_layout_and_index_written_last(tmp_path):
     names = {p.name for p in out.iterdir()}
     assert {"index.html", "style.css", "dotcov.js", ".gitignore"} <= names
     assert not any(n.endswith(".tmp") for n in names)
-    assert len([n for n in names if n.endswith(".html")]) == 5  # index + 4 files
+    assert len([n for n in names if n.endswith(".html")]) == 7  # index + 4 files + methods + hotspots
     assert "stale" not in index.read_text()
 
 
@@ -264,12 +308,13 @@ def test_escaping_of_hostile_file_name_and_source(tmp_path):
     hostile.write_text('// </span></div><script>alert(1)</script>\nvar s = "<img src=x onerror=alert(2)>";\n')
     fc = FileCoverage(str(hostile), {1: 1, 2: 0},
                       branches={2: BranchCoverage(0, 2, ['"><script>alert(3)</script>'])})
-    result = CoverageResult([AssemblyCoverage("<b>Asm", [ClassCoverage("<i>Ns.T", str(hostile))],
+    methods = [MethodCoverage("<i>Run", "(<b>)", {1: 1, 2: 0})]
+    result = CoverageResult([AssemblyCoverage("<b>Asm", [ClassCoverage("<i>Ns.T", str(hostile), methods)],
                                               {fc.path: fc})], source_root=str(src))
     index = write_html(result, tmp_path / "out", title="<T>", version="<v>", timestamp="<ts>")
     pages = list(index.parent.glob("*.html"))
-    assert len(pages) == 2
-    page = next(p for p in pages if p.name != "index.html")
+    assert len(pages) == 4  # index, the file, methods and hotspots
+    page = next(p for p in pages if p.name not in ("index.html", "methods.html", "hotspots.html"))
     assert re.fullmatch(r"[A-Za-z0-9_]+_[0-9a-f]{10}\.html", page.name), page.name
     for p in pages:
         text = p.read_text("utf-8")
@@ -465,6 +510,19 @@ def test_in_a_real_browser(tmp_path):
     assert dom.xpath("//body/@data-chunks") == ["1"]  # lines 12-15: partial then missed
 
 
+def test_method_pages_in_a_real_browser(tmp_path):
+    out = render(tmp_path, methods_result()).parent
+    dom = lxml_html.fromstring(dump_dom(tmp_path, (out / "methods.html").as_uri() + "#sort=-crap"))
+    assert dom.xpath("//body/@data-dotcov") == ["ready"]
+    table = dom.get_element_by_id("methods")
+    assert table.get("data-sorted") == "crap-desc"
+    assert [float(td.get("data-sort")) for td in table.xpath("tbody/tr/td[last()]")] == [56.0, 3.7086, 1.0]
+    assert dom.get_element_by_id("shown").text_content() == "3 methods"
+    dom = lxml_html.fromstring(dump_dom(tmp_path, (out / "hotspots.html").as_uri()))
+    assert dom.get_element_by_id("methods").get("data-sorted") == "crap-desc"
+    assert dom.get_element_by_id("shown").text_content() == "1 method"
+
+
 def test_dark_theme_follows_the_system_setting(tmp_path):
     index = render(tmp_path)
     page = index.parent / page_name("Calc/Calculator.cs")
@@ -522,8 +580,8 @@ def test_a_new_report_removes_the_pages_of_the_previous_one_and_nothing_else(tmp
     render(tmp_path, _only(sample_result(), "Calculator.cs"))
     names = {p.name for p in out.iterdir()}
     assert not old_page.exists()
-    assert names == {"index.html", "style.css", "dotcov.js", ".gitignore", html_dir.MANIFEST,
-                     page_name("Calc/Calculator.cs"), "notes.txt"}
+    assert names == {"index.html", "style.css", "dotcov.js", ".gitignore", html_dir.MANIFEST, "methods.html",
+                     "hotspots.html", page_name("Calc/Calculator.cs"), "notes.txt"}
     manifest = json.loads((out / html_dir.MANIFEST).read_text())
     assert "notes.txt" not in manifest["files"] and page_name("Calc/Calculator.cs") in manifest["files"]
 

@@ -4,6 +4,8 @@ Modelled on coverage.py's HTML report (its own code, templates, CSS and JS). Lay
 
     DIR/index.html        totals and a sortable, filterable table grouped by assembly
     DIR/<name>_<hash>.html  one page per source file (hits, colours, branch notes)
+    DIR/methods.html      every method: coverage, complexity, CRAP (sortable; html_methods.py)
+    DIR/hotspots.html     the risk hotspots: methods over ReportGenerator's CRAP/complexity thresholds
     DIR/style.css, DIR/dotcov.js, DIR/.gitignore
 
 Numbers agree with `dotcov report` because both only format the one analysis
@@ -35,7 +37,7 @@ from pygments.lexer import ExtendedRegexLexer, RegexLexer
 from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 
-from dotcov import __version__, html_dir
+from dotcov import __version__, html_dir, html_methods
 from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import display_percent, relative_path
@@ -43,6 +45,7 @@ from dotcov.output import display_percent, relative_path
 __all__ = ["write_html", "templates_dir", "highlight_lines", "page_name"]
 
 ASSETS = ("style.css", "dotcov.js")
+METHOD_PAGES = ("methods.html", "hotspots.html")
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # as report.py: names show control characters as "?"
 _DIGITS = re.compile(r"(\d+)")
@@ -516,7 +519,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
         has_branches=has_branches, precision=precision, warnings=analysis.warnings,
     )
 
-    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files)}
+    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
     html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
     tdir = templates_dir() / "html"
     for asset in ASSETS:
@@ -538,6 +541,15 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     else:
         _write_pages(str(out), page_jobs, common)
 
+    # The method view and the risk hotspots (html_methods.py).
+    methods = html_methods.method_rows([(f.fc, f.name, f.page) for f in files], precision)
+    hot = html_methods.hotspots(methods)
+    env = _environment()
+    for page, heading, rows in (("methods", "Methods", methods), ("hotspots", "Risk hotspots", hot)):
+        _write(out / f"{page}.html", env.get_template("methods.html").render(
+            common, page=page, heading=heading, rows=rows, crap_threshold=html_methods.CRAP_THRESHOLD,
+            complexity_threshold=html_methods.COMPLEXITY_THRESHOLD))
+
     # Index: groups by the assemblies that compile each file, files within by name.
     groups: dict[str, list[_File]] = {}
     for f in files:
@@ -552,7 +564,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
                                pc=_sort_number(nums.percent), bpc=_sort_number(nums.branch_percent)))
     totals = analysis.totals
     html = _environment().get_template("index.html").render(
-        common, groups=group_list, totals=totals,
+        common, groups=group_list, totals=totals, methods=len(methods), hotspots=len(hot),
         cover=display_percent(totals.percent, precision),
         branch_cover=display_percent(totals.branch_percent, precision),
     )
