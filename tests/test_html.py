@@ -6,6 +6,7 @@ The browser test needs /usr/bin/chromium (scripts/setup.sh installs it).
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -18,6 +19,9 @@ from pathlib import Path
 import pytest
 from lxml import html as lxml_html
 
+from dotcov import html_dir
+from dotcov.analysis import Analysis
+from dotcov.api import Coverage, CoverageError
 from dotcov.html import highlight_lines, page_name, read_source, templates_dir, write_html
 from dotcov.model import (
     AssemblyCoverage,
@@ -25,6 +29,7 @@ from dotcov.model import (
     ClassCoverage,
     CoverageResult,
     FileCoverage,
+    MethodCoverage,
 )
 from dotcov.report import display_percent, summarize
 
@@ -69,6 +74,25 @@ def sample_result(root: Path = SRC) -> CoverageResult:
     return CoverageResult([calc, lib], source_root=r, timestamp=1700000000)
 
 
+def methods_result(root: Path = SRC) -> CoverageResult:
+    """sample_result with methods: Add (covered), Div (a partial line), Parse (never run, complexity 7: a hotspot)."""
+    result = sample_result(root)
+    calc = result.assemblies[0]
+    calc_file = calc.files[f"{root}/Calc/Calculator.cs"]
+    # line 12's two conditions (`b == 0 || a < 0`), each taken one way only
+    calc_file.branches[12] = BranchCoverage(2, 4, ["true of `b == 0`", "true of `a < 0`"], [], [(3, [1, 0]), (7, [1, 0])])
+    calc.classes[0].methods = [
+        MethodCoverage("Add", "(System.Int32,System.Int32)", {8: 3}, token=0x06000001),
+        MethodCoverage("Div", "(System.Int32,System.Int32)", {11: 2, 12: 2, 13: 0, 14: 0, 15: 0, 16: 2, 17: 2},
+                       token=0x06000002, branches={12: calc_file.branches[12]}),
+    ]
+    parse_branches = {6: BranchCoverage(0, 10, [], [], [(1, [0, 0]), (5, [0, 0]), (9, [0, 0]), (13, [0, 0, 0, 0])])}
+    calc.classes[2].methods = [MethodCoverage("Parse", "(System.String)", {6: 0, 7: 0, 8: 0}, token=0x06000003,
+                                              branches=parse_branches)]
+    calc.files[f"{root}/Calc/Parser.cs"].branches = parse_branches
+    return result
+
+
 def check_gold(name: str, actual: str) -> None:
     path = GOLD / name
     if os.environ.get("DOTCOV_UPDATE_GOLD") == "1":
@@ -101,6 +125,30 @@ def test_gold_index_and_file_page(tmp_path):
     check_gold("calculator.html", (index.parent / page_name("Calc/Calculator.cs")).read_text("utf-8"))
 
 
+def test_gold_method_pages(tmp_path):
+    out = render(tmp_path, methods_result(), timestamp=1700000000).parent
+    check_gold("methods.html", (out / "methods.html").read_text("utf-8"))
+    check_gold("hotspots.html", (out / "hotspots.html").read_text("utf-8"))
+
+
+def test_method_pages_list_every_method_with_complexity_and_crap(tmp_path):
+    out = render(tmp_path, methods_result()).parent
+    doc = parse(out / "methods.html")
+    rows = doc.xpath('//table[@id="methods"]/tbody/tr')
+    cells = [[td.text_content().strip() for td in r.xpath("td")] for r in rows]
+    # Class, method, statements, branch cover, coverage, complexity, CRAP
+    assert cells == [
+        ["Calc.Calculator", "Add(System.Int32,System.Int32)", "1", "\u2014", "100%", "1", "1"],
+        ["Calc.Calculator", "Div(System.Int32,System.Int32)", "7", "50%", "57%", "3", "4"],
+        ["Calc.Parsing.Parser", "Parse(System.String)", "3", "0%", "0%", "7", "56"],
+    ]
+    assert rows[1].xpath("td[2]/a/@href") == [page_name("Calc/Calculator.cs") + "#L11"]
+    hot = parse(out / "hotspots.html").xpath('//table[@id="methods"]/tbody/tr')
+    assert [r.xpath("td[2]")[0].text_content() for r in hot] == ["Parse(System.String)"]  # CRAP 56 > 30
+    assert "Risk hotspots (1)" in parse(out / "index.html").xpath('//nav[@class="views"]')[0].text_content()
+    assert {"methods.html", "hotspots.html"} <= set(json.loads((out / html_dir.MANIFEST).read_text())["files"])
+
+
 def test_output_is_deterministic(tmp_path):
     a = render(tmp_path / "a").parent
     b = render(tmp_path / "b", jobs=2).parent
@@ -112,14 +160,14 @@ def test_output_is_deterministic(tmp_path):
 
 def test_report_layout_and_index_written_last(tmp_path):
     out = tmp_path / "htmlcov"
-    out.mkdir()
-    (out / "index.html").write_text("stale")
+    render(tmp_path)
+    (out / "index.html").write_text("stale")  # a previous report's index, left half-written
     index = render(tmp_path)
     assert index == out / "index.html"
     names = {p.name for p in out.iterdir()}
     assert {"index.html", "style.css", "dotcov.js", ".gitignore"} <= names
     assert not any(n.endswith(".tmp") for n in names)
-    assert len([n for n in names if n.endswith(".html")]) == 5  # index + 4 files
+    assert len([n for n in names if n.endswith(".html")]) == 7  # index + 4 files + methods + hotspots
     assert "stale" not in index.read_text()
 
 
@@ -260,12 +308,13 @@ def test_escaping_of_hostile_file_name_and_source(tmp_path):
     hostile.write_text('// </span></div><script>alert(1)</script>\nvar s = "<img src=x onerror=alert(2)>";\n')
     fc = FileCoverage(str(hostile), {1: 1, 2: 0},
                       branches={2: BranchCoverage(0, 2, ['"><script>alert(3)</script>'])})
-    result = CoverageResult([AssemblyCoverage("<b>Asm", [ClassCoverage("<i>Ns.T", str(hostile))],
+    methods = [MethodCoverage("<i>Run", "(<b>)", {1: 1, 2: 0})]
+    result = CoverageResult([AssemblyCoverage("<b>Asm", [ClassCoverage("<i>Ns.T", str(hostile), methods)],
                                               {fc.path: fc})], source_root=str(src))
     index = write_html(result, tmp_path / "out", title="<T>", version="<v>", timestamp="<ts>")
     pages = list(index.parent.glob("*.html"))
-    assert len(pages) == 2
-    page = next(p for p in pages if p.name != "index.html")
+    assert len(pages) == 4  # index, the file, methods and hotspots
+    page = next(p for p in pages if p.name not in ("index.html", "methods.html", "hotspots.html"))
     assert re.fullmatch(r"[A-Za-z0-9_]+_[0-9a-f]{10}\.html", page.name), page.name
     for p in pages:
         text = p.read_text("utf-8")
@@ -410,9 +459,9 @@ def count_colour(rows: list[bytes], rgb: tuple[int, int, int], tolerance: int = 
     return n
 
 
-def screenshot(tmp_path: Path, url: str, name: str) -> list[bytes]:
+def screenshot(tmp_path: Path, url: str, name: str, *args: str) -> list[bytes]:
     png = tmp_path / name
-    proc = _chromium(tmp_path, url, f"--screenshot={png}")
+    proc = _chromium(tmp_path, url, f"--screenshot={png}", *args)
     assert png.exists(), f"chromium wrote no screenshot: {proc.stderr.decode(errors='replace')[-2000:]}"
     keep = os.environ.get("DOTCOV_KEEP_SCREENSHOTS")
     if keep:
@@ -459,3 +508,106 @@ def test_in_a_real_browser(tmp_path):
     dom = lxml_html.fromstring(dump_dom(tmp_path, page.as_uri()))
     assert dom.xpath("//body/@data-dotcov") == ["ready"]
     assert dom.xpath("//body/@data-chunks") == ["1"]  # lines 12-15: partial then missed
+
+
+def test_method_pages_in_a_real_browser(tmp_path):
+    out = render(tmp_path, methods_result()).parent
+    dom = lxml_html.fromstring(dump_dom(tmp_path, (out / "methods.html").as_uri() + "#sort=-crap"))
+    assert dom.xpath("//body/@data-dotcov") == ["ready"]
+    table = dom.get_element_by_id("methods")
+    assert table.get("data-sorted") == "crap-desc"
+    assert [float(td.get("data-sort")) for td in table.xpath("tbody/tr/td[last()]")] == [56.0, 3.7086, 1.0]
+    assert dom.get_element_by_id("shown").text_content() == "3 methods"
+    dom = lxml_html.fromstring(dump_dom(tmp_path, (out / "hotspots.html").as_uri()))
+    assert dom.get_element_by_id("methods").get("data-sorted") == "crap-desc"
+    assert dom.get_element_by_id("shown").text_content() == "1 method"
+
+
+def test_dark_theme_follows_the_system_setting(tmp_path):
+    index = render(tmp_path)
+    page = index.parent / page_name("Calc/Calculator.cs")
+    dark_bg, dark_run, dark_mis = (0x0D, 0x11, 0x17), (0x12, 0x35, 0x1F), (0x3D, 0x14, 0x17)
+    rows = screenshot(tmp_path, page.as_uri(), "file-dark.png", "--force-dark-mode")
+    assert count_colour(rows, dark_bg) > 100_000, "the page background is not dark"
+    assert count_colour(rows, dark_run) > 2000 and count_colour(rows, dark_mis) > 2000
+    assert count_colour(rows, RUN_BG) == 0 and count_colour(rows, (0xFF, 0xFF, 0xFF)) < 1000
+    rows = screenshot(tmp_path, page.as_uri(), "file-light.png")
+    assert count_colour(rows, dark_bg) == 0 and count_colour(rows, RUN_BG) > 2000
+
+
+# --- branch columns, wrapping, the report directory -------------------------------------------------
+
+def test_files_without_branches_show_a_dash_not_100_percent(tmp_path):
+    doc = parse(render(tmp_path))
+    by_name = {r.xpath("td[1]")[0].text_content(): r for r in file_rows(doc)}
+    cell = by_name["Calc/Parser.cs"].xpath("td[8]")[0]  # Branch cover
+    assert (cell.text_content(), cell.get("data-sort"), cell.get("title")) == ("\u2014", "-1", "no branches")
+    assert by_name["Calc/Calculator.cs"].xpath("td[8]")[0].text_content() == "50%"
+    page = parse(index_dir(tmp_path) / page_name("Calc/Parser.cs"))
+    assert "no branches" in page.xpath('//ul[@class="legend"]')[0].text_content()
+
+
+def index_dir(tmp_path: Path) -> Path:
+    return tmp_path / "htmlcov"
+
+
+def test_paths_may_wrap_only_after_a_separator(tmp_path):
+    index = render(tmp_path)
+    text = index.read_text("utf-8")
+    assert ">Calc/<wbr>Calculator.cs</a>" in text
+    page = (index.parent / page_name("Calc/Calculator.cs")).read_text("utf-8")
+    assert '<span class="path">Calc/<wbr>Calculator.cs</span>' in page
+    css = (index.parent / "style.css").read_text("utf-8")
+    assert "overflow-wrap: anywhere" not in css  # which would break names anywhere, mid-word
+    from dotcov.html import wrap_points
+    assert str(wrap_points("a<b/c&d")) == "a&lt;b/<wbr>c&amp;d"
+
+
+def _only(result: CoverageResult, keep: str) -> CoverageResult:
+    for asm in result.assemblies:
+        asm.files = {p: f for p, f in asm.files.items() if p.endswith(keep)}
+        asm.classes = [c for c in asm.classes if c.filename.endswith(keep)]
+    result.assemblies = [a for a in result.assemblies if a.files]
+    return result
+
+
+def test_a_new_report_removes_the_pages_of_the_previous_one_and_nothing_else(tmp_path):
+    out = index_dir(tmp_path)
+    render(tmp_path)
+    old_page = out / page_name("Calc/Parser.cs")
+    assert old_page.exists()
+    (out / "notes.txt").write_text("mine")  # the user's own file in the report's directory
+    render(tmp_path, _only(sample_result(), "Calculator.cs"))
+    names = {p.name for p in out.iterdir()}
+    assert not old_page.exists()
+    assert names == {"index.html", "style.css", "dotcov.js", ".gitignore", html_dir.MANIFEST, "methods.html",
+                     "hotspots.html", page_name("Calc/Calculator.cs"), "notes.txt"}
+    manifest = json.loads((out / html_dir.MANIFEST).read_text())
+    assert "notes.txt" not in manifest["files"] and page_name("Calc/Calculator.cs") in manifest["files"]
+
+
+def test_a_directory_that_is_not_a_report_is_refused_untouched(tmp_path):
+    out = index_dir(tmp_path)
+    out.mkdir()
+    (out / "Program.cs").write_text("class P {}")
+    with pytest.raises(html_dir.ReportDirectoryError, match="not a dotcov HTML report"):
+        render(tmp_path)
+    assert [p.name for p in out.iterdir()] == ["Program.cs"]
+    cov = Coverage(tmp_path)
+    cov._analysis = Analysis.of(sample_result())  # as load() + analysis() would leave it
+    with pytest.raises(CoverageError, match="refusing to write into it"):
+        cov.html_report(out)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert render(tmp_path / "x", None) and write_html(sample_result(), empty, version="0").exists()
+
+
+def test_a_report_written_before_manifests_is_recognised(tmp_path):
+    out = index_dir(tmp_path)
+    render(tmp_path)
+    (out / html_dir.MANIFEST).unlink()  # as dotcov wrote reports before the manifest
+    stale = out / "Old_cs_0123456789.html"
+    stale.write_text('<!DOCTYPE html>\n<meta name="generator" content="dotcov 0.1.0">\n')
+    (out / "user.html").write_text("<p>not dotcov's</p>")
+    render(tmp_path)
+    assert not stale.exists() and (out / "user.html").exists()

@@ -133,7 +133,7 @@ def test_assemblies_files_classes_methods():
     assert div["lines"] == {"9": 2, "10": 0, "11": 0, "12": 0, "14": 2}
     assert list(div["lines"]) == ["9", "10", "11", "12", "14"]  # numeric order, not "10" < "9"
     assert div["first_line"] == 9 and div["hits"] == 2 and div["points"] == []
-    assert div["summary"] == {"statements": 5, "covered": 2, "missed": 3, "percent": 40.0}
+    assert div["summary"] == {"statements": 5, "covered": 2, "missed": 3, "percent": 40.0, "complexity": 1}
     vendor = doc["assemblies"][1]["files"][0]  # files are sorted by absolute path
     assert vendor["path"] == "/opt/ext/Vendor.cs"  # outside the root: absolute
 
@@ -172,7 +172,7 @@ def test_relative_to_and_no_root():
 
 def test_empty_result():
     doc = doc_of(CoverageResult())
-    assert doc["totals"] == {"statements": 0, "covered": 0, "missed": 0, "percent": 100.0, "excluded": 0,
+    assert doc["totals"] == {"statements": 0, "covered": 0, "missed": 0, "percent": 100.0, "complexity": 0, "excluded": 0,
                              "not_measured": 0, "branches": 0, "branches_covered": 0, "partial": 0, "files": 0}
     assert doc["files"] == [] and doc["assemblies"] == []
 

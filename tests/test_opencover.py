@@ -30,7 +30,7 @@ SUMMARY_ATTRS = ["numSequencePoints", "visitedSequencePoints", "numBranchPoints"
                  "sequenceCoverage", "branchCoverage", "maxCyclomaticComplexity", "minCyclomaticComplexity",
                  "visitedClasses", "numClasses", "visitedMethods", "numMethods"]
 METHOD_ATTRS = ["visited", "cyclomaticComplexity", "nPathComplexity", "sequenceCoverage", "branchCoverage",
-                "isConstructor", "isGetter", "isSetter", "isStatic"]
+                "isConstructor", "isGetter", "isSetter", "isStatic", "crapScore"]
 POINT_ATTRS = ["vc", "uspid", "ordinal", "offset", "sl", "sc", "el", "ec", "bec", "bev", "fileid"]
 NUMBER = re.compile(r"\d+(\.\d{1,2})?")
 

@@ -59,6 +59,7 @@ class Numbers:
     partial: int = 0  # lines that ran with some outcome missed
     methods: int = 0
     methods_covered: int = 0
+    complexity: int = 0  # the sum of the methods' cyclomatic complexities (see `cyclomatic_complexity`)
 
     def __add__(self, other: Numbers) -> Numbers:
         return Numbers(*(getattr(self, f) + getattr(other, f) for f in self.__dataclass_fields__))
@@ -215,6 +216,32 @@ def _ascending(d: dict) -> bool:
     return True
 
 
+# --- complexity and CRAP -----------------------------------------------------------
+
+def cyclomatic_complexity(branches: dict[int, BranchCoverage]) -> int:
+    """A method's cyclomatic complexity from its user branches (docs/reports.md, "Complexity and CRAP").
+
+    1 + one decision per outcome beyond the first of each user condition: a two-way condition adds 1,
+    a switch of n arms (one outcome per arm, switch_arms.py) adds n - 1. That is 1 + outcomes - conditions,
+    over the same outcomes the branch columns count. coverlet's max(1, outcomes) gives the same for a
+    method without branches (1) and one with a single two-way condition (2).
+    """
+    return 1 + sum(max(0, len(hits) - 1) for b in branches.values() for _off, hits in _outcomes(b))
+
+
+def crap_score(complexity: int, covered: int, statements: int) -> float:
+    """CRAP = comp^2 * (1 - cov)^3 + comp, cov the method's line coverage as Cobertura writes its
+    line-rate (truncated to 4 decimals), which is what ReportGenerator computes CRAP from; it shows
+    the score rounded half away from zero (`crap_shown`)."""
+    uncovered = 0.0 if statements <= 0 else (10000 - covered * 10000 // statements) / 10000
+    return complexity ** 2 * uncovered ** 3 + complexity
+
+
+def crap_shown(score: float) -> int:
+    """A CRAP score as ReportGenerator shows it: a whole number, halves rounded away from zero."""
+    return int(score + 0.5)
+
+
 # --- classes and methods ----------------------------------------------------------
 
 point_order = attrgetter("start_line", "start_column", "end_line", "end_column", "method_token", "il_offset")
@@ -249,9 +276,19 @@ class MethodAnalysis:
         return {(line, off): hits for line, b in sorted(self.branches.items()) for off, hits in b.outcome_hits}
 
     @property
+    def complexity(self) -> int:
+        return cyclomatic_complexity(self.branches)
+
+    @property
+    def crap(self) -> float:
+        covered = sum(1 for h in self.lines.values() if h > 0)
+        return crap_score(self.complexity, covered, len(self.lines))
+
+    @property
     def numbers(self) -> Numbers:
         n = line_numbers(self.lines, self.branches)
         n.methods, n.methods_covered = 1, int(any(self.lines.values()))
+        n.complexity = self.complexity
         return n
 
 
@@ -271,6 +308,7 @@ class ClassAnalysis:
                 branches.setdefault(line, b)  # a line's outcomes once, as its first method has them
             n.methods += 1
             n.methods_covered += int(any(m.lines.values()))
+            n.complexity += m.complexity
         b = line_numbers(self.lines, branches)
         n.branches, n.branches_covered, n.partial = b.branches, b.branches_covered, b.partial
         return n
@@ -395,6 +433,8 @@ class FileAnalysis:
                     methods[key] = methods.get(key, False) or any(mc.lines.values())
         f.numbers.methods = len(methods)
         f.numbers.methods_covered = sum(methods.values())
+        # Complexity sums the merged methods' (cyclomatic_complexity): it needs the classes merged.
+        f.numbers.complexity = sum(c.numbers.complexity for c in f.classes)
         return f
 
     @property

@@ -212,10 +212,18 @@ class Coverage:
 
         return self._write_report(write_opencover, outfile, version=self.version)
 
+    def badge(self, outfile: str | Path = "coverage.svg", *, precision: int = 0) -> float:
+        """Writes the SVG coverage badge (the total line coverage, coloured by threshold)."""
+        from dotcov.badge import badge_svg
+
+        self.write_output(outfile, badge_svg(self.analysis(), precision=precision))
+        return self.total_percent()
+
     def html_report(self, directory: str | Path = "htmlcov", *, title: str = "Coverage report",
                     precision: int = 0) -> Path:
         """Writes the HTML report; returns the path of its index.html."""
         from dotcov.html import write_html
+        from dotcov.html_dir import ReportDirectoryError
 
         analysis = self.analysis()
         try:
@@ -225,6 +233,8 @@ class Coverage:
                                   precision=precision)
         except OSError as e:
             raise CoverageError(f"cannot write the HTML report to {directory}: {e.strerror or e}") from e
+        except ReportDirectoryError as e:
+            raise CoverageError(str(e)) from e
 
     def check_fail_under(self, minimums: dict[str, float], scope: str = "total") -> list[str]:
         """Messages for every --fail-under minimum not met (empty when all are)."""

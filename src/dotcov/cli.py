@@ -332,6 +332,18 @@ def opencover(data_dir, output: Path, **filters):
 
 @cli.command()
 @_data_dir_option
+@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="coverage.svg",
+              show_default=True, help="Where to write the SVG badge ('-' for standard output).")
+@click.option("--precision", type=click.IntRange(0, 10), default=None, help="Decimal places of the percentage.")
+@_report_options
+def badge(data_dir, output: Path, precision, **filters):
+    """Write an SVG badge of the total line coverage, coloured by threshold (docs/reports.md)."""
+    digits = _config().precision if precision is None else precision
+    _file_report(data_dir, output, filters, lambda cov, out: cov.badge(out, precision=digits), "coverage badge")
+
+
+@cli.command()
+@_data_dir_option
 @click.option("--base", metavar="REV", default=None,
               help="Git revision to compare with (default: the merge base of HEAD with origin/main, else main).")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json", "github"]), default="text",

@@ -9,7 +9,7 @@
           <classes>
             <class name="Ns.Outer/Inner" filename="dir/File.cs" line-rate branch-rate complexity>
               <methods>
-                <method name="Add" signature="(System.Int32,System.Int32)" line-rate branch-rate>
+                <method name="Add" signature="(System.Int32,System.Int32)" line-rate branch-rate complexity>
                   <lines><line number="7" hits="3" branch="False" /></lines>
                 </method>
               </methods>
@@ -18,9 +18,9 @@
 
 Where it departs from coverlet, and why:
 
-* The output must validate against Cobertura's coverage-04.dtd, so the root carries the
-  required `complexity` (coverlet leaves it out) and <method> carries no `complexity` (the
-  DTD has no such attribute; ReportGenerator would only show it as a method metric).
+* The output validates against Cobertura's coverage-04.dtd but for one attribute: <method> carries
+  `complexity`, as coverlet writes it, because ReportGenerator computes CRAP only from a method's
+  complexity (and line-rate). The root carries the DTD's required `complexity` (coverlet leaves it out).
 * No DOCTYPE (coverlet writes none either): a SYSTEM id makes DTD-loading parsers fetch a
   long-dead sourceforge URL, and hardened parsers refuse documents that have one.
 * Rates are computed with integers: the covered share truncated (not rounded) to 4 decimals,
@@ -29,8 +29,9 @@ Where it departs from coverlet, and why:
 * Without branch data (dotcov measures none yet) branch rates and counts are "0" and every
   line is branch="False". `line_branches` is the hook that branch support fills in; once
   any line has branch data, an element without branches gets coverlet's branch-rate "1".
-* complexity is "0" (not measured) instead of coverlet's count of methods: dotcov does not
-  analyse the IL's control flow, and "1 per method" would claim methods have no branches.
+* complexity is the cyclomatic complexity from the user branches (analysis.cyclomatic_complexity,
+  docs/reports.md): a method's own; a class's and a package's the sum of their methods', as coverlet
+  sums them; the root's the sum over every method once (files merged as for the line counts).
 * The root's line and branch counts are those of the text report's TOTAL (each source file once,
   merged by analysis.py's rule); a package counts its own files (its builds merged), a class and a
   method their own lines and the branch outcomes on them.
@@ -162,7 +163,7 @@ def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
         body.start("package", [("name", asm.name), ("line-rate", _line_rate(asm.numbers)),
                                ("branch-rate", _branch_rate(asm.numbers.branches_covered, asm.numbers.branches,
                                                             measured)),
-                               ("complexity", 0)])
+                               ("complexity", asm.numbers.complexity)])
         if not asm.classes:
             body.empty("classes")
             body.end("package")
@@ -180,7 +181,8 @@ def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
                 methods_xml.start("method", [
                     ("name", m.name), ("signature", m.signature), ("line-rate", _lines_rate(m.lines)),
                     ("branch-rate", _branch_rate(sum(b.covered for b in found), sum(b.total for b in found),
-                                                 measured))])
+                                                 measured)),
+                    ("complexity", m.complexity)])
                 _write_lines(methods_xml, m.lines, mbranches)
                 methods_xml.end("method")
             found = [b for b in class_branches.values() if b is not None]
@@ -188,7 +190,7 @@ def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
                                  ("line-rate", _lines_rate(cls.lines)),
                                  ("branch-rate", _branch_rate(sum(b.covered for b in found),
                                                               sum(b.total for b in found), measured)),
-                                 ("complexity", 0)])
+                                 ("complexity", sum(m.complexity for m in cls.methods))])
             if cls.methods:
                 body.start("methods")
                 body.extend(methods_xml)
@@ -211,7 +213,7 @@ def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
         ("lines-valid", total.statements),
         ("branches-covered", total.branches_covered),
         ("branches-valid", total.branches),
-        ("complexity", 0),
+        ("complexity", total.complexity),
     ])
     for note in analysis.notes(root):
         w.comment(note)

@@ -4,6 +4,8 @@ Modelled on coverage.py's HTML report (its own code, templates, CSS and JS). Lay
 
     DIR/index.html        totals and a sortable, filterable table grouped by assembly
     DIR/<name>_<hash>.html  one page per source file (hits, colours, branch notes)
+    DIR/methods.html      every method: coverage, complexity, CRAP (sortable; html_methods.py)
+    DIR/hotspots.html     the risk hotspots: methods over ReportGenerator's CRAP/complexity thresholds
     DIR/style.css, DIR/dotcov.js, DIR/.gitignore
 
 Numbers agree with `dotcov report` because both only format the one analysis
@@ -35,7 +37,7 @@ from pygments.lexer import ExtendedRegexLexer, RegexLexer
 from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 
-from dotcov import __version__
+from dotcov import __version__, html_dir, html_methods
 from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import display_path, display_percent, relative_path
@@ -43,6 +45,7 @@ from dotcov.output import display_path, display_percent, relative_path
 __all__ = ["write_html", "templates_dir", "highlight_lines", "page_name"]
 
 ASSETS = ("style.css", "dotcov.js")
+METHOD_PAGES = ("methods.html", "hotspots.html")
 
 _DIGITS = re.compile(r"(\d+)")
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
@@ -77,7 +80,14 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
+    env.filters["wbr"] = wrap_points
     return env
+
+
+def wrap_points(path: str) -> Markup:
+    """`path` escaped, with a line-break opportunity (<wbr>) after each `/`: long paths wrap between
+    directories, never inside a name."""
+    return Markup(_escape(path).replace("/", "/<wbr>"))
 
 
 # --- highlighting --------------------------------------------------------------
@@ -494,6 +504,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     """
     del show_contexts  # no contexts in the model yet
     out = Path(directory)
+    previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
     out.mkdir(parents=True, exist_ok=True)
     index = out / "index.html"
     index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
@@ -507,10 +518,12 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
         has_branches=has_branches, precision=precision, warnings=analysis.warnings,
     )
 
+    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
+    html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
     tdir = templates_dir() / "html"
     for asset in ASSETS:
         (out / asset).write_bytes((tdir / asset).read_bytes())
-    (out / ".gitignore").write_text("# Created by dotcov's html report.\n*\n", encoding="utf-8")
+    (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
 
     page_jobs = [_PageJob(f, files[i - 1].page if i > 0 else None,
                           files[i + 1].page if i + 1 < len(files) else None)
@@ -527,6 +540,15 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     else:
         _write_pages(str(out), page_jobs, common)
 
+    # The method view and the risk hotspots (html_methods.py).
+    methods = html_methods.method_rows([(f.fc, f.name, f.page) for f in files], precision)
+    hot = html_methods.hotspots(methods)
+    env = _environment()
+    for page, heading, rows in (("methods", "Methods", methods), ("hotspots", "Risk hotspots", hot)):
+        _write(out / f"{page}.html", env.get_template("methods.html").render(
+            common, page=page, heading=heading, rows=rows, crap_threshold=html_methods.CRAP_THRESHOLD,
+            complexity_threshold=html_methods.COMPLEXITY_THRESHOLD))
+
     # Index: groups by the assemblies that compile each file, files within by name.
     groups: dict[str, list[_File]] = {}
     for f in files:
@@ -541,13 +563,15 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
                                pc=_sort_number(nums.percent), bpc=_sort_number(nums.branch_percent)))
     totals = analysis.totals
     html = _environment().get_template("index.html").render(
-        common, groups=group_list, totals=totals,
+        common, groups=group_list, totals=totals, methods=len(methods), hotspots=len(hot),
         cover=display_percent(totals.percent, precision),
         branch_cover=display_percent(totals.branch_percent, precision),
     )
     tmp = out / ".index.html.tmp"
     _write(tmp, html)
     os.replace(tmp, index)
+    html_dir.remove_stale(out, previous, written)  # pages of files no longer in the report
+    html_dir.write_manifest(out, written)
     return index
 
 

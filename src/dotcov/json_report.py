@@ -46,6 +46,7 @@ def _summary(n: Numbers, *, files: bool = False) -> dict:
         "covered": n.covered,
         "missed": n.missed,
         "percent": n.percent,
+        "complexity": n.complexity,
     }
     if files:
         out["excluded"] = n.excluded
@@ -85,6 +86,7 @@ def _method(m: MethodAnalysis) -> dict:
         "first_line": m.first_line,
         "hits": m.hits,
         "summary": _summary(m.numbers),
+        "crap": round(m.crap, 2),
         "lines": _lines(m.lines),
         "points": [_point(p) for p in m.points],
     }

@@ -15,7 +15,7 @@
               <Summary … /> <FullName>Calc.Calculator</FullName>
               <Methods>
                 <Method visited cyclomaticComplexity nPathComplexity sequenceCoverage branchCoverage
-                        isConstructor isGetter isSetter isStatic>
+                        isConstructor isGetter isSetter isStatic crapScore>
                   <Summary … /> <MetadataToken>100663297</MetadataToken>
                   <Name>Calc.Calculator::Add(System.Int32,System.Int32)</Name>
                   <FileRef uid="1" />
@@ -54,8 +54,12 @@ Decisions, and where they depart from coverlet's OpenCover output:
 * <Name> is `Namespace.Type::Method(Parameters)` without the return type, which the model does not
   hold (OpenCover and coverlet write `ReturnType Namespace.Type::Method(Parameters)`). ReportGenerator's
   name pattern `^.*::(Name)\\((Args)\\)$` and SonarQube (which ignores names) accept it.
-* cyclomaticComplexity, nPathComplexity and the Summary's max/min are "0": dotcov does not analyse the
-  control flow (cobertura.py writes complexity "0" for the same reason).
+* cyclomaticComplexity is the method's complexity from its user branches (analysis.cyclomatic_complexity,
+  docs/reports.md); a Summary's max/minCyclomaticComplexity are the largest and smallest of its methods'
+  (OpenCover's meaning at every level; coverlet's module and session Summaries take the max/min of the
+  modules' sums instead), 0 with no methods. nPathComplexity is "0": dotcov does not count paths.
+  crapScore (OpenCover 4.7's attribute, which ReportGenerator reads) is the method's CRAP score
+  (analysis.crap_score) with 2 decimals.
 * Branches: one <BranchPoint> per outcome of each branch instruction (offset = the instruction's IL
   offset, path = the outcome: fall-through first, then each target, vc = its hits, sl = its line;
   offsetend repeats the offset, as the targets' offsets are not in the model). A line's outcome counts
@@ -105,6 +109,7 @@ class _Counts:
     visited_classes: int = 0
     methods: int = 0
     visited_methods: int = 0
+    complexities: tuple[int, ...] = ()  # each method's cyclomatic complexity
 
     def add(self, other: _Counts) -> None:
         for name in self.__dataclass_fields__:
@@ -124,8 +129,8 @@ class _Counts:
             ("visitedBranchPoints", self.visited_branches),
             ("sequenceCoverage", self.sequence_coverage()),
             ("branchCoverage", self.branch_coverage(measured)),
-            ("maxCyclomaticComplexity", 0),
-            ("minCyclomaticComplexity", 0),
+            ("maxCyclomaticComplexity", max(self.complexities, default=0)),
+            ("minCyclomaticComplexity", min(self.complexities, default=0)),
             ("visitedClasses", self.visited_classes),
             ("numClasses", self.classes),
             ("visitedMethods", self.visited_methods),
@@ -186,14 +191,14 @@ class _Session:
                 p.bec, p.bev = b.total, min(b.covered, b.total)
         counts = _Counts(points=len(points), visited_points=sum(1 for p in points if p.vc > 0),
                          branches=sum(p.bec for p in points), visited_branches=sum(p.bev for p in points),
-                         methods=1)
+                         methods=1, complexities=(m.complexity,))
         visited = counts.visited_points > 0
         counts.visited_methods = int(visited)
         fileid = self.uids[cls.filename]
 
         w.start("Method", [
             ("visited", _bool(visited)),
-            ("cyclomaticComplexity", 0),
+            ("cyclomaticComplexity", m.complexity),
             ("nPathComplexity", 0),
             ("sequenceCoverage", counts.sequence_coverage()),
             ("branchCoverage", counts.branch_coverage(self.measured)),
@@ -201,6 +206,7 @@ class _Session:
             ("isGetter", _bool(m.name.startswith("get_"))),
             ("isSetter", _bool(m.name.startswith("set_"))),
             ("isStatic", _bool(m.name == ".cctor")),
+            ("crapScore", f"{m.crap:.2f}"),
         ])
         w.empty("Summary", counts.attrs(self.measured))
         if m.token:
@@ -304,6 +310,7 @@ def _session_counts(analysis: Analysis) -> _Counts:
                 total.visited_points += visited
                 total.methods += 1
                 total.visited_methods += int(visited > 0)
+                total.complexities += (m.complexity,)
                 visited_class = visited_class or visited > 0
             classes[c.name] = classes.get(c.name, False) or visited_class
     total.classes = len(classes)

@@ -1,4 +1,4 @@
-/* dotcov HTML report: sorting and filtering on the index, keyboard navigation on file pages. */
+/* dotcov HTML report: sorting and filtering on the index and the method pages, keyboard navigation on file pages. */
 (function () {
   "use strict";
 
@@ -194,10 +194,78 @@
     document.body.setAttribute("data-chunks", String(chunks.length));
   }
 
+  /* --- method pages: one table, sortable by any column, filterable ---------- */
+
+  function initMethods() {
+    var table = document.getElementById("methods");
+    var shown = document.getElementById("shown");
+    if (!table) { shown.textContent = "0 methods"; return; }
+    var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    var filter = document.getElementById("filter");
+    var nomatch = document.getElementById("nomatch");
+    rows.forEach(function (row) {
+      row.searchText = (row.cells[0].textContent + "\n" + row.cells[1].textContent + "\n" +
+                        (row.cells[1].querySelector("a").getAttribute("title") || "")).toLowerCase();
+    });
+
+    function sortBy(th, dir) {
+      var index = headers.indexOf(th);
+      var numeric = th.classList.contains("num");
+      headers.forEach(function (h) { if (h !== th) { h.removeAttribute("aria-sort"); } });
+      th.setAttribute("aria-sort", dir);
+      rows.sort(function (a, b) {
+        var va = a.cells[index].getAttribute("data-sort") || "", vb = b.cells[index].getAttribute("data-sort") || "", c;
+        c = numeric ? (parseFloat(va) || 0) - (parseFloat(vb) || 0) : va.localeCompare(vb);
+        if (c === 0) { return parseInt(a.getAttribute("data-order"), 10) - parseInt(b.getAttribute("data-order"), 10); }
+        return dir === "descending" ? -c : c;
+      }).forEach(function (row) { body.appendChild(row); });
+      table.setAttribute("data-sorted", th.getAttribute("data-key") + "-" + (dir === "ascending" ? "asc" : "desc"));
+    }
+
+    headers.forEach(function (th) {
+      th.querySelector("button").addEventListener("click", function () {
+        sortBy(th, th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending");
+      });
+    });
+
+    function applyFilter() {
+      var q = (filter.value || "").trim().toLowerCase(), count = 0;
+      rows.forEach(function (row) {
+        var match = !q || row.searchText.indexOf(q) >= 0;
+        row.hidden = !match;
+        if (match) { count += 1; }
+      });
+      var noun = rows.length === 1 ? " method" : " methods";
+      shown.textContent = q ? count + " of " + rows.length + noun + " shown" : rows.length + noun;
+      nomatch.hidden = count > 0;
+    }
+
+    filter.addEventListener("input", applyFilter);
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "/" && plainKey(event)) { event.preventDefault(); filter.focus(); filter.select(); }
+      else if (event.key === "Escape" && event.target === filter) { filter.value = ""; applyFilter(); filter.blur(); }
+    });
+    var m = /(?:^#|&)sort=(-?)([a-z]+)/.exec(window.location.hash);
+    if (m) {
+      headers.forEach(function (th) {
+        if (th.getAttribute("data-key") === m[2]) { sortBy(th, m[1] ? "descending" : "ascending"); }
+      });
+    }
+    if (!table.getAttribute("data-sorted")) {
+      var initial = table.querySelector("th[aria-sort]");
+      table.setAttribute("data-sorted", initial.getAttribute("data-key") + "-" +
+                         (initial.getAttribute("aria-sort") === "ascending" ? "asc" : "desc"));
+    }
+    applyFilter();
+  }
+
   function start() {
     var page = document.body.getAttribute("data-page");
     if (page === "index") { initIndex(); }
     else if (page === "file") { initFile(); }
+    else if (page === "methods") { initMethods(); }
     document.body.setAttribute("data-dotcov", "ready");
   }
 

@@ -53,7 +53,8 @@ def test_every_output_agrees_with_the_table(run_dir, tmp_path):
     html = dotcov("html", "--data-dir", str(run_dir), "-d", str(tmp_path / "html"))
     assert html.returncode == 0, html.stderr
     index = (tmp_path / "html" / "index.html").read_text()
-    assert "Calc/Calculator.cs" in index
+    assert "Calc/<wbr>Calculator.cs" in index  # a line-break opportunity after each "/" of a path
+    assert (tmp_path / "html" / "methods.html").is_file() and (tmp_path / "html" / "hotspots.html").is_file()
 
 
 def test_fail_under_and_filters(run_dir):

@@ -48,3 +48,39 @@ def test_reportgenerator_reads_our_cobertura(built_samples, dotcov_run, dotnet, 
     # Branch numbers come through too.
     assert re.search(r"Branch coverage:\s+\d+(\.\d+)?% \(\d+ of \d+\)", summary), summary
     assert (out / "index.html").is_file()
+
+
+def test_reportgenerator_shows_our_complexity_and_crap(built_samples, dotcov_run, dotnet, reportgenerator, tmp_path):
+    """Issue 15's bar: ReportGenerator, reading our Cobertura, shows each method's complexity and CRAP as dotcov
+    computes them (its per-class XML report lists both for every method)."""
+    import json
+
+    from lxml import etree
+
+    from dotcov.analysis import crap_shown
+
+    run = dotcov_run([dotnet, "test", "Calc.Tests", "--no-build", "--nologo"], cwd=SAMPLES)
+    assert run.status == 0, run.stderr
+    xml, js = tmp_path / "coverage.cobertura.xml", tmp_path / "coverage.json"
+    for fmt, path in (("xml", xml), ("json", js)):
+        subprocess.run([sys.executable, "-m", "dotcov", fmt, "--data-dir", str(run.data_dir), "-o", str(path)],
+                       cwd=SAMPLES, env=_dotnet_env(), check=True, capture_output=True)
+    out = tmp_path / "report"
+    rg = subprocess.run([dotnet, str(reportgenerator), f"-reports:{xml}", f"-targetdir:{out}", "-reporttypes:Xml"],
+                        env=_dotnet_env(), capture_output=True, text=True)
+    assert rg.returncode == 0, rg.stdout + rg.stderr
+    theirs = []
+    for page in sorted(out.glob("*.xml")):
+        if page.name == "Summary.xml":
+            continue
+        for element in etree.parse(str(page)).iterfind(".//Metrics/Element"):
+            values = {child.tag.lower(): child.text for child in element}
+            cc = next(v for k, v in values.items() if k.startswith("cyclomatic"))
+            crap = next(v for k, v in values.items() if k.startswith("crap"))
+            theirs.append((int(float(cc)), int(float(crap))))
+    doc = json.loads(js.read_text())
+    ours = [(m["summary"]["complexity"], crap_shown(m["crap"]))
+            for asm in doc["assemblies"] for f in asm["files"] for c in f["classes"] for m in c["methods"]]
+    assert theirs and sorted(theirs) == sorted(ours)
+    assert any(cc > 1 for cc, _ in ours), "the sample should have methods with branches"
+    assert any(crap > cc for cc, crap in ours), "and a method whose CRAP exceeds its complexity (not fully covered)"

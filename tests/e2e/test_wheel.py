@@ -39,4 +39,5 @@ def test_wheel_installs_and_measures(built_samples, dotnet, tmp_path):
     html = subprocess.run([str(venv / "bin" / "dotcov"), "html", "--data-dir", str(data_dir), "-d",
                            str(tmp_path / "html")], cwd=SAMPLES, capture_output=True, text=True)
     assert html.returncode == 0, html.stderr  # the templates are in the wheel
-    assert "Calc/Calculator.cs" in (tmp_path / "html" / "index.html").read_text()
+    assert "Calc/<wbr>Calculator.cs" in (tmp_path / "html" / "index.html").read_text()
+    assert (tmp_path / "html" / "methods.html").is_file()  # methods.html's template is in the wheel too
