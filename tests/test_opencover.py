@@ -124,7 +124,7 @@ def test_method_attributes():
     assert (ctor.get("isConstructor"), ctor.get("isGetter"), ctor.get("isStatic")) == ("true", "false", "false")
     assert (getter.get("isGetter"), getter.get("isSetter"), getter.get("visited")) == ("true", "false", "false")
     div = methods["Div(System.Int32,System.Int32)"]
-    assert div.get("visited") == "true" and div.get("sequenceCoverage") == "75"  # 3 of 4 points
+    assert div.get("visited") == "true" and div.get("sequenceCoverage") == "60"  # 3 of 5 statement lines
     assert div.findtext("MetadataToken") == str(DIV)
     static = doc_of(CoverageResult([AssemblyCoverage("A", [ClassCoverage("T", "/x/T.cs", [
         MethodCoverage(".cctor", "()", {1: 1})])])]))
@@ -132,15 +132,16 @@ def test_method_attributes():
     assert static.find(".//MetadataToken").text is None  # token unknown: empty, as coverlet
 
 
-def test_points_are_the_real_sequence_points():
+def test_points_are_the_statement_lines():
     doc = doc_of(rich_result())
     div = [m for m in doc.iter("Method") if "::Div" in m.findtext("Name")][0]
     points = div.findall("SequencePoints/SequencePoint")
     assert [(p.get("offset"), p.get("sl"), p.get("sc"), p.get("el"), p.get("ec"), p.get("vc")) for p in points] == [
-        ("0", "9", "5", "9", "6", "2"), ("1", "10", "9", "10", "24", "2"), ("8", "11", "13", "12", "40", "0"),
+        ("0", "9", "5", "9", "6", "2"), ("1", "10", "9", "10", "24", "2"), ("8", "11", "13", "11", "14", "0"),
+        ("8", "12", "1", "12", "2", "0"),  # a continuation line: the spanning point's offset
         ("0", "14", "20", "14", "31", "2")]  # the last one is the folded lambda's (token LAMBDA)
     assert LAMBDA != DIV
-    assert [p.get("ordinal") for p in points] == ["0", "1", "2", "3"]
+    assert [p.get("ordinal") for p in points] == ["0", "1", "2", "3", "4"]
     mp = div.find("MethodPoint")
     assert mp.get(f"{{{XSI}}}type") == "SequencePoint"
     assert {k: v for k, v in mp.attrib.items() if not k.startswith("{")} == dict(points[0].attrib)

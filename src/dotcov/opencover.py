@@ -32,17 +32,18 @@ culture-invariant) and the method name as `…::Name(Args)`.
 
 Decisions, and where they depart from coverlet's OpenCover output:
 
-* SequencePoints are the real sequence points (IL offset, lines and columns from the PDB; lambdas and
-  state machines folded into the method they belong to), not coverlet's one pseudo-point per line.
-  Only a result built without points (no `MethodCoverage.points`) falls back to one point per line
-  (sc="1", ec="2", no offset), as coverlet writes. Points are in source order; `ordinal` counts them
-  within the method; `uspid` numbers every SequencePoint of the session from 1. The MethodPoint is the
-  method's first sequence point written again (same uspid), as OpenCover writes it; coverlet writes
-  uspid="0" there.
-* Summaries count sequence points (statements), as OpenCover's do; the terminal table counts lines.
-  A consumer rebuilding line coverage from the points (lines sl..el, hits added across modules, as
-  ReportGenerator does) gets exactly the table's rows and TOTAL. SonarQube counts only each point's
-  start line, so a statement spread over several lines is one line to cover there (as with OpenCover).
+* SequencePoints are one per statement line of the method (lambdas and state machines folded into the
+  method they belong to), sl = el = the line, with the line's hits as the line rule gives them
+  (docs/accuracy.md): a multi-line PDB sequence point would make a consumer that reads sl..el count the
+  lines of a lambda or switch arm inside it that never ran. Each carries the IL offset and columns of the
+  first real sequence point that starts on its line (a continuation line: the offset of the innermost point
+  spanning it, sc="1", ec="2", as coverlet writes its per-line points). Points are in source order; `ordinal` counts them within the
+  method; `uspid` numbers every SequencePoint of the session from 1. The MethodPoint is the method's first
+  sequence point written again (same uspid), as OpenCover writes it; coverlet writes uspid="0" there.
+* Summaries count sequence points, which are the statement lines: the terminal table's numbers. A
+  consumer rebuilding line coverage from the points (lines sl..el, hits added across modules, as
+  ReportGenerator does) gets exactly the table's rows and TOTAL, and so does SonarQube, which reads each
+  point's start line.
 * One <Class> per type and module (OpenCover's shape), each method pointing at its file with FileRef;
   coverlet writes one per (type, file). File uids are unique in the session, one per path.
 * Booleans are "true"/"false" (xs:boolean, as OpenCover writes them; coverlet writes "True"/"False").
@@ -151,9 +152,24 @@ class _Point:
 
 
 def _points(m: MethodAnalysis) -> list[_Point]:
-    if m.points:
-        return [_Point(p.hits, p.il_offset, p.start_line, p.start_column, p.end_line, p.end_column) for p in m.points]
-    return [_Point(hits, None, line, 1, line, 2) for line, hits in sorted(m.lines.items())]
+    """One SequencePoint per statement line of the method, with that line's hits (docs/accuracy.md's
+    line rule), so a consumer reading sl..el gets the table's lines. The IL offset and columns are those
+    of the first real sequence point starting on the line, when one does (a continuation line has none)."""
+    starts: dict[int, object] = {}
+    for p in sorted(m.points, key=lambda p: p.il_offset):
+        starts.setdefault(p.start_line, p)
+    out = []
+    for line, hits in sorted(m.lines.items()):
+        p = starts.get(line)
+        if p is not None:
+            end_column = p.end_column if p.end_line == line else p.start_column + 1
+            out.append(_Point(hits, p.il_offset, line, p.start_column, line, end_column))
+            continue
+        # A continuation line: the offset of the innermost point spanning it (none without points).
+        spanning = [q for q in m.points if q.start_line < line <= q.end_line]
+        inner = max(spanning, key=lambda q: (q.start_line, -q.il_offset), default=None)
+        out.append(_Point(hits, inner.il_offset if inner else None, line, 1, line, 2))
+    return out
 
 
 def _module_hash(name: str) -> str:
