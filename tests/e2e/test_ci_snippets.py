@@ -55,7 +55,9 @@ def run_script(steps: list[str], repo: Path, env_extra: dict[str, str]) -> subpr
 def sample(calc_git_sample):
     # What a CI checkout has: the target branch as a remote-tracking branch.
     _git(calc_git_sample.repo, "update-ref", "refs/remotes/origin/main", calc_git_sample.base)
-    return calc_git_sample
+    yield calc_git_sample
+    # The repository is shared with test_diff_command.py, whose default base must stay `main`.
+    _git(calc_git_sample.repo, "update-ref", "-d", "refs/remotes/origin/main")
 
 
 def expected_missed_lines() -> set[tuple[str, int]]:

@@ -4,6 +4,7 @@ another .NET program, and two `dotcov run`s at once."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -23,7 +24,8 @@ def test_solution_with_several_test_projects(built_samples, dotcov_run, dotnet):
     assert run.status == 0, run.stdout + run.stderr
     cov = data.load(run.data_dir)
     commands = [p["command_line"] for p in cov.processes]
-    assert sum("testhost.dll" in c for c in commands) == 3, commands
+    test_projects = re.findall(r'"[^"]+\.Tests\\[^"]+\.(?:cs|fs|vb)proj"', (SAMPLES / "All.sln").read_text())
+    assert sum("testhost.dll" in c for c in commands) == len(test_projects) >= 3, commands
     assert any(c.endswith("Crash.dll ok") for c in commands), commands
     files = coverage_by_file(run.data_dir, SAMPLES)
     assert_matches_marks(files, SAMPLES / "Calc")
