@@ -35,6 +35,12 @@ ProcessDecision DecideProcess(const std::vector<std::string>& argv, const std::s
   bool muxer = Basename(exe) == "dotnet" || Basename(argv[0]) == "dotnet";
   if (!muxer) {
     d.app = exe.empty() ? argv[0] : exe;
+    // The SDK's compiler app hosts (sdk/<version>/Roslyn/bincore/csc, vbc, VBCSCompiler) are tools too.
+    if (d.app.find("/sdk/") != std::string::npos && d.app.find("/Roslyn/bincore/") != std::string::npos) {
+      d.cover = false;
+      d.reason = "SDK compiler " + Basename(d.app);
+      return d;
+    }
     d.reason = "app host " + d.app;
     return d;
   }

@@ -22,6 +22,15 @@ TEST(ProcessFilter, DeclinesSdkToolsRunThroughTheMuxer) {
                    .cover);
 }
 
+TEST(ProcessFilter, DeclinesTheSdksCompilerAppHosts) {
+  const std::string csc = "/usr/share/dotnet/sdk/10.0.401/Roslyn/bincore/csc";
+  EXPECT_FALSE(DecideProcess({csc, "/noconfig", "@/tmp/x.rsp"}, csc).cover);
+  const std::string server = "/usr/share/dotnet/sdk/10.0.401/Roslyn/bincore/VBCSCompiler";
+  EXPECT_FALSE(DecideProcess({server, "-pipename:x"}, server).cover);
+  // An app of the user's that happens to be called csc is covered.
+  EXPECT_TRUE(DecideProcess({"./csc"}, "/src/tools/csc/bin/csc").cover);
+}
+
 TEST(ProcessFilter, CoversTestHostsAndApps) {
   auto d = DecideProcess({kDotnet, "exec", "--runtimeconfig", "/src/T/bin/T.runtimeconfig.json", "--depsfile",
                           "/src/T/bin/T.deps.json", "/src/T/bin/testhost.dll", "--port", "123"},
