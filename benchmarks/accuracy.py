@@ -18,30 +18,19 @@ import json
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import compare_cobertura  # noqa: E402
 from run import COVERLET_ADAPTER, DOTCOV, RESULTS, SAMPLES, dotnet_env  # noqa: E402
 
 TOOLS = ("dotcov", "coverlet", "ms")
 
 
 def cobertura_lines(xml: Path) -> dict[str, dict[int, int]]:
-    root = ET.parse(xml).getroot()
-    sources = [Path(s.text.strip()) for s in root.iter("source") if s.text and s.text.strip()]
-    out: dict[str, dict[int, int]] = {}
-    for cls in root.iter("class"):
-        name = cls.get("filename", "")
-        path = Path(name)
-        if not path.is_absolute():
-            path = next((s / name for s in sources if (s / name).exists()), sources[0] / name if sources else path)
-        into = out.setdefault(str(path.resolve()), {})
-        lines = cls.find("lines")
-        for line in (lines.iter("line") if lines is not None else ()):
-            n = int(line.get("number"))
-            into[n] = max(into.get(n, 0), int(line.get("hits")))
-    return out
+    """path -> line -> hits (the most of its <line> elements), as compare_cobertura reads them."""
+    return {path: {n: hits for n, (hits, _branch) in lines.items()}
+            for path, lines in compare_cobertura.read(xml).items()}
 
 
 def collect(suite: str, tool: str, work: Path, env: dict[str, str]) -> dict[str, dict[int, int]]:
