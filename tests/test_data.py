@@ -221,3 +221,12 @@ def test_unmeasured_given_directly_is_kept_when_merging():
     cov.add_module(a)
     cov.add_module(data.ModuleHits(MVID, PDB, "/a.dll", [(0x06000001, 0, 0)], [0]))
     assert cov.modules[(MVID, PDB)].unmeasured == {0x06000001: "why"}
+
+
+def test_contexts_merge_by_name_across_processes():
+    cov = data.CoverageData()
+    sites = [(0x06000001, 0, 0), (0x06000001, 4, 0)]
+    cov.add_module(data.ModuleHits(MVID, PDB, "/a.dll", list(sites), [1, 0], contexts={"N.C.A": {0}}))
+    cov.add_module(data.ModuleHits(MVID, PDB, "/a.dll", list(sites), [1, 1], contexts={"N.C.A": {1}, "N.C.B": {0}}))
+    (m,) = cov.modules.values()
+    assert m.contexts == {"N.C.A": {0, 1}, "N.C.B": {0}}

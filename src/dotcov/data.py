@@ -55,6 +55,9 @@ class ModuleHits:
     unmeasured: dict[int, str] = field(default_factory=dict)
     # (token, IL offset, site kind) -> why that one probe site was skipped (the rest of its method is measured).
     unmeasured_sites: dict[tuple[int, int, int], str] = field(default_factory=dict)
+    # Per-test contexts (`dotcov run --contexts test`): context name (a test's `Namespace.Class.Method`) ->
+    # indexes into `sites` whose probe ran at least once while that test's async flow was running.
+    contexts: dict[str, set[int]] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[bytes, bytes]:
@@ -118,6 +121,8 @@ class CoverageData:
         have.settle()
         if have.sites == m.sites:
             have.hits = [a + b for a, b in zip(have.hits, m.hits)]
+            for name, indexes in m.contexts.items():
+                have.contexts.setdefault(name, set()).update(indexes)
             return
         # Same build but a different site list (should not happen): merge by site.
         index = {s: i for i, s in enumerate(have.sites)}
@@ -128,6 +133,8 @@ class CoverageData:
                 index[s] = len(have.sites)
                 have.sites.append(s)
                 have.hits.append(h)
+        for name, indexes in m.contexts.items():
+            have.contexts.setdefault(name, set()).update(index[m.sites[i]] for i in indexes)
 
 
 def combined_name() -> str:
