@@ -117,3 +117,28 @@ def test_options_after_the_command_belong_to_the_command(tmp_path):
     r = dotcov("run", "--data-dir", str(tmp_path / "d"), "sh", "-c", "echo $0", "--apend", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[0] == "--apend"
+
+
+def test_sources_root_is_the_enclosing_git_work_tree(tmp_path):
+    from dotcov.run import sources_root
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "App.Tests" / "sub").mkdir(parents=True)
+    assert sources_root(repo / "App.Tests" / "sub") == repo.resolve()
+    assert sources_root(repo) == repo.resolve()
+    # A worktree or submodule: `.git` is a file.
+    inner = repo / "vendor" / "lib"
+    inner.mkdir(parents=True)
+    (repo / "vendor" / ".git").write_text("gitdir: ../.git/modules/vendor\n")
+    assert sources_root(inner) == (repo / "vendor").resolve()
+
+
+def test_sources_root_without_a_repository_is_the_folder_itself(tmp_path):
+    from dotcov.run import sources_root
+
+    folder = tmp_path / "a" / "b"
+    folder.mkdir(parents=True)
+    if any((d / ".git").exists() for d in (folder, *folder.parents)):
+        pytest.fail(f"{tmp_path} lies inside a git work tree: this test needs a temporary directory outside one")
+    assert sources_root(folder) == folder.resolve()

@@ -179,14 +179,14 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
     """
     from dotcov import data
     from dotcov.agent import AgentError
-    from dotcov.run import RunError, prepare, start
+    from dotcov.run import RunError, prepare, sources_root, start
 
     cfg = _config()
     data_dir = _resolve_data_dir(data_dir, cfg)
     include_tests = include_tests or cfg.include_test_assemblies
     try:
         # Every check first: earlier data is erased only once the command is known to be startable.
-        prepared = prepare(list(command), data_dir, source_root=Path.cwd(), include_tests=include_tests,
+        prepared = prepare(list(command), data_dir, source_root=sources_root(Path.cwd()), include_tests=include_tests,
                            log=agent_log)
         if not append:
             data.erase(data_dir)

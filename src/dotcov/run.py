@@ -88,6 +88,16 @@ def resolve_command(name: str, path_variable: str | None) -> str:
     raise RunError(f"command not found: {name} (searched PATH)", EXIT_NOT_FOUND)
 
 
+def sources_root(start: Path) -> Path:
+    """The directory whose sources `dotcov run` covers: the enclosing git work tree's root (so a run started in a
+    test project's folder still covers the library beside it, as coverlet does), else `start` itself."""
+    start = start.resolve()
+    for d in (start, *start.parents):
+        if (d / ".git").exists():  # a directory, or a file in worktrees and submodules
+            return d
+    return start
+
+
 def prepare(cmd: list[str], data_dir: Path, *, source_root: Path, include_tests: bool = False,
             log: bool = False) -> Prepared:
     """Checks everything needed to start `cmd` under the agent; touches no data."""
