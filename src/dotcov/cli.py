@@ -65,6 +65,9 @@ def _report_options(f):
                      "also [run] source in dotcov.toml)."),
         click.option("--ignore-errors", is_flag=True, default=False,
                      help="Report even when coverage data was cut short or corrupt (the report says what was lost)."),
+        click.option("--contexts", "contexts", multiple=True, metavar="PATTERN",
+                     help="Only what the tests matching these comma-separated regular expressions ran (needs "
+                     "'dotcov run --contexts test'; counts are then 1 for run; also [report] contexts)."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -76,7 +79,7 @@ class Settings:
 
     def __init__(self, cfg, data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
                  skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
-                 ignore_errors=False, source_dirs=()):
+                 ignore_errors=False, source_dirs=(), contexts=(), show_contexts=False):
         from dotcov.filters import FilterError, Filters
         from dotcov.results import ReportOptions
 
@@ -101,14 +104,23 @@ class Settings:
         self.fail_under_scope = fail_under_scope or cfg.fail_under_scope
         self.ignore_errors = ignore_errors
         self.source_dirs = [*cfg.source, *source_dirs]
+        from dotcov.contexts import ContextError, parse_patterns
+
+        self.contexts = list(contexts or cfg.contexts)
+        try:
+            parse_patterns(self.contexts)  # a bad pattern is an error before any data is read
+        except ContextError as e:
+            _fail(str(e))
+        if show_contexts:
+            self.options.contexts = True
 
 
 def _settings(data_dir, include, exclude, exclude_by_attribute, exclude_by_file, skip_auto_properties,
               all_branches, fail_under, fail_under_type, fail_under_scope, ignore_errors=False,
-              source_dirs=()) -> Settings:
+              source_dirs=(), contexts=(), show_contexts=False) -> Settings:
     return Settings(_config(), data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
                     skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
-                    ignore_errors, source_dirs)
+                    ignore_errors, source_dirs, contexts, show_contexts)
 
 
 def _fail(message: str) -> None:
@@ -126,7 +138,8 @@ def _coverage(settings: Settings):
 
     cov = Coverage(settings.data_dir, source_root=Path.cwd(), options=settings.options,
                    ignore_errors=settings.ignore_errors, warn=_warn, version=__version__,
-                   source_dirs=settings.source_dirs, include_tests=settings.cfg.include_test_assemblies)
+                   source_dirs=settings.source_dirs, include_tests=settings.cfg.include_test_assemblies,
+                   contexts=settings.contexts)
     try:
         cov.load().analysis()
     except CoverageError as e:
@@ -148,12 +161,12 @@ def cli():
     """Code coverage for .NET: run tests under dotcov, then report."""
 
 
-def _file_report(data_dir, output: Path, filters: dict, write, what: str) -> None:
+def _file_report(data_dir, output: Path, filters: dict, write, what: str, show_contexts: bool = False) -> None:
     """The body of every file-writing report command: load, analyse, write with the API's writer
     (`write(cov, output)`, e.g. `Coverage.xml_report`: atomic, '-' for standard output), check --fail-under."""
     from dotcov.api import CoverageError
 
-    settings = _settings(data_dir, **filters)
+    settings = _settings(data_dir, show_contexts=show_contexts, **filters)
     cov = _coverage(settings)
     try:
         write(cov, output)
@@ -284,15 +297,16 @@ def xml(data_dir, output: Path, **filters):
               show_default=True, help="Where to write the HTML report.")
 @click.option("--title", default="Coverage report", show_default=True, help="The report's title.")
 @click.option("--precision", type=click.IntRange(0, 10), default=None, help="Decimal places of percentages.")
+@click.option("--show-contexts", is_flag=True, help="Show which tests ran each line (dotcov run --contexts test).")
 @_report_options
-def html(data_dir, directory: Path, title: str, precision, **filters):
+def html(data_dir, directory: Path, title: str, precision, show_contexts: bool, **filters):
     """Write the HTML report: an index and a page per source file."""
     from dotcov.api import CoverageError
 
-    settings = _settings(data_dir, **filters)
+    settings = _settings(data_dir, show_contexts=show_contexts, **filters)
     cov = _coverage(settings)
     try:
-        index = cov.html_report(directory, title=title,
+        index = cov.html_report(directory, title=title, show_contexts=show_contexts,
                                 precision=settings.cfg.precision if precision is None else precision)
     except CoverageError as e:
         _fail(str(e))
@@ -314,10 +328,13 @@ def lcov(data_dir, output: Path, **filters):
 @_data_dir_option
 @click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="coverage.json",
               show_default=True, help="Where to write the JSON report ('-' for standard output).")
+@click.option("--show-contexts", is_flag=True,
+              help="Add to each file the tests that ran each line (dotcov run --contexts test).")
 @_report_options
-def json_command(data_dir, output: Path, **filters):
+def json_command(data_dir, output: Path, show_contexts: bool, **filters):
     """Write the JSON report (schema: docs/json-format.md)."""
-    _file_report(data_dir, output, filters, lambda cov, out: cov.json_report(out), "JSON")
+    _file_report(data_dir, output, filters, lambda cov, out: cov.json_report(out, show_contexts=show_contexts),
+                 "JSON", show_contexts)
 
 
 @cli.command()

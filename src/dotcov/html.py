@@ -387,8 +387,19 @@ def _branch_text(br: BranchCoverage) -> str:
     return text
 
 
-def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File) -> str:
+def _contexts_cell(names: frozenset[str] | None) -> str:
+    """The tests that ran a line: a count that opens to their sorted names (collapsed: hundreds stay usable)."""
+    if not names:
+        return '<span class="ctx"></span>'
+    n = len(names)
+    items = "".join(f"<li>{_escape(name)}</li>" for name in sorted(names))
+    return (f'<details class="ctx"><summary title="run by {n} test{"" if n == 1 else "s"}">{n}</summary>'
+            f'<ul>{items}</ul></details>')
+
+
+def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File, show_contexts: bool = False) -> str:
     lines = f.fc.lines
+    contexts = f.fc.contexts if show_contexts else None
     branches = f.branches
     excluded = f.excluded
     not_measured = f.not_measured
@@ -419,8 +430,9 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File) -> st
             title = f"run {hits}\u00d7" + (f"; {_branch_text(br)}" if br else "")
         src = source[n - 1] if 0 < n <= nsrc else ""
         title_attr = f' title="{_escape(title)}"' if title else ""
+        ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None)
         append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
-               f'<span class="hits">{hits_text}</span><span class="src">{src}{note}</span></div>')
+               f'<span class="hits">{hits_text}</span>{ctx}<span class="src">{src}{note}</span></div>')
     return "\n".join(rows)
 
 
@@ -455,7 +467,7 @@ def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
         beyond=beyond,
         source_lines=len(source) if source is not None else 0,
         last_line=last,
-        rows=Markup(_line_rows(numbers, source, f)),
+        rows=Markup(_line_rows(numbers, source, f, common.get("show_contexts", False))),
         prev_page=job.prev_page,
         next_page=job.next_page,
     )
@@ -497,12 +509,12 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
 
     `relative_to` defaults to `result.source_root` (as `dotcov report`); `timestamp` (seconds
     since the epoch, a datetime, or text) is shown in the footer and is the only thing in the
-    output that is not a function of `result` and the source files. `show_contexts` is
-    accepted for the CLI's sake: the model carries no contexts yet, so it changes nothing.
+    output that is not a function of `result` and the source files. `show_contexts` adds to each
+    line run by tests a count of them that opens to their names (the analysis must carry them:
+    results.ReportOptions.contexts).
     `jobs` is the number of processes rendering pages (default: up to 4, by CPU count, and
     only for large reports).
     """
-    del show_contexts  # no contexts in the model yet
     out = Path(directory)
     previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
     out.mkdir(parents=True, exist_ok=True)
@@ -517,6 +529,8 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
         title=title, version=version, created=_format_timestamp(timestamp),
         has_branches=has_branches, precision=precision, warnings=analysis.warnings,
     )
+    if show_contexts:
+        common["show_contexts"] = True
 
     written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
     html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
