@@ -162,12 +162,18 @@ class Coverage:
         if not options.contexts:
             self.options = dataclasses.replace(options, contexts=True)
             self._result = self._analysis = None
+        from dotcov.contexts import NO_CONTEXTS
+
+        if not self.has_contexts():
+            self._warn(f"--show-contexts: {NO_CONTEXTS}")
+
+    def has_contexts(self) -> bool:
+        """Whether the data holds per-test contexts (`dotcov run --contexts test`)."""
+        from dotcov.contexts import has_contexts
+
         if self._data is None:
             self.load()
-        from dotcov.contexts import NO_CONTEXTS, has_contexts
-
-        if not has_contexts(self._data):
-            self._warn(f"--show-contexts: {NO_CONTEXTS}")
+        return has_contexts(self._data)
 
     def analysis(self) -> Analysis:
         """The analysis every report formats, computed once."""

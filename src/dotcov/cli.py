@@ -1,8 +1,9 @@
 """The `dotcov` command line, on coverage.py's conventions.
 
 Exit codes: 0 success; 1 an error dotcov reports (bad input, no data); 2 the
-total is below --fail-under. `dotcov run` exits with the command's own status
-(128+N when a signal N ended it).
+total is below --fail-under (for `dotcov impacted --fail-untested`: a changed line
+no test ran). `dotcov run` exits with the command's own status (128+N when a
+signal N ended it).
 """
 
 from __future__ import annotations
@@ -400,6 +401,61 @@ def diff(data_dir, base, fmt, output: Path, fail_under, fail_under_type, fail_un
         click.echo(f"Wrote diff coverage to {output}")
     if fail_under is not None and report.percent < fail_under:
         click.echo(f"dotcov: diff coverage {report.percent:.2f}% is below --fail-under={fail_under:g}", err=True)
+        sys.exit(EXIT_FAIL_UNDER)
+
+
+@cli.command()
+@_data_dir_option
+@click.option("--base", metavar="REV", default=None,
+              help="Git revision to compare with (default: the merge base of HEAD with origin/main, else main).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "filter"]), default="text", show_default=True,
+              help="filter: a 'dotnet test --filter' expression selecting the impacted tests (empty when none).")
+@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="-",
+              help="Where to write the list (default standard output).")
+@click.option("--fail-untested", is_flag=True,
+              help="Exit with status 2 when a changed statement line was run by no recorded test.")
+@_report_options
+def impacted(data_dir, base, fmt, output: Path, fail_untested: bool, fail_under, fail_under_type, fail_under_scope,
+             **filters):
+    """The tests that ran any statement line changed since a git revision (working tree included).
+
+    Needs per-test contexts (dotcov run --contexts test). Definitions and formats: docs/reports.md."""
+    from dotcov.api import CoverageError
+    from dotcov.contexts import NO_CONTEXTS
+    from dotcov.gitdiff import GitError, changed_lines, repository_root, resolve_base
+    from dotcov.impacted import RENDERERS, compute_impact
+
+    if fail_under is not None or fail_under_type or fail_under_scope:
+        _fail("--fail-under does not apply to 'dotcov impacted' (see --fail-untested)")
+    try:
+        root = repository_root(Path.cwd())
+        rev = resolve_base(root, base)
+        changed = changed_lines(root, rev.commit)
+    except GitError as e:
+        _fail(str(e))
+    settings = _settings(data_dir, fail_under=None, fail_under_type=(), fail_under_scope=None, show_contexts=True,
+                         **filters)
+    cov = _coverage(settings)
+    if not cov.has_contexts():
+        _fail(NO_CONTEXTS)
+    analysis = cov.analysis()
+    impact = compute_impact({f.path: f.contexts for f in analysis.files},
+                            {f.path: set(f.lines) for f in analysis.files}, root, changed, rev,
+                            data_time=analysis.timestamp)
+    for path in impact.stale:
+        _warn(f"{path} changed after the coverage data was written; its line numbers may not match")
+    try:
+        cov.write_output(output, RENDERERS[fmt](impact).encode("utf-8"))
+    except CoverageError as e:
+        _fail(str(e))
+    if str(output) != "-":
+        click.echo(f"Wrote {len(impact.tests)} impacted test(s) to {output}")
+    if impact.untested and fmt == "filter":
+        _warn(f"{impact.untested_lines} changed statement line(s) were run by no recorded test "
+              "(dotcov impacted without --format filter lists them)")
+    if fail_untested and impact.untested:
+        click.echo(f"dotcov: {impact.untested_lines} changed statement line(s) were run by no recorded test",
+                   err=True)
         sys.exit(EXIT_FAIL_UNDER)
 
 
