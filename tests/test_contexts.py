@@ -170,6 +170,27 @@ def test_json_without_the_flag_is_unchanged(snippets_dll):
 
 # --- HTML --------------------------------------------------------------------------------------------------
 
+def page_contexts(page: Path) -> dict[int, list[str]]:
+    """line -> the tests a file page lists for it: each count's set, resolved in the page's one JSON copy."""
+    doc = lxml_html.fromstring(page.read_bytes())
+    (holder,) = doc.xpath('//script[@id="contexts"]')
+    sets = json.loads(holder.text)
+    out = {}
+    for row in doc.xpath('//div[@id="lines"]/div'):
+        for d in row.xpath('details[@class="ctx"]'):
+            names = [sets["names"][i] for i in sets["sets"][int(d.get("data-ctx"))]]
+            assert d.xpath("summary/text()") == [str(len(names))]
+            assert "run" in row.get("class") or "par" in row.get("class")
+            out[int(row.get("id")[1:])] = names
+    return out
+
+
+def _page(index: Path, path: str) -> Path:
+    href = lxml_html.fromstring(index.read_bytes()).xpath(
+        f'//tr[@class="file"]//a[contains(@href, "{Path(path).stem}")]/@href')[0]
+    return index.parent / href
+
+
 def test_html_show_contexts_lists_the_tests_of_each_covered_line(snippets_dll, tmp_path):
     from dotcov.html import write_html
 
@@ -177,23 +198,34 @@ def test_html_show_contexts_lists_the_tests_of_each_covered_line(snippets_dll, t
     index = write_html(a, tmp_path / "html", show_contexts=True, relative_to=str(SNIPPETS))
     checked = 0
     for f in a.files:
-        page = index.parent / lxml_html.fromstring(index.read_bytes()).xpath(
-            f'//tr[@class="file"]//a[contains(@href, "{Path(f.path).stem}")]/@href')[0]
+        page = _page(index, f.path)
+        listed = page_contexts(page)
+        assert listed == {n: sorted(names) for n, names in f.contexts.items()}
+        checked += len(listed)
         doc = lxml_html.fromstring(page.read_bytes())
-        for row in doc.xpath('//div[@id="lines"]/div'):
-            n = int(row.get("id")[1:])
-            names = row.xpath('details[@class="ctx"]/ul/li/text()')
-            assert names == sorted(f.contexts.get(n, ())), n
-            if names:
-                assert row.xpath('details[@class="ctx"]/summary/text()') == [str(len(names))]
-                assert "run" in row.get("class") or "par" in row.get("class")
-                checked += 1
-            elif f.lines.get(n):
-                assert row.xpath('span[@class="ctx"]')  # the column stays aligned
+        for row in doc.xpath('//div[@id="lines"]/div'):  # the column stays aligned: an empty cell elsewhere
+            assert len(row.xpath('*[@class="ctx"]')) == 1
     assert checked > 50
     # Without the flag the pages have no contexts column.
     plain = write_html(a, tmp_path / "plain", relative_to=str(SNIPPETS))
-    assert not any('class="ctx"' in p.read_text() for p in plain.parent.glob("*.html"))
+    assert not any('class="ctx"' in p.read_text() or 'id="contexts"' in p.read_text()
+                   for p in plain.parent.glob("*.html"))
+
+
+def test_html_names_each_test_once_per_page_however_many_lines_it_ran(tmp_path):
+    from dotcov.html import write_html
+
+    src = tmp_path / "x.cs"
+    src.write_text("".join(f"int a{n} = {n};\n" for n in range(1, 201)))
+    tests = frozenset(f"Company.Product.Tests.Integration.OrderTests.Case{i:03d}" for i in range(300))
+    fc = FileCoverage(str(src), {n: 1 for n in range(1, 201)}, contexts={n: tests for n in range(1, 201)})
+    result = CoverageResult([AssemblyCoverage("A", [], {str(src): fc})], source_root=str(tmp_path))
+    index = write_html(result, tmp_path / "html", show_contexts=True)
+    page = _page(index, str(src))
+    text = page.read_text()
+    assert text.count("OrderTests.Case042") == 1  # 200 lines x 300 tests: the names once
+    assert page.stat().st_size < 100_000
+    assert page_contexts(page) == {n: sorted(tests) for n in range(1, 201)}
 
 
 def test_html_contexts_are_escaped(tmp_path):
@@ -201,12 +233,38 @@ def test_html_contexts_are_escaped(tmp_path):
 
     src = tmp_path / "x.cs"
     src.write_text("class X {}\n")
-    fc = FileCoverage(str(src), {1: 1}, contexts={1: frozenset({"N.C.M<T>(\"a&b\")"})})
+    name = 'N.C.M<T>("a&b")</script><b>'
+    fc = FileCoverage(str(src), {1: 1}, contexts={1: frozenset({name})})
     result = CoverageResult([AssemblyCoverage("A", [], {str(src): fc})], source_root=str(tmp_path))
     index = write_html(result, tmp_path / "html", show_contexts=True)
-    page = next(p for p in index.parent.glob("x*.html"))
-    text = page.read_text()
-    assert "<li>N.C.M&lt;T&gt;(&quot;a&amp;b&quot;)</li>" in text
+    page = _page(index, str(src))
+    assert "</script><b>" not in page.read_text()
+    assert page_contexts(page) == {1: [name]}
+
+
+def test_html_contexts_open_in_a_real_browser(tmp_path):
+    """dotcov.js lists a count's tests when it is opened (Chromium: every count opened once the page loaded)."""
+    from test_html import CHROMIUM, _chromium
+
+    from dotcov.html import write_html
+
+    src = tmp_path / "x.cs"
+    src.write_text("int a = 1;\nint b = 2;\nint c = 3;\n")
+    fc = FileCoverage(str(src), {1: 1, 2: 1, 3: 0},
+                      contexts={1: frozenset({"T.B", "T.A"}), 2: frozenset({"T.C<&>"})})
+    result = CoverageResult([AssemblyCoverage("A", [], {str(src): fc})], source_root=str(tmp_path))
+    index = write_html(result, tmp_path / "html", show_contexts=True)
+    page = _page(index, str(src))
+    opener = ('<script>addEventListener("load", function () { document.querySelectorAll("details.ctx")'
+              '.forEach(function (d) { d.open = true; }); });</script></body>')
+    page.write_text(page.read_text().replace("</body>", opener))
+    assert CHROMIUM.exists()
+    proc = _chromium(tmp_path, page.as_uri(), "--virtual-time-budget=3000", "--dump-dom")
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
+    dom = lxml_html.fromstring(proc.stdout)
+    lists = {int(r.get("id")[1:]): r.xpath('details[@class="ctx"]/ul/li/text()')
+             for r in dom.xpath('//div[@id="lines"]/div') if r.xpath('details[@class="ctx"]')}
+    assert lists == {1: ["T.A", "T.B"], 2: ["T.C<&>"]}
 
 
 # --- the API and the command line ----------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import json
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
@@ -387,19 +388,35 @@ def _branch_text(br: BranchCoverage) -> str:
     return text
 
 
-def _contexts_cell(names: frozenset[str] | None) -> str:
-    """The tests that ran a line: a count that opens to their sorted names (collapsed: hundreds stay usable)."""
+def _context_sets(contexts: dict[int, frozenset[str]]) -> tuple[dict[int, int], str]:
+    """The page's tests once: (line -> index of its set of tests, the JSON of {"names": sorted names, "sets":
+    [[name indexes]]}). Lines of one method mostly share a set, so hundreds of tests per line cost a few bytes
+    a line; dotcov.js lists a set's names when its count is opened."""
+    names = sorted(set().union(*contexts.values())) if contexts else []
+    index = {name: i for i, name in enumerate(names)}
+    sets: dict[frozenset[str], int] = {}
+    by_line = {}
+    for line in sorted(contexts):
+        by_line[line] = sets.setdefault(contexts[line], len(sets))
+    doc = {"names": names, "sets": [sorted(index[n] for n in s) for s in sets]}
+    # Safe inside <script>: no `<`, `>` or `&` can end the element or start markup.
+    text = json.dumps(doc, ensure_ascii=True, separators=(",", ":"))
+    return by_line, text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _contexts_cell(names: frozenset[str] | None, set_index: int | None) -> str:
+    """A line's tests: their count, which opens to their names (filled in by dotcov.js from the page's sets)."""
     if not names:
         return '<span class="ctx"></span>'
     n = len(names)
-    items = "".join(f"<li>{_escape(name)}</li>" for name in sorted(names))
-    return (f'<details class="ctx"><summary title="run by {n} test{"" if n == 1 else "s"}">{n}</summary>'
-            f'<ul>{items}</ul></details>')
+    return (f'<details class="ctx" data-ctx="{set_index}"><summary title="run by {n} test{"" if n == 1 else "s"}">'
+            f'{n}</summary></details>')
 
 
-def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File, show_contexts: bool = False) -> str:
+def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File,
+               context_sets: dict[int, int] | None = None) -> str:
     lines = f.fc.lines
-    contexts = f.fc.contexts if show_contexts else None
+    contexts = f.fc.contexts if context_sets is not None else None
     branches = f.branches
     excluded = f.excluded
     not_measured = f.not_measured
@@ -430,7 +447,7 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File, show_
             title = f"run {hits}\u00d7" + (f"; {_branch_text(br)}" if br else "")
         src = source[n - 1] if 0 < n <= nsrc else ""
         title_attr = f' title="{_escape(title)}"' if title else ""
-        ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None)
+        ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None, context_sets.get(n))
         append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
                f'<span class="hits">{hits_text}</span>{ctx}<span class="src">{src}{note}</span></div>')
     return "\n".join(rows)
@@ -457,6 +474,9 @@ def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
         numbers = range(1, max(len(source), last) + 1)
         beyond = last > len(source)
     nums = _numbers(f)
+    context_sets = contexts_json = None
+    if common.get("show_contexts"):
+        context_sets, contexts_json = _context_sets(f.fc.contexts)
     return env.get_template("file.html").render(
         common,
         file=f,
@@ -467,7 +487,8 @@ def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
         beyond=beyond,
         source_lines=len(source) if source is not None else 0,
         last_line=last,
-        rows=Markup(_line_rows(numbers, source, f, common.get("show_contexts", False))),
+        rows=Markup(_line_rows(numbers, source, f, context_sets)),
+        contexts_json=Markup(contexts_json) if contexts_json is not None else None,
         prev_page=job.prev_page,
         next_page=job.next_page,
     )
