@@ -77,7 +77,7 @@ def _git(repo: Path, *args: str) -> str:
 @pytest.fixture
 def snippets_repo(snippets_dll, tmp_path, monkeypatch):  # noqa: F811
     """A git repository with Cases.cs committed on main, then two lines edited in the working tree: one some
-    tests ran, one no test ran. Returns (run the CLI in it, the lines' tests)."""
+    tests ran, one only code outside any test ran. Returns (run the CLI in it, the lines' tests)."""
     repo = tmp_path / "repo"
     repo.mkdir()
     shutil.copy(SNIPPETS / "Cases.cs", repo / "Cases.cs")
@@ -93,7 +93,7 @@ def snippets_repo(snippets_dll, tmp_path, monkeypatch):  # noqa: F811
         str(repo / "Cases.cs"), str(SNIPPETS / "Cases.cs")]}))
     f = Analysis.of(result).file(str(repo / "Cases.cs"))
     tested = min(n for n in f.contexts if len(f.contexts[n]) >= 2)
-    untested = min(n for n, h in f.lines.items() if n not in f.contexts)
+    untested = min(n for n, h in f.lines.items() if h > 0 and n not in f.contexts)  # run outside any test
     lines = (repo / "Cases.cs").read_text().split("\n")
     for n in (tested, untested):
         lines[n - 1] += " "  # a changed line (whitespace counts: git diff without -w)
@@ -112,8 +112,8 @@ def snippets_repo(snippets_dll, tmp_path, monkeypatch):  # noqa: F811
     monkeypatch.setattr(data, "read_file", read_file)
     monkeypatch.chdir(repo)
 
-    def run(*args):
-        return CliRunner(mix_stderr=False).invoke(cli, ["impacted", "--data-dir", str(d), *args], catch_exceptions=False)
+    def run(*args, command="impacted"):
+        return CliRunner(mix_stderr=False).invoke(cli, [command, "--data-dir", str(d), *args], catch_exceptions=False)
 
     run.module = module
     return run, sorted(f.contexts[tested]), tested, untested
@@ -149,3 +149,25 @@ def test_impacted_filters_gates_and_errors(snippets_repo, tmp_path):
     run.module.contexts.clear()
     r = run()
     assert r.exit_code == 1 and "record them with 'dotcov run --contexts test" in r.stderr
+
+
+def test_diff_takes_the_contexts_filter_too(snippets_repo):
+    run, tests, tested, untested = snippets_repo
+    full = json.loads(run("--format", "json", command="diff").stdout)
+    assert full["files"] == [{"path": "Cases.cs", "changed": sorted([tested, untested]), "missed": []}]
+    # The untested line ran only outside any test: under any filter it is missed, the tested line is not.
+    only = json.loads(run("--format", "json", "--contexts", ",".join(t.replace("(", "\\(").replace(")", "\\)")
+                                                                       for t in tests), command="diff").stdout)
+    assert only["files"][0]["missed"] == [untested]
+    none = json.loads(run("--format", "json", "--contexts", "NoSuchTest", command="diff").stdout)
+    assert none["percent"] == 0.0
+
+
+def test_report_contexts_in_the_config_must_be_strings(tmp_path, monkeypatch):
+    (tmp_path / "dotcov.toml").write_text("[report]\ncontexts = 3\n")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner(mix_stderr=False).invoke(cli, ["report"])
+    assert r.exit_code == 1 and "report.contexts must be a string or a list of strings" in r.stderr
+    (tmp_path / "dotcov.toml").write_text('[report]\ncontexts = "ok,bad("\n')
+    r = CliRunner(mix_stderr=False).invoke(cli, ["report"])
+    assert r.exit_code == 1 and "--contexts 'bad(' is not a regular expression" in r.stderr

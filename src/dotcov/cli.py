@@ -105,13 +105,7 @@ class Settings:
         self.fail_under_scope = fail_under_scope or cfg.fail_under_scope
         self.ignore_errors = ignore_errors
         self.source_dirs = [*cfg.source, *source_dirs]
-        from dotcov.contexts import ContextError, parse_patterns
-
-        self.contexts = list(contexts or cfg.contexts)
-        try:
-            parse_patterns(self.contexts)  # a bad pattern is an error before any data is read
-        except ContextError as e:
-            _fail(str(e))
+        self.contexts = list(contexts or cfg.contexts)  # checked by _settings (dotcov run does not use them)
         if show_contexts:
             self.options.contexts = True
 
@@ -119,9 +113,16 @@ class Settings:
 def _settings(data_dir, include, exclude, exclude_by_attribute, exclude_by_file, skip_auto_properties,
               all_branches, fail_under, fail_under_type, fail_under_scope, ignore_errors=False,
               source_dirs=(), contexts=(), show_contexts=False) -> Settings:
-    return Settings(_config(), data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
-                    skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
-                    ignore_errors, source_dirs, contexts, show_contexts)
+    from dotcov.contexts import ContextError, parse_patterns
+
+    settings = Settings(_config(), data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
+                        skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
+                        ignore_errors, source_dirs, contexts, show_contexts)
+    try:
+        parse_patterns(settings.contexts)  # a bad pattern is an error before any data is read
+    except ContextError as e:
+        _fail(str(e))
+    return settings
 
 
 def _fail(message: str) -> None:
