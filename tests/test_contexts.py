@@ -9,7 +9,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -290,8 +289,8 @@ def cli_with_contexts(snippets_dll, tmp_path, monkeypatch):
     d = _write_data(tmp_path, module)
     real_read = data.read_file
 
-    def read_file(path, into, *, live=False):
-        real_read(path, into, live=live)
+    def read_file(path, into, *args, **kwargs):
+        real_read(path, into, *args, **kwargs)
         for m in into.modules.values():
             m.contexts = {k: set(v) for k, v in module.contexts.items()}
 

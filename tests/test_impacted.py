@@ -104,8 +104,8 @@ def snippets_repo(snippets_dll, tmp_path, monkeypatch):  # noqa: F811
     data.write(data_of(module), d / "dotcov.1.00000001.cov")
     real_read = data.read_file
 
-    def read_file(path, into, *, live=False):  # the file format's contexts are the agent's: given back here
-        real_read(path, into, live=live)
+    def read_file(path, into, *args, **kwargs):  # the file format's contexts are the agent's: given back here
+        real_read(path, into, *args, **kwargs)
         for m in into.modules.values():
             m.contexts = {k: set(v) for k, v in module.contexts.items()}
 

@@ -9,7 +9,6 @@ Calculator.cs's points only. The command runs in-process so the loaded data can 
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from click.testing import CliRunner
@@ -28,8 +27,8 @@ EVERYTHING = "Calc.Tests.Everything"
 def impacted(calc_git_sample, monkeypatch):
     real_read = data.read_file
 
-    def read_file(path, into, *, live=False):
-        real_read(path, into, live=live)
+    def read_file(path, into, *args, **kwargs):
+        real_read(path, into, *args, **kwargs)
         for m in into.modules.values():
             m.contexts = {EVERYTHING: {i for i, h in enumerate(m.hits) if h}}
 
