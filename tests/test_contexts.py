@@ -366,3 +366,44 @@ def test_api_show_contexts_without_contexts_warns(snippets_dll, tmp_path):
     with pytest.raises(CoverageError, match="no per-test contexts"):
         Coverage(tmp_path, source_root=SNIPPETS, contexts=["x"], warn=warnings.append).use_data(
             data_of(module)).analysis()
+
+
+def test_release_switch_lines_without_a_sequence_point_take_their_dispatchs_tests(tmp_path):
+    """Release: a `switch (k)` line has no sequence point; its hits are its arms' (results.py), its tests those
+    that ran its dispatch. Each method here is run by its own random tests, on every site (points and every
+    branch outcome), so the tests of every line, switch lines too, are known; checked against the filter."""
+    env = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1", DOTNET_CLI_USE_MSBUILD_SERVER="0",
+               UseSharedCompilation="false")
+    subprocess.run(["dotnet", "build", str(SNIPPETS), "-c", "Release", "-nologo", "-v", "quiet", "-clp:ErrorsOnly"],
+                   env=env, check=True)
+    dll = SNIPPETS / "bin" / "Release" / "net10.0" / "Snippets.dll"
+    from dotcov import branches
+    from dotcov.branches import MethodIL
+    from dotcov.results import Symbols
+
+    raw = _native.read_symbols(str(dll))
+    sites = [(0x06000000 | rid, p[0], 0) for rid, points in sorted(raw["sequence_points"].items()) for p in points]
+    for rid, body in sorted(_native.read_method_bodies(str(dll)).items()):
+        for b in MethodIL.decode(rid, body).branches():
+            sites += [(0x06000000 | rid, b.offset, kind) for kind in range(1, b.outcome_count() + 1)]
+    rng = random.Random(3)
+    by_method = {token: [t for t in TESTS if rng.random() < 0.5] for token in {s[0] for s in sites}}
+    contexts: dict[str, set[int]] = {}
+    for i, (token, _off, _kind) in enumerate(sites):
+        for t in by_method[token]:
+            contexts.setdefault(t, set()).add(i)
+    module = ModuleHits(raw["mvid"], raw["pdb_id"], str(dll), sites, [len(by_method[s[0]]) for s in sites],
+                        contexts=contexts)
+    cov = data_of(module)
+    full = analysis(cov, contexts=True)
+    spanned = {(raw["documents"][p[5] - 1], n) for ps in raw["sequence_points"].values() for p in ps
+               for n in range(p[1], p[3] + 1)}
+    pointless = {(r.path, r.line) for r in branches.analyse(module, Symbols(raw))
+                 if r.arms is not None and (r.path, r.line) not in spanned}
+    assert pointless, "Release Snippets has switch lines without a sequence point"
+    ran = [(f, n) for f in full.files for p, n in pointless if p == f.path and f.lines.get(n)]
+    assert ran and all(n in f.contexts for f, n in ran)
+    for test in TESTS:
+        only = analysis(limit_data(cov, parse_patterns([f"^{test.replace('(', '[(]').replace(')', '[)]')}$"])))
+        for f, g in zip(full.files, only.files):
+            assert {n for n, names in f.contexts.items() if test in names} == {n for n, h in g.lines.items() if h}

@@ -293,10 +293,11 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
             for m, c in owners.get((r.path, owner), []):
                 for lines in (asm.files[r.path].lines, c.lines, m.lines):
                     lines[r.line] = sum(r.outcomes.values())
-            ctx = branch_ctx.get((r.method_token, r.offset))
-            if ctx:  # the tests whose dispatch ran the switch's first branch instruction (every dispatch does)
-                asm.files[r.path].contexts[r.line] = ctx
                 methods_at.setdefault((r.path, r.line), []).append(m)
+            ctx = branch_ctx.get((r.method_token, r.offset))
+            if ctx and r.line in asm.files[r.path].lines:  # the tests whose dispatch ran the switch's first
+                # branch instruction (every dispatch does)
+                asm.files[r.path].contexts[r.line] = ctx
         candidates = methods_at.get((r.path, r.line), [])
         mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
         if mc is None:
