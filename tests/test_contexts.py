@@ -331,7 +331,9 @@ def test_cli_contexts_filter_on_every_report(cli_with_contexts, tmp_path):
         r = cli_with_contexts(cmd, opt, str(tmp_path / cmd), "--contexts", "Alpha")
         assert r.exit_code == 0, (cmd, r.output)
     r = cli_with_contexts("report", "--contexts", "Alpha,Delta")
-    assert r.exit_code == 0 and "TOTAL" in r.output
+    assert r.exit_code == 0 and "TOTAL" in r.output and "no recorded test matches" not in r.output
+    r = cli_with_contexts("report", "--contexts", "Alhpa")
+    assert r.exit_code == 0 and "warning: --contexts Alhpa: no recorded test matches (of 4)" in r.output
 
 
 def test_cli_bad_pattern_and_data_without_contexts(cli_with_contexts):

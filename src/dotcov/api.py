@@ -148,9 +148,14 @@ class Coverage:
         from dotcov.contexts import ContextError, limit_data, parse_patterns
 
         try:
-            return limit_data(self._data, parse_patterns(self.contexts))
+            limited = limit_data(self._data, parse_patterns(self.contexts))
         except ContextError as e:
             raise CoverageError(str(e)) from e
+        if not any(m.contexts for m in limited.modules.values()):  # a typo would otherwise read as untested code
+            recorded = len({n for m in self._data.modules.values() for n in m.contexts})
+            self._warn(f"--contexts {','.join(self.contexts)}: no recorded test matches (of {recorded}); "
+                       "every line counts as not run")
+        return limited
 
     def _with_contexts(self) -> None:
         """Makes the analysis carry each line's tests (computed again if it was made without)."""
