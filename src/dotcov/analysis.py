@@ -172,6 +172,13 @@ def add_lines(into: dict[int, int], lines: dict[int, int]) -> None:
         into[line] = into.get(line, 0) + hits
 
 
+def add_contexts(into: dict[int, frozenset[str]], contexts: dict[int, frozenset[str]]) -> None:
+    """A line's tests in several builds: every build's (the line ran in a build where a test ran it)."""
+    for line, names in contexts.items():
+        have = into.get(line)
+        into[line] = names if have is None else have | names
+
+
 def add_branches(into: dict[int, BranchCoverage], branches: dict[int, BranchCoverage]) -> None:
     for line, b in branches.items():
         have = into.get(line)
@@ -184,7 +191,7 @@ def merge_files(files: Iterable[FileCoverage], path: str | None = None) -> FileC
     if len(files) == 1:  # nothing to merge: share the build's maps (nothing downstream modifies them)
         fc = files[0]
         out = FileCoverage(path or fc.path, fc.lines, fc.branches, fc.excluded - fc.lines.keys(),
-                           {n: r for n, r in fc.not_measured.items() if n not in fc.lines}, fc.stale)
+                           {n: r for n, r in fc.not_measured.items() if n not in fc.lines}, fc.stale, fc.contexts)
         if not _ascending(out.lines):
             out.lines = dict(sorted(out.lines.items()))
         if not _ascending(out.branches):
@@ -194,6 +201,7 @@ def merge_files(files: Iterable[FileCoverage], path: str | None = None) -> FileC
     for fc in files:
         add_lines(out.lines, fc.lines)
         add_branches(out.branches, fc.branches)
+        add_contexts(out.contexts, fc.contexts)
         out.excluded |= fc.excluded
         for line, reason in fc.not_measured.items():
             out.not_measured.setdefault(line, reason)
@@ -408,6 +416,8 @@ class FileAnalysis:
     assemblies: list[str] = field(default_factory=list)
     stale: str | None = None  # why the source on disk is not the one built, when it is not
     numbers: Numbers = field(default_factory=Numbers)
+    # line -> the tests that ran it (only when contexts were asked for and recorded; see contexts.py)
+    contexts: dict[int, frozenset[str]] = field(default_factory=dict)
     # The file's classes, merged when first asked for (the table never asks).
     _classes: list[ClassAnalysis] | Callable[[], list[ClassAnalysis]] = field(default=list, repr=False)
 
@@ -422,7 +432,7 @@ class FileAnalysis:
         """`sources`: the model's classes in this file (every build's), merged lazily."""
         f = cls(fc.path, fc.lines, fc.branches, fc.excluded, fc.not_measured, assemblies, fc.stale,
                 line_numbers(fc.lines, fc.branches, len(fc.excluded), len(fc.not_measured)),
-                lambda: merge_classes(sources))
+                fc.contexts, lambda: merge_classes(sources))
         f.numbers.files = 1
         # Methods (name and signature within a class; with lines), covered when any build ran them.
         methods: dict[tuple[str, str, str], bool] = {}

@@ -65,12 +65,15 @@ class Coverage:
     `source_dirs`: directories searched for assemblies no test process loaded (besides the loaded
     assemblies' own directories); those the agent would have covered are reported at 0%, "not loaded".
     `include_tests`: test assemblies count as the agent's `--include-tests` makes them.
+    `contexts`: patterns (comma-separated regular expressions, as `--contexts`) limiting the data to the
+    tests whose name matches (contexts.py); a pattern that is not a regular expression, or data without
+    per-test contexts, is a CoverageError when the data is first used.
     """
 
     def __init__(self, data_dir: str | Path = ".dotcov", *, source_root: str | Path | None = None,
                  options=None, ignore_errors: bool = False, warn: Callable[[str], None] | None = None,
                  version: str | None = None, source_dirs: list[str | Path] = (),
-                 include_tests: bool = False) -> None:
+                 include_tests: bool = False, contexts: list[str] = ()) -> None:
         from dotcov import __version__
 
         self.data_dir = Path(data_dir).resolve()
@@ -79,6 +82,7 @@ class Coverage:
         self.ignore_errors = ignore_errors
         self.source_dirs = [Path(d) for d in source_dirs]  # where else to look for assemblies never loaded
         self.include_tests = include_tests
+        self.contexts = list(contexts)
         self.version = version or __version__
         self._warn = warn or (lambda message: print(f"dotcov: warning: {message}", file=sys.stderr))
         self._data = None
@@ -127,7 +131,7 @@ class Coverage:
             with _no_gc():
                 unloaded = never_loaded(self._data, self.source_root, self.source_dirs,
                                         include_tests=self.include_tests)
-                result, problems = results.build(self._data, self.source_root, self.options,
+                result, problems = results.build(self._limited_data(), self.source_root, self.options,
                                                  not_loaded=unloaded)
             for p in problems:
                 self._warn(p)
@@ -136,6 +140,45 @@ class Coverage:
                 raise CoverageError("the data holds no module that can be reported (see the warnings above)")
             self._result = result
         return self._result
+
+    def _limited_data(self):
+        """The data, limited to the tests `contexts` matches when it is given."""
+        if not self.contexts:
+            return self._data
+        from dotcov.contexts import ContextError, limit_data, parse_patterns
+
+        try:
+            limited = limit_data(self._data, parse_patterns(self.contexts))
+        except ContextError as e:
+            raise CoverageError(str(e)) from e
+        if not any(m.contexts for m in limited.modules.values()):  # a typo would otherwise read as untested code
+            recorded = len({n for m in self._data.modules.values() for n in m.contexts})
+            self._warn(f"--contexts {','.join(self.contexts)}: no recorded test matches (of {recorded}); "
+                       "every line counts as not run")
+        return limited
+
+    def _with_contexts(self) -> None:
+        """Makes the analysis carry each line's tests (computed again if it was made without)."""
+        import dataclasses
+
+        from dotcov.results import ReportOptions
+
+        options = self.options or ReportOptions()
+        if not options.contexts:
+            self.options = dataclasses.replace(options, contexts=True)
+            self._result = self._analysis = None
+        from dotcov.contexts import NO_CONTEXTS
+
+        if not self.has_contexts():
+            self._warn(f"--show-contexts: {NO_CONTEXTS}")
+
+    def has_contexts(self) -> bool:
+        """Whether the data holds per-test contexts (`dotcov run --contexts test`)."""
+        from dotcov.contexts import has_contexts
+
+        if self._data is None:
+            self.load()
+        return has_contexts(self._data)
 
     def analysis(self) -> Analysis:
         """The analysis every report formats, computed once."""
@@ -202,10 +245,14 @@ class Coverage:
 
         return self._write_report(write_lcov, outfile)
 
-    def json_report(self, outfile: str | Path = "coverage.json") -> float:
+    def json_report(self, outfile: str | Path = "coverage.json", *, show_contexts: bool = False) -> float:
+        """`show_contexts`: each file object gains `contexts` (line -> the tests that ran it)."""
         from dotcov.json_report import write_json
 
-        return self._write_report(write_json, outfile, version=self.version, relative_to=str(self.source_root))
+        if show_contexts:
+            self._with_contexts()
+        return self._write_report(write_json, outfile, version=self.version, relative_to=str(self.source_root),
+                                  show_contexts=show_contexts)
 
     def opencover_report(self, outfile: str | Path = "coverage.opencover.xml") -> float:
         from dotcov.opencover import write_opencover
@@ -220,17 +267,20 @@ class Coverage:
         return self.total_percent()
 
     def html_report(self, directory: str | Path = "htmlcov", *, title: str = "Coverage report",
-                    precision: int = 0) -> Path:
-        """Writes the HTML report; returns the path of its index.html."""
+                    precision: int = 0, show_contexts: bool = False) -> Path:
+        """Writes the HTML report; returns the path of its index.html. `show_contexts`: each line run by
+        tests lists them."""
         from dotcov.html import write_html
         from dotcov.html_dir import ReportDirectoryError
 
+        if show_contexts:
+            self._with_contexts()
         analysis = self.analysis()
         try:
             with _no_gc():
                 return write_html(analysis, directory, title=title, version=self.version,
                                   timestamp=analysis.timestamp, relative_to=str(self.source_root),
-                                  precision=precision)
+                                  precision=precision, show_contexts=show_contexts)
         except OSError as e:
             raise CoverageError(f"cannot write the HTML report to {directory}: {e.strerror or e}") from e
         except ReportDirectoryError as e:

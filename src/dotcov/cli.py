@@ -1,8 +1,9 @@
 """The `dotcov` command line, on coverage.py's conventions.
 
 Exit codes: 0 success; 1 an error dotcov reports (bad input, no data); 2 the
-total is below --fail-under. `dotcov run` exits with the command's own status
-(128+N when a signal N ended it).
+total is below --fail-under (for `dotcov impacted --fail-untested`: a changed line
+no test ran). `dotcov run` exits with the command's own status (128+N when a
+signal N ended it).
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ def _report_options(f):
                      "also [run] source in dotcov.toml)."),
         click.option("--ignore-errors", is_flag=True, default=False,
                      help="Report even when coverage data was cut short or corrupt (the report says what was lost)."),
+        click.option("--contexts", "contexts", multiple=True, metavar="PATTERN",
+                     help="Only what the tests matching these comma-separated regular expressions ran (needs "
+                     "'dotcov run --contexts test'; counts are then 1 for run; also [report] contexts)."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -76,7 +80,7 @@ class Settings:
 
     def __init__(self, cfg, data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
                  skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
-                 ignore_errors=False, source_dirs=()):
+                 ignore_errors=False, source_dirs=(), contexts=(), show_contexts=False):
         from dotcov.filters import FilterError, Filters
         from dotcov.results import ReportOptions
 
@@ -101,14 +105,24 @@ class Settings:
         self.fail_under_scope = fail_under_scope or cfg.fail_under_scope
         self.ignore_errors = ignore_errors
         self.source_dirs = [*cfg.source, *source_dirs]
+        self.contexts = list(contexts or cfg.contexts)  # checked by _settings (dotcov run does not use them)
+        if show_contexts:
+            self.options.contexts = True
 
 
 def _settings(data_dir, include, exclude, exclude_by_attribute, exclude_by_file, skip_auto_properties,
               all_branches, fail_under, fail_under_type, fail_under_scope, ignore_errors=False,
-              source_dirs=()) -> Settings:
-    return Settings(_config(), data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
-                    skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
-                    ignore_errors, source_dirs)
+              source_dirs=(), contexts=(), show_contexts=False) -> Settings:
+    from dotcov.contexts import ContextError, parse_patterns
+
+    settings = Settings(_config(), data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
+                        skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
+                        ignore_errors, source_dirs, contexts, show_contexts)
+    try:
+        parse_patterns(settings.contexts)  # a bad pattern is an error before any data is read
+    except ContextError as e:
+        _fail(str(e))
+    return settings
 
 
 def _fail(message: str) -> None:
@@ -126,7 +140,8 @@ def _coverage(settings: Settings):
 
     cov = Coverage(settings.data_dir, source_root=Path.cwd(), options=settings.options,
                    ignore_errors=settings.ignore_errors, warn=_warn, version=__version__,
-                   source_dirs=settings.source_dirs, include_tests=settings.cfg.include_test_assemblies)
+                   source_dirs=settings.source_dirs, include_tests=settings.cfg.include_test_assemblies,
+                   contexts=settings.contexts)
     try:
         cov.load().analysis()
     except CoverageError as e:
@@ -148,12 +163,12 @@ def cli():
     """Code coverage for .NET: run tests under dotcov, then report."""
 
 
-def _file_report(data_dir, output: Path, filters: dict, write, what: str) -> None:
+def _file_report(data_dir, output: Path, filters: dict, write, what: str, show_contexts: bool = False) -> None:
     """The body of every file-writing report command: load, analyse, write with the API's writer
     (`write(cov, output)`, e.g. `Coverage.xml_report`: atomic, '-' for standard output), check --fail-under."""
     from dotcov.api import CoverageError
 
-    settings = _settings(data_dir, **filters)
+    settings = _settings(data_dir, show_contexts=show_contexts, **filters)
     cov = _coverage(settings)
     try:
         write(cov, output)
@@ -284,15 +299,16 @@ def xml(data_dir, output: Path, **filters):
               show_default=True, help="Where to write the HTML report.")
 @click.option("--title", default="Coverage report", show_default=True, help="The report's title.")
 @click.option("--precision", type=click.IntRange(0, 10), default=None, help="Decimal places of percentages.")
+@click.option("--show-contexts", is_flag=True, help="Show which tests ran each line (dotcov run --contexts test).")
 @_report_options
-def html(data_dir, directory: Path, title: str, precision, **filters):
+def html(data_dir, directory: Path, title: str, precision, show_contexts: bool, **filters):
     """Write the HTML report: an index and a page per source file."""
     from dotcov.api import CoverageError
 
-    settings = _settings(data_dir, **filters)
+    settings = _settings(data_dir, show_contexts=show_contexts, **filters)
     cov = _coverage(settings)
     try:
-        index = cov.html_report(directory, title=title,
+        index = cov.html_report(directory, title=title, show_contexts=show_contexts,
                                 precision=settings.cfg.precision if precision is None else precision)
     except CoverageError as e:
         _fail(str(e))
@@ -314,10 +330,13 @@ def lcov(data_dir, output: Path, **filters):
 @_data_dir_option
 @click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="coverage.json",
               show_default=True, help="Where to write the JSON report ('-' for standard output).")
+@click.option("--show-contexts", is_flag=True,
+              help="Add to each file the tests that ran each line (dotcov run --contexts test).")
 @_report_options
-def json_command(data_dir, output: Path, **filters):
+def json_command(data_dir, output: Path, show_contexts: bool, **filters):
     """Write the JSON report (schema: docs/json-format.md)."""
-    _file_report(data_dir, output, filters, lambda cov, out: cov.json_report(out), "JSON")
+    _file_report(data_dir, output, filters, lambda cov, out: cov.json_report(out, show_contexts=show_contexts),
+                 "JSON", show_contexts)
 
 
 @cli.command()
@@ -383,6 +402,61 @@ def diff(data_dir, base, fmt, output: Path, fail_under, fail_under_type, fail_un
         click.echo(f"Wrote diff coverage to {output}")
     if fail_under is not None and report.percent < fail_under:
         click.echo(f"dotcov: diff coverage {report.percent:.2f}% is below --fail-under={fail_under:g}", err=True)
+        sys.exit(EXIT_FAIL_UNDER)
+
+
+@cli.command()
+@_data_dir_option
+@click.option("--base", metavar="REV", default=None,
+              help="Git revision to compare with (default: the merge base of HEAD with origin/main, else main).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "filter"]), default="text", show_default=True,
+              help="filter: a 'dotnet test --filter' expression selecting the impacted tests (empty when none).")
+@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="-",
+              help="Where to write the list (default standard output).")
+@click.option("--fail-untested", is_flag=True,
+              help="Exit with status 2 when a changed statement line was run by no recorded test.")
+@_report_options
+def impacted(data_dir, base, fmt, output: Path, fail_untested: bool, fail_under, fail_under_type, fail_under_scope,
+             **filters):
+    """The tests that ran any statement line changed since a git revision (working tree included).
+
+    Needs per-test contexts (dotcov run --contexts test). Definitions and formats: docs/reports.md."""
+    from dotcov.api import CoverageError
+    from dotcov.contexts import NO_CONTEXTS
+    from dotcov.gitdiff import GitError, changed_lines, repository_root, resolve_base
+    from dotcov.impacted import RENDERERS, compute_impact
+
+    if fail_under is not None or fail_under_type or fail_under_scope:
+        _fail("--fail-under does not apply to 'dotcov impacted' (see --fail-untested)")
+    try:
+        root = repository_root(Path.cwd())
+        rev = resolve_base(root, base)
+        changed = changed_lines(root, rev.commit)
+    except GitError as e:
+        _fail(str(e))
+    settings = _settings(data_dir, fail_under=None, fail_under_type=(), fail_under_scope=None, show_contexts=True,
+                         **filters)
+    cov = _coverage(settings)
+    if not cov.has_contexts():
+        _fail(NO_CONTEXTS)
+    analysis = cov.analysis()
+    impact = compute_impact({f.path: f.contexts for f in analysis.files},
+                            {f.path: set(f.lines) for f in analysis.files}, root, changed, rev,
+                            data_time=analysis.timestamp)
+    for path in impact.stale:
+        _warn(f"{path} changed after the coverage data was written; its line numbers may not match")
+    try:
+        cov.write_output(output, RENDERERS[fmt](impact).encode("utf-8"))
+    except CoverageError as e:
+        _fail(str(e))
+    if str(output) != "-":
+        click.echo(f"Wrote {len(impact.tests)} impacted test(s) to {output}")
+    if impact.untested and fmt == "filter":
+        _warn(f"{impact.untested_lines} changed statement line(s) were run by no recorded test "
+              "(dotcov impacted without --format filter lists them)")
+    if fail_untested and impact.untested:
+        click.echo(f"dotcov: {impact.untested_lines} changed statement line(s) were run by no recorded test",
+                   err=True)
         sys.exit(EXIT_FAIL_UNDER)
 
 

@@ -17,6 +17,7 @@
     sort = "name"
     fail_under = 80                    # or { line = 80, branch = 60, method = 90 }
     fail_under_scope = "total"         # or "assembly"
+    contexts = ["^MyApp\\.Tests\\.Orders"]   # like --contexts: only what these tests ran
 
     [paths]                            # as in coverage.py: every alias maps to the first entry
     source = [".", "/_/", "/builds/ci/project/"]
@@ -54,6 +55,7 @@ class Config:
     fail_under: dict[str, float] = field(default_factory=dict)  # kind -> percent
     fail_under_scope: str = "total"
     paths: dict[str, list[str]] = field(default_factory=dict)
+    contexts: list[str] = field(default_factory=list)  # [report] contexts: like --contexts
 
 
 def find_config(start: Path) -> Path | None:
@@ -108,7 +110,7 @@ def load_config(start: Path | None = None) -> Config:
             raise ConfigError(f"{where}: unknown setting")
     for key, value in report.items():
         where = f"{path}: report.{key}"
-        if key in ("include", "exclude", "exclude_by_attribute", "exclude_by_file"):
+        if key in ("include", "exclude", "exclude_by_attribute", "exclude_by_file", "contexts"):
             setattr(cfg, key, _strings(value, where))
         elif key in ("skip_auto_properties", "all_branches", "show_missing", "skip_covered"):
             setattr(cfg, key, _expect(value, bool, where))

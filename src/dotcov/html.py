@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import json
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
@@ -387,8 +388,35 @@ def _branch_text(br: BranchCoverage) -> str:
     return text
 
 
-def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File) -> str:
+def _context_sets(contexts: dict[int, frozenset[str]]) -> tuple[dict[int, int], str]:
+    """The page's tests once: (line -> index of its set of tests, the JSON of {"names": sorted names, "sets":
+    [[name indexes]]}). Lines of one method mostly share a set, so hundreds of tests per line cost a few bytes
+    a line; dotcov.js lists a set's names when its count is opened."""
+    names = sorted(set().union(*contexts.values())) if contexts else []
+    index = {name: i for i, name in enumerate(names)}
+    sets: dict[frozenset[str], int] = {}
+    by_line = {}
+    for line in sorted(contexts):
+        by_line[line] = sets.setdefault(contexts[line], len(sets))
+    doc = {"names": names, "sets": [sorted(index[n] for n in s) for s in sets]}
+    # Safe inside <script>: no `<`, `>` or `&` can end the element or start markup.
+    text = json.dumps(doc, ensure_ascii=True, separators=(",", ":"))
+    return by_line, text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _contexts_cell(names: frozenset[str] | None, set_index: int | None) -> str:
+    """A line's tests: their count, which opens to their names (filled in by dotcov.js from the page's sets)."""
+    if not names:
+        return '<span class="ctx"></span>'
+    n = len(names)
+    return (f'<details class="ctx" data-ctx="{set_index}"><summary title="run by {n} test{"" if n == 1 else "s"}">'
+            f'{n}</summary></details>')
+
+
+def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File,
+               context_sets: dict[int, int] | None = None) -> str:
     lines = f.fc.lines
+    contexts = f.fc.contexts if context_sets is not None else None
     branches = f.branches
     excluded = f.excluded
     not_measured = f.not_measured
@@ -419,8 +447,9 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File) -> st
             title = f"run {hits}\u00d7" + (f"; {_branch_text(br)}" if br else "")
         src = source[n - 1] if 0 < n <= nsrc else ""
         title_attr = f' title="{_escape(title)}"' if title else ""
+        ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None, context_sets.get(n))
         append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
-               f'<span class="hits">{hits_text}</span><span class="src">{src}{note}</span></div>')
+               f'<span class="hits">{hits_text}</span>{ctx}<span class="src">{src}{note}</span></div>')
     return "\n".join(rows)
 
 
@@ -445,6 +474,9 @@ def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
         numbers = range(1, max(len(source), last) + 1)
         beyond = last > len(source)
     nums = _numbers(f)
+    context_sets = contexts_json = None
+    if common.get("show_contexts"):
+        context_sets, contexts_json = _context_sets(f.fc.contexts)
     return env.get_template("file.html").render(
         common,
         file=f,
@@ -455,7 +487,8 @@ def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
         beyond=beyond,
         source_lines=len(source) if source is not None else 0,
         last_line=last,
-        rows=Markup(_line_rows(numbers, source, f)),
+        rows=Markup(_line_rows(numbers, source, f, context_sets)),
+        contexts_json=Markup(contexts_json) if contexts_json is not None else None,
         prev_page=job.prev_page,
         next_page=job.next_page,
     )
@@ -497,12 +530,12 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
 
     `relative_to` defaults to `result.source_root` (as `dotcov report`); `timestamp` (seconds
     since the epoch, a datetime, or text) is shown in the footer and is the only thing in the
-    output that is not a function of `result` and the source files. `show_contexts` is
-    accepted for the CLI's sake: the model carries no contexts yet, so it changes nothing.
+    output that is not a function of `result` and the source files. `show_contexts` adds to each
+    line run by tests a count of them that opens to their names (the analysis must carry them:
+    results.ReportOptions.contexts).
     `jobs` is the number of processes rendering pages (default: up to 4, by CPU count, and
     only for large reports).
     """
-    del show_contexts  # no contexts in the model yet
     out = Path(directory)
     previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
     out.mkdir(parents=True, exist_ok=True)
@@ -517,6 +550,8 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
         title=title, version=version, created=_format_timestamp(timestamp),
         has_branches=has_branches, precision=precision, warnings=analysis.warnings,
     )
+    if show_contexts:
+        common["show_contexts"] = True
 
     written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
     html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists

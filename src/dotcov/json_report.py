@@ -61,6 +61,10 @@ def _lines(lines: dict[int, int]) -> dict[str, int]:
     return {str(n): lines[n] for n in sorted(lines)}
 
 
+def _contexts(contexts: dict[int, frozenset[str]]) -> dict[str, list[str]]:
+    return {str(n): sorted(_clean(name) for name in contexts[n]) for n in sorted(contexts)}
+
+
 def _branches(branches: dict[int, BranchCoverage]) -> dict[str, dict]:
     return {str(n): {"covered": b.covered, "total": b.total, "missed_outcomes": [_clean(s) for s in b.missed_outcomes]}
             for n, b in sorted(branches.items())}
@@ -100,7 +104,7 @@ def _iso(timestamp: int) -> str:
     return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _file_detail(f: FileAnalysis, root: str | None) -> dict:
+def _file_detail(f: FileAnalysis, root: str | None, show_contexts: bool) -> dict:
     out = {
         "path": _clean(relative_path(f.path, root)),
         "absolute_path": _absolute(f.path),
@@ -110,6 +114,8 @@ def _file_detail(f: FileAnalysis, root: str | None) -> dict:
         "excluded_lines": sorted(f.excluded),
         "not_measured_lines": {str(n): _clean(r) for n, r in sorted(f.not_measured.items())},
     }
+    if show_contexts:
+        out["contexts"] = _contexts(f.contexts)
     if f.stale:
         out["stale"] = _clean(f.stale)
     out["classes"] = [
@@ -121,12 +127,13 @@ def _file_detail(f: FileAnalysis, root: str | None) -> dict:
 
 
 def json_report(result: CoverageResult | Analysis, *, version: str, relative_to: str | None = None,
-                timestamp: int | None = None) -> dict:
+                timestamp: int | None = None, show_contexts: bool = False) -> dict:
     """The report as a dict (see docs/json-format.md).
 
     `relative_to` (default the result's source root) is the directory `path`s are relative to, as in
     the terminal table; files outside it keep their absolute path. `timestamp` (seconds) defaults to
-    the result's.
+    the result's. `show_contexts` adds each file's `contexts` (line -> the sorted names of the tests
+    that ran it; the analysis must carry them: results.ReportOptions.contexts).
     """
     analysis = Analysis.of(result)
     root = relative_to if relative_to is not None else analysis.source_root
@@ -140,6 +147,8 @@ def json_report(result: CoverageResult | Analysis, *, version: str, relative_to:
             "summary": _summary(f.numbers, files=True),
             "missing": format_ranges(f.lines, f.missed_lines()),
         }
+        if show_contexts:
+            entry["contexts"] = _contexts(f.contexts)
         if f.stale:
             entry["stale"] = _clean(f.stale)
         files.append(entry)
@@ -151,7 +160,7 @@ def json_report(result: CoverageResult | Analysis, *, version: str, relative_to:
         entry = {"name": _clean(asm.name), "summary": _summary(asm.numbers, files=True)}
         if asm.not_loaded:
             entry["not_loaded"] = True
-        entry["files"] = [_file_detail(f, root) for f in asm.files]
+        entry["files"] = [_file_detail(f, root, show_contexts) for f in asm.files]
         assemblies.append(entry)
 
     return {
@@ -172,16 +181,17 @@ def json_report(result: CoverageResult | Analysis, *, version: str, relative_to:
 
 
 def json_text(result: CoverageResult | Analysis, *, version: str, relative_to: str | None = None,
-              timestamp: int | None = None, indent: int | None = 2) -> str:
+              timestamp: int | None = None, indent: int | None = 2, show_contexts: bool = False) -> str:
     """`json_report` serialised: UTF-8-safe text ending in a newline; `indent=None` for one line."""
-    doc = json_report(result, version=version, relative_to=relative_to, timestamp=timestamp)
+    doc = json_report(result, version=version, relative_to=relative_to, timestamp=timestamp,
+                      show_contexts=show_contexts)
     separators = (",", ":") if indent is None else (",", ": ")
     return json.dumps(doc, indent=indent, ensure_ascii=False, allow_nan=False, separators=separators) + "\n"
 
 
 def write_json(result: CoverageResult | Analysis, path: str | os.PathLike, *, version: str, relative_to: str | None = None,
-               timestamp: int | None = None, indent: int | None = 2) -> None:
+               timestamp: int | None = None, indent: int | None = 2, show_contexts: bool = False) -> None:
     """Writes `json_text` to `path` as UTF-8 (no BOM), replacing it whole (a reader never sees half a file)."""
     payload = json_text(result, version=version, relative_to=relative_to, timestamp=timestamp,
-                        indent=indent).encode("utf-8")
+                        indent=indent, show_contexts=show_contexts).encode("utf-8")
     write_atomic(path, payload)

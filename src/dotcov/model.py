@@ -66,6 +66,8 @@ class FileCoverage:
     # Lines of methods the agent could not instrument (line -> why): neither covered nor missed.
     not_measured: dict[int, str] = field(default_factory=dict)
     stale: str | None = None  # why the source on disk is not the one compiled (its checksum differs from the PDB's)
+    # line -> the tests that ran it (per-test contexts; filled only when asked for: ReportOptions.contexts)
+    contexts: dict[int, frozenset[str]] = field(default_factory=dict)
 
     @property
     def statements(self) -> int:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dotcov import _native, branches, lines as line_rule
-from dotcov.analysis import add_branches, add_lines
+from dotcov.analysis import add_branches, add_contexts, add_lines
+from dotcov.contexts import site_contexts
 from dotcov.data import CoverageData, ModuleHits
 from dotcov.exclusions import ExclusionOptions, excluded_methods
 from dotcov.filters import Filters
@@ -124,6 +125,7 @@ class ReportOptions:
     skip_auto_properties: bool = False
     all_branches: bool = False
     paths: dict[str, list[str]] | None = None
+    contexts: bool = False  # also each line's per-test contexts (FileCoverage.contexts; contexts.py)
 
 
 def load_symbols(module: ModuleHits, path: str | None = None) -> Symbols:
@@ -165,6 +167,9 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
     classes: dict[tuple[int, str], ClassCoverage] = {}
     methods: dict[tuple[int, str, int], MethodCoverage] = {}
     spans: dict[str, list[tuple[line_rule.Span, ClassCoverage, MethodCoverage]]] = {}  # path -> points
+    # Per-test contexts, only when asked for and recorded: (token, offset) -> tests, and each span's place.
+    point_ctx, branch_ctx = site_contexts(module) if options.contexts and module.contexts else ({}, {})
+    span_places: dict[str, list[tuple[int, int]]] = {}
     def is_generated(rid: int) -> bool:
         name = sym.raw["methods"][_user_method(sym, rid) - 1][0]
         return bool(_GENERATED_METHOD.match(name))
@@ -232,13 +237,20 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
                     cc.methods.append(mc)
             mc.points.append(PointCoverage(token, offset, start_line, _sc, end_line, _ec, h))
             spans.setdefault(path, []).append((line_rule.Span(start_line, _sc, end_line, _ec, h), cc, mc))
+            if point_ctx:
+                span_places.setdefault(path, []).append((token, offset))
     for path, found in spans.items():  # each line decided by its own points (lines.py)
         text = line_rule.read_source(path)
         free = line_rule.code_free_lines(text, Path(path).suffix) if text is not None else set()
         points = [s for s, _cc, _mc in found]
+        places = span_places.get(path)
         for line, ix in line_rule.deciding_points(points, free).items():
             h = max(points[i].hits for i in ix)
             asm.files[path].lines[line] = h
+            if places:  # the tests that ran the very points whose hits decide the line
+                ctx = frozenset().union(*(point_ctx.get(places[i], ()) for i in ix))
+                if ctx:
+                    asm.files[path].contexts[line] = ctx
             for i in ix:
                 for lines in (found[i][1].lines, found[i][2].lines):
                     lines[line] = max(lines.get(line, 0), h)
@@ -282,6 +294,10 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
                 for lines in (asm.files[r.path].lines, c.lines, m.lines):
                     lines[r.line] = sum(r.outcomes.values())
                 methods_at.setdefault((r.path, r.line), []).append(m)
+            ctx = branch_ctx.get((r.method_token, r.offset))
+            if ctx and r.line in asm.files[r.path].lines:  # the tests whose dispatch ran the switch's first
+                # branch instruction (every dispatch does)
+                asm.files[r.path].contexts[r.line] = ctx
         candidates = methods_at.get((r.path, r.line), [])
         mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
         if mc is None:
@@ -332,6 +348,7 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             into = have.files.setdefault(path, FileCoverage(path))
             add_lines(into.lines, fc.lines)
             add_branches(into.branches, fc.branches)
+            add_contexts(into.contexts, fc.contexts)
             into.stale = into.stale or fc.stale
             into.excluded = (into.excluded | fc.excluded) - into.lines.keys()
             for line, why in fc.not_measured.items():

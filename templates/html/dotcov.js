@@ -192,6 +192,27 @@
       event.preventDefault();
     });
     document.body.setAttribute("data-chunks", String(chunks.length));
+    initContexts();
+  }
+
+  // --show-contexts: a line's count opens to its tests' names, listed from the page's one copy of them
+  // (<script id="contexts">: {"names": [...], "sets": [[name indexes], ...]}; each count's data-ctx is a set).
+  function initContexts() {
+    var holder = document.getElementById("contexts");
+    if (!holder) { return; }
+    var data = null;
+    document.addEventListener("toggle", function (event) {
+      var d = event.target;
+      if (!d.classList || !d.classList.contains("ctx") || !d.open || d.querySelector("ul")) { return; }
+      if (data === null) { data = JSON.parse(holder.textContent); }
+      var ul = document.createElement("ul");
+      (data.sets[parseInt(d.getAttribute("data-ctx"), 10)] || []).forEach(function (i) {
+        var li = document.createElement("li");
+        li.textContent = data.names[i];
+        ul.appendChild(li);
+      });
+      d.appendChild(ul);
+    }, true);  // toggle does not bubble: listen while it is captured
   }
 
   /* --- method pages: one table, sortable by any column, filterable ---------- */
