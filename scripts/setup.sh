@@ -32,3 +32,12 @@ fi
 # Builds native/ with CMake (setup.py) and puts the agent inside the package.
 .venv/bin/pip install --quiet --no-build-isolation --no-deps -e . 
 .venv/bin/dotcov --version
+
+# The HTML report's browser test (tests/test_html_browser.py): Playwright from the npm registry, pinned by
+# tests/browser/package-lock.json; it drives Debian's chromium, so no browser is downloaded.
+if command -v npm >/dev/null; then
+  (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent)
+else
+  echo "setup: node and npm are required for the HTML report's browser test (apt-get install nodejs npm)" >&2
+  exit 1
+fi

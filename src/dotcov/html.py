@@ -37,7 +37,7 @@ from pygments.lexer import ExtendedRegexLexer, RegexLexer
 from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 
-from dotcov import __version__, html_dir, html_methods
+from dotcov import __version__, html_dir, html_methods, html_search
 from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import display_path, display_percent, relative_path
@@ -81,6 +81,7 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["wbr"] = wrap_points
+    env.filters["wbr_name"] = wrap_name
     return env
 
 
@@ -88,6 +89,15 @@ def wrap_points(path: str) -> Markup:
     """`path` escaped, with a line-break opportunity (<wbr>) after each `/`: long paths wrap between
     directories, never inside a name."""
     return Markup(_escape(path).replace("/", "/<wbr>"))
+
+
+_NAME_BREAKS = re.compile(r"(?<=[.,(<>+/])")
+
+
+def wrap_name(name: str) -> Markup:
+    """A type or method name escaped, with a line-break opportunity (<wbr>) after each `.`, `,`, `(`, `<`,
+    `>`, `+` and `/`: long namespaces and generic signatures wrap between their parts, never inside a word."""
+    return Markup("<wbr>".join(_escape(p) for p in _NAME_BREAKS.split(name)))
 
 
 # --- highlighting --------------------------------------------------------------
@@ -461,6 +471,12 @@ def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
     )
 
 
+def _search_text(path: str) -> str | None:
+    """A file's source text as its page numbers the lines (for the search index)."""
+    text = read_source(path)
+    return _normalize(text, path) if text is not None else None
+
+
 def _write(path: Path, text: str) -> None:
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
 
@@ -518,12 +534,18 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
         has_branches=has_branches, precision=precision, warnings=analysis.warnings,
     )
 
-    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
+    # The search across files (html_search.py): scripts the pages load when the search box is used.
+    search = html_search.build([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
+                                for f in files], _search_text, precision)
+    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES,
+               *search}
     html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
     tdir = templates_dir() / "html"
     for asset in ASSETS:
         (out / asset).write_bytes((tdir / asset).read_bytes())
     (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
+    for name, content in search.items():
+        (out / name).write_bytes(content)
 
     page_jobs = [_PageJob(f, files[i - 1].page if i > 0 else None,
                           files[i + 1].page if i + 1 < len(files) else None)
