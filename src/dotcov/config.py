@@ -18,6 +18,9 @@
     fail_under = 80                    # or { line = 80, branch = 60, method = 90 }
     fail_under_scope = "total"         # or "assembly"
 
+    [html]
+    history = "coverage-history"       # like `dotcov html --history DIR`
+
     [paths]                            # as in coverage.py: every alias maps to the first entry
     source = [".", "/_/", "/builds/ci/project/"]
 """
@@ -54,6 +57,7 @@ class Config:
     fail_under: dict[str, float] = field(default_factory=dict)  # kind -> percent
     fail_under_scope: str = "total"
     paths: dict[str, list[str]] = field(default_factory=dict)
+    html_history: str | None = None  # [html] history: the directory of `dotcov html`'s run records
 
 
 def find_config(start: Path) -> Path | None:
@@ -89,10 +93,17 @@ def load_config(start: Path | None = None) -> Config:
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: {e}") from e
     cfg = Config(path=path)
-    known = {"run", "report", "paths"}
+    known = {"run", "report", "paths", "html"}
     unknown = set(raw) - known
     if unknown:
-        raise ConfigError(f"{path}: unknown section(s) {', '.join(sorted(unknown))}; known: run, report, paths")
+        raise ConfigError(f"{path}: unknown section(s) {', '.join(sorted(unknown))}; known: run, report, html, paths")
+    for key, value in _expect(raw.get("html", {}), dict, f"{path}: [html]").items():
+        where = f"{path}: html.{key}"
+        if key == "history":
+            d = Path(_expect(value, str, where))
+            cfg.html_history = str(d if d.is_absolute() else path.parent / d)
+        else:
+            raise ConfigError(f"{where}: unknown setting")
     run = _expect(raw.get("run", {}), dict, f"{path}: [run]")
     report = _expect(raw.get("report", {}), dict, f"{path}: [report]")
     for key, value in run.items():

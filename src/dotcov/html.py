@@ -38,6 +38,7 @@ from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 
 from dotcov import __version__, html_dir, html_methods, html_search
+from dotcov import history as history_mod
 from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import display_path, display_percent, relative_path
@@ -508,7 +509,8 @@ def _sort_number(value: float) -> str:
 
 def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Coverage report",
                version: str = __version__, timestamp=None, relative_to: str | None = None,
-               show_contexts: bool = False, precision: int = 0, jobs: int | None = None) -> Path:
+               show_contexts: bool = False, precision: int = 0, jobs: int | None = None,
+               history=None, history_options: dict | None = None, warn=None) -> Path:
     """Writes the report into `directory` (created if needed) and returns the path of its index.html.
 
     `relative_to` defaults to `result.source_root` (as `dotcov report`); `timestamp` (seconds
@@ -517,13 +519,14 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     accepted for the CLI's sake: the model carries no contexts yet, so it changes nothing.
     `jobs` is the number of processes rendering pages (default: up to 4, by CPU count, and
     only for large reports).
+
+    `history` (a directory) keeps a record of this run there and shows coverage over time on the index
+    (history.py; `history_options` are passed to history.update); `warn(message)` is told of history
+    records that cannot be read (they are also shown on the index).
     """
     del show_contexts  # no contexts in the model yet
     out = Path(directory)
     previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
-    out.mkdir(parents=True, exist_ok=True)
-    index = out / "index.html"
-    index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
 
     analysis = Analysis.of(result)
     root = relative_to if relative_to is not None else analysis.source_root
@@ -539,6 +542,16 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
                                 for f in files], _search_text, precision)
     written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES,
                *search}
+    hist = None
+    if history is not None:  # before any file is written: a history that cannot be kept stops the report
+        hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
+                                  **(history_options or {}))
+        for w in hist.warnings:
+            if warn is not None:
+                warn(w)
+    out.mkdir(parents=True, exist_ok=True)
+    index = out / "index.html"
+    index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
     html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
     tdir = templates_dir() / "html"
     for asset in ASSETS:
@@ -586,6 +599,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     totals = analysis.totals
     html = _environment().get_template("index.html").render(
         common, groups=group_list, totals=totals, methods=len(methods), hotspots=len(hot),
+        history=_history_view(hist, files, precision), warnings=[*analysis.warnings, *(hist.warnings if hist else [])],
         cover=display_percent(totals.percent, precision),
         branch_cover=display_percent(totals.branch_percent, precision),
     )
@@ -607,3 +621,30 @@ def _index_row(f: _File, precision: int) -> dict:
         pc=_sort_number(nums.percent), bpc=_sort_number(nums.branch_percent),
         full=nums.missed == 0 and nums.partial == 0 and nums.branches_covered == nums.branches,
     )
+
+
+def _history_view(hist, files: list[_File], precision: int) -> dict | None:
+    """The index's history: the chart, and each file's change of line coverage since the previous run."""
+    if hist is None:
+        return None
+    deltas = hist.deltas
+    has_previous = hist.previous is not None and hist.previous.files is not None and hist.current.files is not None
+    step = max(1, precision)
+    return dict(
+        chart=Markup(hist.chart()), runs=len(hist.records), previous=hist.previous,
+        previous_time=history_mod.shown_time(hist.previous.timestamp) if hist.previous else "",
+        show_deltas=has_previous,
+        deltas={f.page: _delta(deltas.get(f.name), step) for f in files} if has_previous else {},
+        total_delta=_delta(hist.total_delta, step),
+    )
+
+
+def _delta(points: float | None, decimals: int) -> dict:
+    """A change of coverage for the index: text, sort value and kind (up, down, same, new)."""
+    if points is None:
+        return dict(text="new", sort="0", kind="new")
+    shown = round(points, decimals)
+    if shown == 0:
+        return dict(text="\u00b10", sort="0", kind="same")
+    sign = "+" if shown > 0 else "\u2212"
+    return dict(text=f"{sign}{abs(shown):.{decimals}f}", sort=_sort_number(points), kind="up" if shown > 0 else "down")

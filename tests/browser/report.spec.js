@@ -220,13 +220,19 @@ async function searchFor(page, text) {
       }
     });
 
-    await step("history: the chart is drawn when the report has one", async () => {
+    await step("history: the chart shows line and branch coverage; the index sorts by the change", async () => {
       await open(page, "index.html");
-      const chart = await page.$("#history svg");
-      if (chart) {
-        const lines = await page.$$eval("#history svg polyline", (ps) => ps.map((p) => p.getAttribute("class")));
-        assert.deepEqual(lines.sort(), ["branch", "line"]);
-      }
+      const lines = await page.$$eval("#history svg polyline", (ps) => ps.map((p) => p.getAttribute("class")));
+      assert.deepEqual(lines.sort(), ["branch", "line"]);
+      const box = await page.$eval("#history svg", (s) => { const r = s.getBoundingClientRect(); return [r.width, r.height]; });
+      assert.ok(box[0] > 300 && box[1] > 80, `chart drawn at ${box}`);
+      assert.equal(await page.$$eval("#history svg circle.line", (c) => c.length), 3);
+      await page.click('#files thead th[data-key="delta"] button');
+      await page.click('#files thead th[data-key="delta"] button');
+      assert.equal(await page.getAttribute("#files", "data-sorted"), "delta-desc");
+      const top = await page.$$eval("#files tr.file", (rows) => rows.filter((r) => !r.hidden)
+        .map((r) => [r.cells[0].textContent, r.cells[r.cells.length - 1].textContent]));
+      assert.ok(top.some(([name, d]) => name === "Lib/Util.fs" && d === "+20.0"), JSON.stringify(top));
     });
 
     await step("dark theme follows prefers-color-scheme", async () => {
