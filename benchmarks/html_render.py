@@ -15,7 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from dotcov.html import write_html
+from dotcov import html_search
+from dotcov.analysis import Analysis
+from dotcov.html import search_text, write_html
 from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage
 
 METHOD = '''
@@ -83,6 +85,14 @@ def main() -> None:
         seconds = time.perf_counter() - start
         size = sum(p.stat().st_size for p in index.parent.iterdir())
         print(f"{args.files} files, {total_lines} lines, {size / 1e6:.0f} MB written: {seconds:.2f} s")
+        # The search index's share (html_search.py): built again on its own, and its files' size.
+        analysis = Analysis.of(result)
+        files = [(f, f.path, f"p{i}.html", "0") for i, f in enumerate(analysis.files)]
+        start = time.perf_counter()
+        search = html_search.build(files, search_text)
+        seconds = time.perf_counter() - start
+        print(f"  of which the search index: {seconds:.2f} s to build, "
+              f"{sum(map(len, search.values())) / 1e6:.0f} MB in {len(search)} files")
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import display_path, display_percent, relative_path
 
-__all__ = ["write_html", "templates_dir", "highlight_lines", "page_name"]
+__all__ = ["write_html", "templates_dir", "highlight_lines", "page_name", "search_text"]
 
 ASSETS = ("style.css", "dotcov.js")
 METHOD_PAGES = ("methods.html", "hotspots.html")
@@ -472,7 +472,7 @@ def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
     )
 
 
-def _search_text(path: str) -> str | None:
+def search_text(path: str) -> str | None:
     """A file's source text as its page numbers the lines (for the search index)."""
     text = read_source(path)
     return _normalize(text, path) if text is not None else None
@@ -539,7 +539,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
 
     # The search across files (html_search.py): scripts the pages load when the search box is used.
     search = html_search.build([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
-                                for f in files], _search_text, precision)
+                                for f in files], search_text, precision)
     written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES,
                *search}
     hist = None
