@@ -16,7 +16,4 @@ for filter in "FullyQualifiedName~CalculatorTests" "FullyQualifiedName~Calculato
 done
 mkdir -p "$ROOT/docs/images"
 node "$ROOT/tests/browser/screenshots.js" "$WORK/htmlcov" "$ROOT/docs/images"
-if command -v convert >/dev/null; then  # ImageMagick, when there: 256-colour PNGs, a third of the size
-  for png in "$ROOT"/docs/images/*.png; do convert "$png" -strip -colors 256 "PNG8:$png"; done
-fi
 du -ch "$ROOT"/docs/images/*.png | tail -1

@@ -28,10 +28,13 @@
   var searchData = null, searchLoading = false, searchWaiting = [];
   var sources = null, sourcesPending = 0, sourcesWaiting = [];
 
-  function loadScript(src) {
+  function loadScript(src, failed) {
     var el = document.createElement("script");
     el.src = src;
-    el.onerror = function () { document.body.setAttribute("data-search-error", src); };
+    el.onerror = function () {
+      document.body.setAttribute("data-search-error", src);
+      if (failed) { failed(); }
+    };
     document.head.appendChild(el);
   }
 
@@ -77,7 +80,10 @@
     if (!sources) {
       sources = [];
       sourcesPending = searchData.chunks;
-      for (var i = 0; i < searchData.chunks; i += 1) { loadScript("search-src-" + i + ".js"); }
+      for (var i = 0; i < searchData.chunks; i += 1) {
+        // a chunk that cannot be loaded (a copied report missing it) only leaves its files unsearched
+        loadScript("search-src-" + i + ".js", function () { window.dotcovSearchSource(-1, []); });
+      }
       if (sourcesPending === 0) { sourcesReady(); }
     }
   }
