@@ -1,6 +1,6 @@
 """Times `write_html` on a synthetic report: N C# files of ~200 lines (default 5,000).
 
-    .venv/bin/python benchmarks/html_render.py [--files N] [--lines L] [--jobs J]
+    .venv/bin/python benchmarks/html_render.py [--files N] [--lines L] [--jobs J] [--keep DIR]
 
 Each file's text differs (names, numbers, literals), so no cache or dedupe could help;
 about a third of statements are missed and every tenth branch line is partial.
@@ -64,6 +64,8 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=200)
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--tmp", default=None, help="where to make the temporary tree (e.g. /dev/shm)")
+    ap.add_argument("--keep", default=None, help="also copy the report to this new directory (for "
+                    "benchmarks/search_in_browser.js)")
     args = ap.parse_args()
     rng = random.Random(1)
     with tempfile.TemporaryDirectory(prefix="dotcov-bench-", dir=args.tmp) as tmp:
@@ -93,6 +95,10 @@ def main() -> None:
         seconds = time.perf_counter() - start
         print(f"  of which the search index: {seconds:.2f} s to build, "
               f"{sum(map(len, search.values())) / 1e6:.0f} MB in {len(search)} files")
+        if args.keep:
+            import shutil
+
+            shutil.copytree(index.parent, args.keep)
 
 
 if __name__ == "__main__":
