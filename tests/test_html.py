@@ -676,3 +676,16 @@ def test_search_index_escapes_odd_names_and_skips_unreadable_sources(tmp_path):
     _n, files = read_script(out / "search-src-0.js", "dotcovSearchSource")
     names = [index["files"][f[0]][0] for f in files]
     assert not any(n.startswith("Calc/</script>") for n in names)  # no source on disk: no text, no error
+
+
+def test_long_type_and_method_names_wrap_between_their_parts(tmp_path):
+    """The methods page fits 1300 px (the browser test measures it): names break after `.`, `,`, `(`, `<`,
+    never inside a word."""
+    from dotcov.html import wrap_name
+
+    assert str(wrap_name("N.C`1<T>.M(A,B&C)")) == "N.<wbr>C`1&lt;<wbr>T&gt;<wbr>.<wbr>M(<wbr>A,<wbr>B&amp;C)"
+    out = render(tmp_path, methods_result()).parent
+    text = (out / "methods.html").read_text("utf-8")
+    assert ">Div(<wbr>System.<wbr>Int32,<wbr>System.<wbr>Int32)</a>" in text
+    assert "<td class=\"name\" data-sort=\"Calc.Parsing.Parser\">Calc.<wbr>Parsing.<wbr>Parser</td>" in text
+    assert 'data-sort="Calc.Parsing">Calc.<wbr>Parsing</td>' in (out / "index.html").read_text("utf-8")
