@@ -20,7 +20,7 @@ from dotcov.api import Coverage
 from dotcov.cli import cli
 from dotcov.html import page_name, write_html
 from dotcov.model import CoverageResult
-from test_html import SRC, sample_result
+from test_html import sample_result
 
 GOLD = Path(__file__).resolve().parent / "gold"
 T0 = dt.datetime(2026, 11, 20, 9, 30, 0, 250000, tzinfo=dt.timezone.utc)

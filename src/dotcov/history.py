@@ -23,7 +23,7 @@ import math
 import os
 import secrets
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from dotcov.analysis import Numbers
@@ -193,7 +193,6 @@ class _Box:
     right: int = 16
     top: int = 12
     bottom: int = 28
-    points: list = field(default_factory=list)
 
     def x(self, i: int, n: int) -> float:
         span = self.width - self.left - self.right

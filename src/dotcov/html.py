@@ -546,9 +546,8 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     if history is not None:  # before any file is written: a history that cannot be kept stops the report
         hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
                                   **(history_options or {}))
-        for w in hist.warnings:
-            if warn is not None:
-                warn(w)
+        for w in hist.warnings if warn is not None else ():
+            warn(w)
     out.mkdir(parents=True, exist_ok=True)
     index = out / "index.html"
     index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"

@@ -6,11 +6,9 @@ file:// cannot fetch() local JSON, but it can load a script. dotcov.js searches 
 
     search.js        dotcovSearchIndex({"files": [[name, page, cover]], "classes": [[name, file, line]],
                                         "methods": [[name, class, line, cover]], "chunks": N})
-
-(`cover` is the display percentage, e.g. "87").
     search-src-N.js  dotcovSearchSource(N, [[file, text], ...])   (about CHUNK_CHARS characters each)
 
-`file` and `class` are indexes into the lists; `line` is the first line (0 when unknown). The source text is
+`cover` is the display percentage ("87"); `file` and `class` are indexes into the lists; `line` is the first line (0 when unknown). The source text is
 that of the file pages (line breaks as the compiler counts them, unsafe characters made visible), so a hit's
 line number is the page's. Files whose source cannot be read have no text.
 """
@@ -18,7 +16,6 @@ line number is the page's. Files whose source cannot be read have no text.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Callable, Iterable
 
 from dotcov.analysis import FileAnalysis
