@@ -1,6 +1,6 @@
 """Times `write_html` on a synthetic report: N C# files of ~200 lines (default 5,000).
 
-    .venv/bin/python benchmarks/html_render.py [--files N] [--lines L] [--jobs J]
+    .venv/bin/python benchmarks/html_render.py [--files N] [--lines L] [--jobs J] [--keep DIR]
 
 Each file's text differs (names, numbers, literals), so no cache or dedupe could help;
 about a third of statements are missed and every tenth branch line is partial.
@@ -15,7 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from dotcov.html import write_html
+from dotcov import html_search
+from dotcov.analysis import Analysis
+from dotcov.html import search_text, write_html
 from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage
 
 METHOD = '''
@@ -62,6 +64,8 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=200)
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--tmp", default=None, help="where to make the temporary tree (e.g. /dev/shm)")
+    ap.add_argument("--keep", default=None, help="also copy the report to this new directory (for "
+                    "benchmarks/search_in_browser.js)")
     args = ap.parse_args()
     rng = random.Random(1)
     with tempfile.TemporaryDirectory(prefix="dotcov-bench-", dir=args.tmp) as tmp:
@@ -83,6 +87,18 @@ def main() -> None:
         seconds = time.perf_counter() - start
         size = sum(p.stat().st_size for p in index.parent.iterdir())
         print(f"{args.files} files, {total_lines} lines, {size / 1e6:.0f} MB written: {seconds:.2f} s")
+        # The search index's share (html_search.py): built again on its own, and its files' size.
+        analysis = Analysis.of(result)
+        files = [(f, f.path, f"p{i}.html", "0") for i, f in enumerate(analysis.files)]
+        start = time.perf_counter()
+        search = html_search.build(files, search_text)
+        seconds = time.perf_counter() - start
+        print(f"  of which the search index: {seconds:.2f} s to build, "
+              f"{sum(map(len, search.values())) / 1e6:.0f} MB in {len(search)} files")
+        if args.keep:
+            import shutil
+
+            shutil.copytree(index.parent, args.keep)
 
 
 if __name__ == "__main__":

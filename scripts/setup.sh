@@ -32,3 +32,12 @@ fi
 # Builds native/ with CMake (setup.py) and puts the agent inside the package.
 .venv/bin/pip install --quiet --no-build-isolation --no-deps -e . 
 .venv/bin/dotcov --version
+
+# The HTML report's browser test (tests/test_html_browser.py): Playwright from the npm registry, pinned by
+# tests/browser/package-lock.json; it drives Debian's chromium, so no browser is downloaded.
+if command -v npm >/dev/null && node -e 'process.exit(parseInt(process.versions.node, 10) >= 20 ? 0 : 1)'; then
+  (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent)
+else
+  echo "setup: Node.js 20 or later with npm is required for the HTML report's browser test" >&2
+  exit 1
+fi

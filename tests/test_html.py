@@ -581,7 +581,7 @@ def test_a_new_report_removes_the_pages_of_the_previous_one_and_nothing_else(tmp
     names = {p.name for p in out.iterdir()}
     assert not old_page.exists()
     assert names == {"index.html", "style.css", "dotcov.js", ".gitignore", html_dir.MANIFEST, "methods.html",
-                     "hotspots.html", page_name("Calc/Calculator.cs"), "notes.txt"}
+                     "hotspots.html", page_name("Calc/Calculator.cs"), "notes.txt", "search.js", "search-src-0.js"}
     manifest = json.loads((out / html_dir.MANIFEST).read_text())
     assert "notes.txt" not in manifest["files"] and page_name("Calc/Calculator.cs") in manifest["files"]
 
@@ -611,3 +611,81 @@ def test_a_report_written_before_manifests_is_recognised(tmp_path):
     (out / "user.html").write_text("<p>not dotcov's</p>")
     render(tmp_path)
     assert not stale.exists() and (out / "user.html").exists()
+
+
+# --- search across files (html_search.py; the browser test searches in tests/test_html_browser.py) -----------
+
+def read_script(path: Path, call: str) -> list:
+    """The arguments of the one call `call(...)` that a search script is."""
+    text = path.read_text("ascii")
+    assert text.startswith(call + "(") and text.endswith(");\n"), text[:80]
+    return json.loads("[" + text[len(call) + 1:-3] + "]")
+
+
+def test_search_index_lists_files_classes_methods_and_source(tmp_path):
+    out = render(tmp_path, methods_result()).parent
+    [index] = read_script(out / "search.js", "dotcovSearchIndex")
+    assert index["files"] == [["Calc/Calculator.cs", page_name("Calc/Calculator.cs"), "62"],
+                              ["Calc/Parser.cs", page_name("Calc/Parser.cs"), "0"],
+                              ["Lib/Shared.cs", page_name("Lib/Shared.cs"), "100"],
+                              ["Lib/Util.fs", page_name("Lib/Util.fs"), "100"]]
+    # compiler-generated classes without methods of their own (Calc.Calculator/<>c) are left out
+    assert [c[0] for c in index["classes"]] == ["Calc.Calculator", "Calc.Parsing.Parser", "Lib.Shared", "Lib.Util"]
+    methods = {m[0]: (index["classes"][m[1]][0], m[2], m[3]) for m in index["methods"]}
+    assert methods == {"Add(System.Int32,System.Int32)": ("Calc.Calculator", 8, "100"),
+                       "Div(System.Int32,System.Int32)": ("Calc.Calculator", 11, "57"),
+                       "Parse(System.String)": ("Calc.Parsing.Parser", 6, "0")}
+    assert index["chunks"] == 1
+    n, files = read_script(out / "search-src-0.js", "dotcovSearchSource")
+    assert n == 0 and [f[0] for f in files] == [0, 1, 2, 3]
+    text = files[0][1]
+    assert text == read_source(str(SRC / "Calc" / "Calculator.cs")).replace("\r\n", "\n")
+    assert text.split("\n")[4].strip().startswith("/// <summary>Adds & divides;")  # line 5, as the page shows it
+    manifest = json.loads((out / html_dir.MANIFEST).read_text())["files"]
+    assert {"search.js", "search-src-0.js"} <= set(manifest)
+
+
+def test_search_source_is_split_into_chunks_and_old_chunks_go(tmp_path, monkeypatch):
+    from dotcov import html_search
+
+    monkeypatch.setattr(html_search, "CHUNK_CHARS", 10)  # every file its own chunk
+    out = render(tmp_path).parent
+    [index] = read_script(out / "search.js", "dotcovSearchIndex")
+    assert index["chunks"] == 4
+    seen = [read_script(out / html_search.chunk_name(i), "dotcovSearchSource") for i in range(4)]
+    assert [(n, [f[0] for f in files]) for n, files in seen] == [(0, [0]), (1, [1]), (2, [2]), (3, [3])]
+    monkeypatch.setattr(html_search, "CHUNK_CHARS", 1_000_000)
+    render(tmp_path)
+    assert sorted(p.name for p in out.glob("search*.js")) == ["search-src-0.js", "search.js"]
+
+
+def test_search_index_escapes_odd_names_and_skips_unreadable_sources(tmp_path):
+    result = sample_result()
+    calc = result.assemblies[0]
+    odd = FileCoverage(str(SRC / "Calc" / "</script>\u2028\udcff.cs"), {1: 1})
+    calc.files[odd.path] = odd
+    calc.classes.append(ClassCoverage("Calc.Odd", odd.path, methods=[
+        MethodCoverage("M", "(\"x\")", {1: 1}, token=0x06000009)]))
+    out = render(tmp_path, result).parent
+    raw = (out / "search.js").read_bytes()
+    assert raw.isascii() and b"</script>" in raw  # a script file, not inline: nothing to break out of
+    [index] = read_script(out / "search.js", "dotcovSearchIndex")
+    assert "Calc/</script>\u2028?.cs" in [f[0] for f in index["files"]] or \
+        any(f[0].startswith("Calc/</script>") for f in index["files"])
+    assert ["M(\"x\")"] == [m[0] for m in index["methods"]]
+    _n, files = read_script(out / "search-src-0.js", "dotcovSearchSource")
+    names = [index["files"][f[0]][0] for f in files]
+    assert not any(n.startswith("Calc/</script>") for n in names)  # no source on disk: no text, no error
+
+
+def test_long_type_and_method_names_wrap_between_their_parts(tmp_path):
+    """The methods page fits 1300 px (the browser test measures it): names break after `.`, `,`, `(`, `<`,
+    never inside a word."""
+    from dotcov.html import wrap_name
+
+    assert str(wrap_name("N.C`1<T>.M(A,B&C)")) == "N.<wbr>C`1&lt;<wbr>T&gt;<wbr>.<wbr>M(<wbr>A,<wbr>B&amp;C)"
+    out = render(tmp_path, methods_result()).parent
+    text = (out / "methods.html").read_text("utf-8")
+    assert ">Div(<wbr>System.<wbr>Int32,<wbr>System.<wbr>Int32)</a>" in text
+    assert "<td class=\"name\" data-sort=\"Calc.Parsing.Parser\">Calc.<wbr>Parsing.<wbr>Parser</td>" in text
+    assert 'data-sort="Calc.Parsing">Calc.<wbr>Parsing</td>' in (out / "index.html").read_text("utf-8")

@@ -267,9 +267,12 @@ class Coverage:
         return self.total_percent()
 
     def html_report(self, directory: str | Path = "htmlcov", *, title: str = "Coverage report",
-                    precision: int = 0, show_contexts: bool = False) -> Path:
+                    precision: int = 0, show_contexts: bool = False, history: str | Path | None = None,
+                    warn=None) -> Path:
         """Writes the HTML report; returns the path of its index.html. `show_contexts`: each line run by
-        tests lists them."""
+        tests lists them. `history`: a directory keeping a record of each run (history.py); `warn(message)`
+        hears of history records that cannot be read."""
+        from dotcov.history import HistoryError
         from dotcov.html import write_html
         from dotcov.html_dir import ReportDirectoryError
 
@@ -280,7 +283,10 @@ class Coverage:
             with _no_gc():
                 return write_html(analysis, directory, title=title, version=self.version,
                                   timestamp=analysis.timestamp, relative_to=str(self.source_root),
-                                  precision=precision, show_contexts=show_contexts)
+                                  precision=precision, show_contexts=show_contexts, history=history,
+                                  warn=warn)
+        except HistoryError as e:
+            raise CoverageError(str(e)) from e
         except OSError as e:
             raise CoverageError(f"cannot write the HTML report to {directory}: {e.strerror or e}") from e
         except ReportDirectoryError as e:

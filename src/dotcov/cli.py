@@ -300,8 +300,11 @@ def xml(data_dir, output: Path, **filters):
 @click.option("--title", default="Coverage report", show_default=True, help="The report's title.")
 @click.option("--precision", type=click.IntRange(0, 10), default=None, help="Decimal places of percentages.")
 @click.option("--show-contexts", is_flag=True, help="Show which tests ran each line (dotcov run --contexts test).")
+@click.option("--history", "history_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Keep a record of each run in this directory and chart coverage over time on the index "
+              "(also [html] history in dotcov.toml).")
 @_report_options
-def html(data_dir, directory: Path, title: str, precision, show_contexts: bool, **filters):
+def html(data_dir, directory: Path, title: str, precision, show_contexts: bool, history_dir, **filters):
     """Write the HTML report: an index and a page per source file."""
     from dotcov.api import CoverageError
 
@@ -309,7 +312,9 @@ def html(data_dir, directory: Path, title: str, precision, show_contexts: bool, 
     cov = _coverage(settings)
     try:
         index = cov.html_report(directory, title=title, show_contexts=show_contexts,
-                                precision=settings.cfg.precision if precision is None else precision)
+                                precision=settings.cfg.precision if precision is None else precision,
+                                history=history_dir or settings.cfg.html_history,
+                                warn=lambda w: click.echo(f"dotcov: warning: {w}", err=True))
     except CoverageError as e:
         _fail(str(e))
     click.echo(f"Wrote HTML report to {index}")

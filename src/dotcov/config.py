@@ -19,6 +19,9 @@
     fail_under_scope = "total"         # or "assembly"
     contexts = ["^MyApp\\.Tests\\.Orders"]   # like --contexts: only what these tests ran
 
+    [html]
+    history = "coverage-history"       # like `dotcov html --history DIR`
+
     [paths]                            # as in coverage.py: every alias maps to the first entry
     source = [".", "/_/", "/builds/ci/project/"]
 """
@@ -56,6 +59,7 @@ class Config:
     fail_under_scope: str = "total"
     paths: dict[str, list[str]] = field(default_factory=dict)
     contexts: list[str] = field(default_factory=list)  # [report] contexts: like --contexts
+    html_history: str | None = None  # [html] history: the directory of `dotcov html`'s run records
 
 
 def find_config(start: Path) -> Path | None:
@@ -91,10 +95,17 @@ def load_config(start: Path | None = None) -> Config:
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: {e}") from e
     cfg = Config(path=path)
-    known = {"run", "report", "paths"}
+    known = {"run", "report", "paths", "html"}
     unknown = set(raw) - known
     if unknown:
-        raise ConfigError(f"{path}: unknown section(s) {', '.join(sorted(unknown))}; known: run, report, paths")
+        raise ConfigError(f"{path}: unknown section(s) {', '.join(sorted(unknown))}; known: run, report, html, paths")
+    for key, value in _expect(raw.get("html", {}), dict, f"{path}: [html]").items():
+        where = f"{path}: html.{key}"
+        if key == "history":
+            d = Path(_expect(value, str, where))
+            cfg.html_history = str(d if d.is_absolute() else path.parent / d)
+        else:
+            raise ConfigError(f"{where}: unknown setting")
     run = _expect(raw.get("run", {}), dict, f"{path}: [run]")
     report = _expect(raw.get("report", {}), dict, f"{path}: [report]")
     for key, value in run.items():

@@ -38,12 +38,13 @@ from pygments.lexer import ExtendedRegexLexer, RegexLexer
 from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 
-from dotcov import __version__, html_dir, html_methods
+from dotcov import __version__, html_dir, html_methods, html_search
+from dotcov import history as history_mod
 from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import display_path, display_percent, relative_path
 
-__all__ = ["write_html", "templates_dir", "highlight_lines", "page_name"]
+__all__ = ["write_html", "templates_dir", "highlight_lines", "page_name", "search_text"]
 
 ASSETS = ("style.css", "dotcov.js")
 METHOD_PAGES = ("methods.html", "hotspots.html")
@@ -82,6 +83,7 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["wbr"] = wrap_points
+    env.filters["wbr_name"] = wrap_name
     return env
 
 
@@ -89,6 +91,15 @@ def wrap_points(path: str) -> Markup:
     """`path` escaped, with a line-break opportunity (<wbr>) after each `/`: long paths wrap between
     directories, never inside a name."""
     return Markup(_escape(path).replace("/", "/<wbr>"))
+
+
+_NAME_BREAKS = re.compile(r"(?<=[.,(<>+/])")
+
+
+def wrap_name(name: str) -> Markup:
+    """A type or method name escaped, with a line-break opportunity (<wbr>) after each `.`, `,`, `(`, `<`,
+    `>`, `+` and `/`: long namespaces and generic signatures wrap between their parts, never inside a word."""
+    return Markup("<wbr>".join(_escape(p) for p in _NAME_BREAKS.split(name)))
 
 
 # --- highlighting --------------------------------------------------------------
@@ -494,6 +505,12 @@ def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
     )
 
 
+def search_text(path: str) -> str | None:
+    """A file's source text as its page numbers the lines (for the search index)."""
+    text = read_source(path)
+    return _normalize(text, path) if text is not None else None
+
+
 def _write(path: Path, text: str) -> None:
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
 
@@ -525,7 +542,8 @@ def _sort_number(value: float) -> str:
 
 def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Coverage report",
                version: str = __version__, timestamp=None, relative_to: str | None = None,
-               show_contexts: bool = False, precision: int = 0, jobs: int | None = None) -> Path:
+               show_contexts: bool = False, precision: int = 0, jobs: int | None = None,
+               history=None, history_options: dict | None = None, warn=None) -> Path:
     """Writes the report into `directory` (created if needed) and returns the path of its index.html.
 
     `relative_to` defaults to `result.source_root` (as `dotcov report`); `timestamp` (seconds
@@ -535,12 +553,13 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     results.ReportOptions.contexts).
     `jobs` is the number of processes rendering pages (default: up to 4, by CPU count, and
     only for large reports).
+
+    `history` (a directory) keeps a record of this run there and shows coverage over time on the index
+    (history.py; `history_options` are passed to history.update); `warn(message)` is told of history
+    records that cannot be read (they are also shown on the index).
     """
     out = Path(directory)
     previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
-    out.mkdir(parents=True, exist_ok=True)
-    index = out / "index.html"
-    index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
 
     analysis = Analysis.of(result)
     root = relative_to if relative_to is not None else analysis.source_root
@@ -553,12 +572,27 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     if show_contexts:
         common["show_contexts"] = True
 
-    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
+    # The search across files (html_search.py): scripts the pages load when the search box is used.
+    search = html_search.build([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
+                                for f in files], search_text, precision)
+    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES,
+               *search}
+    hist = None
+    if history is not None:  # before any file is written: a history that cannot be kept stops the report
+        hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
+                                  **(history_options or {}))
+        for w in hist.warnings if warn is not None else ():
+            warn(w)
+    out.mkdir(parents=True, exist_ok=True)
+    index = out / "index.html"
+    index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
     html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
     tdir = templates_dir() / "html"
     for asset in ASSETS:
         (out / asset).write_bytes((tdir / asset).read_bytes())
     (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
+    for name, content in search.items():
+        (out / name).write_bytes(content)
 
     page_jobs = [_PageJob(f, files[i - 1].page if i > 0 else None,
                           files[i + 1].page if i + 1 < len(files) else None)
@@ -599,6 +633,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     totals = analysis.totals
     html = _environment().get_template("index.html").render(
         common, groups=group_list, totals=totals, methods=len(methods), hotspots=len(hot),
+        history=_history_view(hist, files, precision), warnings=[*analysis.warnings, *(hist.warnings if hist else [])],
         cover=display_percent(totals.percent, precision),
         branch_cover=display_percent(totals.branch_percent, precision),
     )
@@ -620,3 +655,30 @@ def _index_row(f: _File, precision: int) -> dict:
         pc=_sort_number(nums.percent), bpc=_sort_number(nums.branch_percent),
         full=nums.missed == 0 and nums.partial == 0 and nums.branches_covered == nums.branches,
     )
+
+
+def _history_view(hist, files: list[_File], precision: int) -> dict | None:
+    """The index's history: the chart, and each file's change of line coverage since the previous run."""
+    if hist is None:
+        return None
+    deltas = hist.deltas
+    has_previous = hist.previous is not None and hist.previous.files is not None and hist.current.files is not None
+    step = max(1, precision)
+    return dict(
+        chart=Markup(hist.chart()), runs=len(hist.records), previous=hist.previous,
+        previous_time=history_mod.shown_time(hist.previous.timestamp) if hist.previous else "",
+        show_deltas=has_previous,
+        deltas={f.page: _delta(deltas.get(f.name), step) for f in files} if has_previous else {},
+        total_delta=_delta(hist.total_delta, step),
+    )
+
+
+def _delta(points: float | None, decimals: int) -> dict:
+    """A change of coverage for the index: text, sort value and kind (up, down, same, new)."""
+    if points is None:
+        return dict(text="new", sort="0", kind="new")
+    shown = round(points, decimals)
+    if shown == 0:
+        return dict(text="\u00b10", sort="0", kind="same")
+    sign = "+" if shown > 0 else "\u2212"
+    return dict(text=f"{sign}{abs(shown):.{decimals}f}", sort=_sort_number(points), kind="up" if shown > 0 else "down")

@@ -1,4 +1,5 @@
-/* dotcov HTML report: sorting and filtering on the index and the method pages, keyboard navigation on file pages. */
+/* dotcov HTML report: sorting and filtering on the index and the method pages, keyboard navigation on file pages,
+   search across files on every page. */
 (function () {
   "use strict";
 
@@ -19,6 +20,248 @@
       window.localStorage.setItem(key, value);
     } catch (e) { /* file:// storage may be unavailable */ }
     return null;
+  }
+
+  /* --- search across files (every page): names from search.js, source text from search-src-N.js ------ */
+
+  var SEARCH_LIMITS = { file: 8, "class": 8, method: 12, source: 20 };
+  var searchData = null, searchLoading = false, searchWaiting = [];
+  var sources = null, sourcesPending = 0, sourcesWaiting = [];
+
+  function loadScript(src, failed) {
+    var el = document.createElement("script");
+    el.src = src;
+    el.onerror = function () {
+      document.body.setAttribute("data-search-error", src);
+      if (failed) { failed(); }
+    };
+    document.head.appendChild(el);
+  }
+
+  // search.js calls this with the index (html_search.py).
+  window.dotcovSearchIndex = function (data) {
+    data.files.forEach(function (f) { f.key = f[0].toLowerCase(); });
+    data.classes.forEach(function (c) {
+      c.key = c[0].toLowerCase();
+      c.short = c.key.split("/").pop().split(".").pop();
+    });
+    data.methods.forEach(function (m) {
+      var cls = data.classes[m[1]];
+      m.key = (cls[0] + "." + m[0]).toLowerCase();
+      m.short = m[0].toLowerCase();
+    });
+    searchData = data;
+    document.body.setAttribute("data-search", "ready");
+    searchWaiting.splice(0).forEach(function (f) { f(); });
+  };
+
+  // each search-src-N.js calls this with [[file index, text], ...].
+  window.dotcovSearchSource = function (n, files) {
+    files.forEach(function (f) { sources.push({ file: f[0], text: f[1], lower: f[1].toLowerCase() }); });
+    sourcesPending -= 1;
+    if (sourcesPending === 0) { sourcesReady(); }
+  };
+
+  function sourcesReady() {
+    sources.sort(function (a, b) { return a.file - b.file; });
+    document.body.setAttribute("data-search-source", "ready");
+    sourcesWaiting.splice(0).forEach(function (f) { f(); });
+  }
+
+  function withIndex(then) {
+    if (searchData) { then(); return; }
+    searchWaiting.push(then);
+    if (!searchLoading) { searchLoading = true; loadScript("search.js"); }
+  }
+
+  function withSources(then) {
+    if (sources && sourcesPending === 0) { then(); return; }
+    sourcesWaiting.push(then);
+    if (!sources) {
+      sources = [];
+      sourcesPending = searchData.chunks;
+      for (var i = 0; i < searchData.chunks; i += 1) {
+        // a chunk that cannot be loaded (a copied report missing it) only leaves its files unsearched
+        loadScript("search-src-" + i + ".js", function () { window.dotcovSearchSource(-1, []); });
+      }
+      if (sourcesPending === 0) { sourcesReady(); }
+    }
+  }
+
+  function matchNames(list, terms, limit) {
+    var hits = [];
+    list.forEach(function (item) {
+      for (var i = 0; i < terms.length; i += 1) { if (item.key.indexOf(terms[i]) < 0) { return; } }
+      var short = item.short || item.key.split("/").pop();
+      var rank = short.indexOf(terms[0]) === 0 ? 0 : short.indexOf(terms[0]) > 0 ? 1 : 2;
+      hits.push({ item: item, rank: rank });
+    });
+    hits.sort(function (a, b) { return a.rank - b.rank || a.item.key.length - b.item.key.length || (a.item.key < b.item.key ? -1 : 1); });
+    return { shown: hits.slice(0, limit).map(function (h) { return h.item; }), total: hits.length };
+  }
+
+  function matchSource(q, limit) {
+    var shown = [], total = 0, cap = 1000;
+    for (var s = 0; s < sources.length && total < cap; s += 1) {
+      var src = sources[s], from = 0, line = 1, counted = 0, at;
+      while (total < cap && (at = src.lower.indexOf(q, from)) >= 0) {
+        for (var i = counted; i < at; i += 1) { if (src.lower.charCodeAt(i) === 10) { line += 1; } }
+        counted = at;
+        total += 1;
+        if (shown.length < limit) {
+          if (!src.lines) { src.lines = src.text.split("\n"); }
+          shown.push({ file: src.file, line: line, text: src.lines[line - 1] || "" });
+        }
+        var eol = src.lower.indexOf("\n", at);
+        if (eol < 0) { break; }
+        from = eol;  // one hit a line
+      }
+    }
+    return { shown: shown, total: total, capped: total >= cap };
+  }
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined) { e.textContent = text; }
+    return e;
+  }
+
+  function marked(text, q) {
+    var span = el("span", "text"), i = q ? text.toLowerCase().indexOf(q) : -1;
+    if (text.length > 160) {
+      var start = Math.max(0, (i < 0 ? 0 : i) - 60);
+      text = (start > 0 ? "\u2026" : "") + text.substr(start, 160);
+      i = q ? text.toLowerCase().indexOf(q) : -1;
+    }
+    if (i < 0 || text.toLowerCase().length !== text.length) { span.textContent = text; return span; }
+    span.appendChild(document.createTextNode(text.slice(0, i)));
+    span.appendChild(el("mark", "", text.slice(i, i + q.length)));
+    span.appendChild(document.createTextNode(text.slice(i + q.length)));
+    return span;
+  }
+
+  function initSearch() {
+    var input = document.querySelector("input[data-search]");
+    var panel = document.getElementById("search-results");
+    if (!input || !panel) { return null; }
+    var timer = null, selected = -1, lastQuery = null;
+
+    function options() { return Array.prototype.slice.call(panel.querySelectorAll("a.hit")); }
+
+    function select(i) {
+      var opts = options();
+      if (!opts.length) { selected = -1; return; }
+      selected = Math.max(0, Math.min(opts.length - 1, i));
+      opts.forEach(function (o, k) { o.setAttribute("aria-selected", k === selected ? "true" : "false"); });
+      opts[selected].scrollIntoView({ block: "nearest" });
+      input.setAttribute("aria-activedescendant", opts[selected].id);
+    }
+
+    function close() {
+      panel.hidden = true;
+      input.setAttribute("aria-expanded", "false");
+      input.removeAttribute("aria-activedescendant");
+    }
+
+    function section(title, result, make) {
+      if (!result.total) { return; }
+      var head = el("div", "sr-head", title + " ");
+      var more = result.total > result.shown.length ? "(" + result.shown.length + " of " + result.total + (result.capped ? "+" : "") + ")" : "(" + result.total + ")";
+      head.appendChild(el("span", "muted", more));
+      panel.appendChild(head);
+      result.shown.forEach(function (r) {
+        var a = make(r);
+        a.className = "hit";
+        a.id = "sr-" + panel.querySelectorAll("a.hit").length;
+        a.setAttribute("role", "option");
+        panel.appendChild(a);
+      });
+    }
+
+    function fileHref(fi, line) {
+      return searchData.files[fi][1] + (line ? "#L" + line : "");
+    }
+
+    function render(q) {
+      var terms = q.toLowerCase().split(/\s+/).filter(Boolean);
+      panel.textContent = "";
+      selected = -1;
+      input.removeAttribute("aria-activedescendant");
+      if (!terms.length) { close(); return; }
+      var counts = 0;
+      var files = matchNames(searchData.files, terms, SEARCH_LIMITS.file);
+      section("Files", files, function (f) {
+        var a = el("a"); a.href = f[1];
+        a.appendChild(el("span", "name", f[0])); a.appendChild(el("span", "where", f[2] + "%"));
+        a.setAttribute("data-kind", "file");
+        return a;
+      });
+      var classes = matchNames(searchData.classes, terms, SEARCH_LIMITS["class"]);
+      section("Classes", classes, function (c) {
+        var a = el("a"); a.href = fileHref(c[1], c[2]);
+        a.appendChild(el("span", "name", c[0])); a.appendChild(el("span", "where", searchData.files[c[1]][0]));
+        a.setAttribute("data-kind", "class");
+        return a;
+      });
+      var methods = matchNames(searchData.methods, terms, SEARCH_LIMITS.method);
+      section("Methods", methods, function (m) {
+        var cls = searchData.classes[m[1]];
+        var a = el("a"); a.href = fileHref(cls[1], m[2]);
+        a.appendChild(el("span", "name", m[0]));
+        a.appendChild(el("span", "where", cls[0] + " \u00b7 " + m[3] + "%"));
+        a.setAttribute("data-kind", "method");
+        return a;
+      });
+      counts = files.total + classes.total + methods.total;
+      var phrase = q.trim().toLowerCase();
+      if (phrase.length >= 3 && sources && sourcesPending === 0) {
+        var found = matchSource(phrase, SEARCH_LIMITS.source);
+        section("Source", found, function (h) {
+          var a = el("a"); a.href = fileHref(h.file, h.line);
+          a.appendChild(marked(h.text.trim(), phrase));
+          a.appendChild(el("span", "where", searchData.files[h.file][0] + ":" + h.line));
+          a.setAttribute("data-kind", "source");
+          return a;
+        });
+        counts += found.total;
+      } else if (phrase.length >= 3) {
+        panel.appendChild(el("div", "sr-head muted", "Searching the source text\u2026"));
+        withSources(function () { if (lastQuery === q) { render(q); } });
+      }
+      if (!counts && !(phrase.length >= 3 && !(sources && sourcesPending === 0))) {
+        panel.appendChild(el("div", "sr-none muted", "Nothing matches \u201c" + q.trim() + "\u201d."));
+      }
+      panel.hidden = false;
+      input.setAttribute("aria-expanded", "true");
+      panel.setAttribute("data-count", String(counts));
+      panel.setAttribute("data-query", q);
+    }
+
+    function update() {
+      var q = input.value;
+      lastQuery = q;
+      if (!q.trim()) { close(); return; }
+      withIndex(function () { if (lastQuery === q) { render(q); } });
+    }
+
+    input.setAttribute("aria-controls", "search-results");
+    input.setAttribute("aria-expanded", "false");
+    input.setAttribute("aria-autocomplete", "list");
+    input.addEventListener("focus", function () { withIndex(function () {}); if (input.value.trim() && panel.childNodes.length) { panel.hidden = false; } });
+    input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(update, 60); });
+    input.addEventListener("keydown", function (event) {
+      if (event.key === "ArrowDown" && !panel.hidden) { event.preventDefault(); select(selected + 1); }
+      else if (event.key === "ArrowUp" && !panel.hidden) { event.preventDefault(); select(selected - 1); }
+      else if (event.key === "Enter" && !panel.hidden) {
+        var opts = options(), pick = opts[selected >= 0 ? selected : 0];
+        if (pick && (selected >= 0 || document.body.getAttribute("data-page") === "file")) { event.preventDefault(); window.location.href = pick.href; }
+      } else if (event.key === "Escape" && !panel.hidden) { event.preventDefault(); event.stopPropagation(); close(); }
+    });
+    document.addEventListener("click", function (event) {
+      if (event.target !== input && !panel.contains(event.target)) { close(); }
+    });
+    return input;
   }
 
   /* --- index ------------------------------------------------------------ */
@@ -284,6 +527,15 @@
 
   function start() {
     var page = document.body.getAttribute("data-page");
+    var search = initSearch();
+    if (search && page === "file") {
+      search.addEventListener("keydown", function (event) {
+        if (event.key === "Escape") { search.value = ""; search.blur(); }
+      });
+      document.addEventListener("keydown", function (event) {
+        if (event.key === "/" && plainKey(event)) { event.preventDefault(); search.focus(); search.select(); }
+      });
+    }
     if (page === "index") { initIndex(); }
     else if (page === "file") { initFile(); }
     else if (page === "methods") { initMethods(); }

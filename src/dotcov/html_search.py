@@ -1,0 +1,76 @@
+"""The HTML report's search across files: every file, class and method by name, and the source text.
+
+The index ships in the report's directory as scripts (`search.js`, and the source text in `search-src-N.js`
+chunks) that the page loads with a <script> element when the search box is first used: a report opened from
+file:// cannot fetch() local JSON, but it can load a script. dotcov.js searches them in the browser.
+
+    search.js        dotcovSearchIndex({"files": [[name, page, cover]], "classes": [[name, file, line]],
+                                        "methods": [[name, class, line, cover]], "chunks": N})
+    search-src-N.js  dotcovSearchSource(N, [[file, text], ...])   (about CHUNK_CHARS characters each)
+
+`cover` is the display percentage ("87"); `file` and `class` are indexes into the lists; `line` is the first line (0 when unknown). The source text is
+that of the file pages (line breaks as the compiler counts them, unsafe characters made visible), so a hit's
+line number is the page's. Files whose source cannot be read have no text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Callable, Iterable
+
+from dotcov.analysis import FileAnalysis
+from dotcov.output import display_percent
+
+INDEX = "search.js"
+CHUNK_CHARS = 1_000_000
+
+
+def chunk_name(n: int) -> str:
+    return f"search-src-{n}.js"
+
+
+def _first_line(lines: Iterable[int]) -> int:
+    return min(lines, default=0)
+
+
+def _script(call: str, *args) -> bytes:
+    # ensure_ascii: any character (even a lone surrogate from an odd file name) becomes a valid JS escape.
+    body = ", ".join(json.dumps(a, ensure_ascii=True, separators=(",", ":")) for a in args)
+    return f"{call}({body});\n".encode("ascii")
+
+
+def build(files: list[tuple[FileAnalysis, str, str, str]],
+          read_text: Callable[[str], str | None], precision: int = 0) -> dict[str, bytes]:
+    """The search index of `files` ((analysis, display name, page, display cover) in display order): file
+    name -> content, to be written into the report's directory. `read_text(path)` gives a file's source as
+    its page shows it (None when unreadable)."""
+    index_files, classes, methods = [], [], []
+    for fi, (fa, name, page, cover) in enumerate(files):
+        index_files.append([name, page, cover])
+        for c in fa.classes:
+            if "<" in c.name and not c.methods:  # a compiler-generated class (closures, state machines)
+                continue
+            ci = len(classes)
+            classes.append([c.name, fi, _first_line(c.lines)])
+            for m in c.methods:
+                methods.append([f"{m.name}{m.signature}", ci, _first_line(m.lines),
+                                display_percent(m.numbers.percent, precision)])
+
+    out: dict[str, bytes] = {}
+    chunk: list = []
+    size = 0
+    for fi, (fa, _name, _page, _cover) in enumerate(files):
+        text = read_text(fa.path)
+        if not text:
+            continue
+        chunk.append([fi, text])
+        size += len(text)
+        if size >= CHUNK_CHARS:
+            out[chunk_name(len(out))] = _script("dotcovSearchSource", len(out), chunk)
+            chunk, size = [], 0
+    if chunk:
+        out[chunk_name(len(out))] = _script("dotcovSearchSource", len(out), chunk)
+    chunks = len(out)
+    out[INDEX] = _script("dotcovSearchIndex", {"files": index_files, "classes": classes, "methods": methods,
+                                               "chunks": chunks})
+    return out
