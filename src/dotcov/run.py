@@ -89,7 +89,7 @@ def resolve_command(name: str, path_variable: str | None) -> str:
 
 
 def prepare(cmd: list[str], data_dir: Path, *, source_root: Path, include_tests: bool = False,
-            log: bool = False) -> Prepared:
+            log: bool = False, contexts: str | None = None) -> Prepared:
     """Checks everything needed to start `cmd` under the agent; touches no data."""
     env = dict(os.environ)
     other = agent.other_profiler(env)
@@ -102,7 +102,9 @@ def prepare(cmd: list[str], data_dir: Path, *, source_root: Path, include_tests:
     if other_tool:
         raise RunError(f"another coverage tool is turned on: {other_tool}. {coexistence.ADVICE}")
     check_data_dir(data_dir)
-    env.update(agent.profiler_environment(data_dir, source_root, include_tests=include_tests, log=log))
+    env.pop("DOTCOV_CONTEXTS", None)  # off unless asked for here: contexts cost time
+    env.update(agent.profiler_environment(data_dir, source_root, include_tests=include_tests, log=log,
+                                          contexts=contexts))
     executable = resolve_command(cmd[0], env.get("PATH"))
     return Prepared(list(cmd), executable, env)
 
