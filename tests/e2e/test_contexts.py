@@ -1,0 +1,125 @@
+"""Per-test contexts (`dotcov run --contexts test`): which test ran each line, exactly, on the Contexts sample,
+whose test classes run in parallel and move between threads (awaits, Task.Run, ContinueWith).
+
+Per-line sets are computed here with the reports' own line rule: for each test, a copy of the data whose only
+hits are that test's sites goes through `results.build`, and the test ran a line when that copy covers it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import SAMPLES, coverage_by_file
+from .marks import read_context_marks
+
+pytestmark = pytest.mark.e2e
+
+LIBRARY = SAMPLES / "Contexts"
+
+
+def context_lines(data_dir) -> tuple[dict[str, dict[int, set[str]]], dict[str, set[int]]]:
+    """(file -> line -> tests that ran it, file -> lines that ran at all), from the data directory."""
+    from dotcov import data, results
+
+    cov = data.load(data_dir)
+    names = sorted({n for m in cov.modules.values() for n in m.contexts})
+    per_line: dict[str, dict[int, set[str]]] = {}
+    for name in names:
+        only = data.CoverageData()
+        for key, m in cov.modules.items():
+            sites = m.contexts.get(name, set())
+            only.modules[key] = dataclasses.replace(m, hits=[1 if i in sites else 0 for i in range(len(m.hits))],
+                                                    contexts={})
+        result, problems = results.build(only, SAMPLES)
+        assert not problems, problems
+        for fc in result.all_files():
+            for line, hits in fc.lines.items():
+                if hits:
+                    per_line.setdefault(fc.path, {}).setdefault(line, set()).add(name)
+    ran = {path: {n for n, h in fc.lines.items() if h} for path, fc in coverage_by_file(data_dir, SAMPLES).items()}
+    return per_line, ran
+
+
+def check_marks(per_line, ran) -> list[str]:
+    problems = []
+    for src in sorted(LIBRARY.glob("*.cs")):
+        marks = read_context_marks(src)
+        got = per_line.get(str(src), {})
+        for line in sorted(set(marks) | set(got)):
+            want, have = marks.get(line), got.get(line, set())
+            if want is None:
+                problems.append(f"{src.name}:{line}: ran under {sorted(have)} but carries no ctx mark")
+            elif want != have:
+                problems.append(f"{src.name}:{line}: tests {sorted(have)}, marked {sorted(want)}")
+            elif not want and line not in ran.get(str(src), set()):
+                problems.append(f"{src.name}:{line}: marked as run outside tests, but it did not run")
+    return problems
+
+
+def test_each_line_lists_exactly_the_tests_that_ran_it(built_samples, dotcov_run, dotnet):
+    run = dotcov_run([dotnet, "test", "Contexts.Tests", "--no-build", "--nologo"], cwd=SAMPLES,
+                     args=["--contexts", "test"])
+    assert run.status == 0, run.stdout + run.stderr
+    per_line, ran = context_lines(run.data_dir)
+    problems = check_marks(per_line, ran)
+    assert not problems, "\n".join(problems)
+    # Never instrumented, never run: no test names it.
+    assert "Never" not in str(per_line)
+
+
+def test_contexts_merge_across_combined_shards(built_samples, dotcov_run, dotnet, tmp_path):
+    """Two runs, each of some tests, combined in one directory, give the same per-line sets as one run."""
+    shards = []
+    for i, flt in enumerate(["FullyQualifiedName~AsyncTests|FullyQualifiedName~Outer",
+                             "FullyQualifiedName!~AsyncTests&FullyQualifiedName!~Outer"]):
+        run = dotcov_run([dotnet, "test", "Contexts.Tests", "--no-build", "--nologo", "--filter", flt], cwd=SAMPLES,
+                         args=["--contexts", "test", "--no-report"])
+        assert run.status == 0, run.stdout + run.stderr
+        shard = tmp_path / f"shard{i}"
+        shutil.copytree(run.data_dir, shard)
+        shutil.rmtree(run.data_dir)
+        shards.append(shard)
+    merged = tmp_path / "merged"
+    merged.mkdir()
+    for shard in shards:
+        for f in shard.glob("dotcov.combined.*.cov"):
+            shutil.copy(f, merged / f.name)
+    assert len(list(merged.glob("*.cov"))) == 2
+    subprocess.run([sys.executable, "-m", "dotcov", "combine", "--data-dir", str(merged)], check=True,
+                   capture_output=True)
+    assert len(list(merged.glob("*.cov"))) == 1
+    per_line, ran = context_lines(merged)
+    problems = check_marks(per_line, ran)
+    assert not problems, "\n".join(problems)
+
+
+def test_off_by_default_records_no_context(built_samples, dotcov_run, dotnet):
+    run = dotcov_run([dotnet, "test", "Contexts.Tests", "--no-build", "--nologo"], cwd=SAMPLES)
+    assert run.status == 0, run.stdout + run.stderr
+    from dotcov import data
+
+    cov = data.load(run.data_dir)
+    assert cov.modules and all(not m.contexts for m in cov.modules.values())
+
+
+@pytest.mark.parametrize("how", ["flag", "config"])
+def test_an_unknown_context_kind_is_refused_before_data_is_touched(tmp_path, how):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    keep = data_dir / "dotcov.1.00000000.cov"
+    keep.write_bytes(b"earlier data")
+    args = ["--data-dir", str(data_dir)]
+    if how == "flag":
+        args += ["--contexts", "tests"]
+    else:
+        (tmp_path / "dotcov.toml").write_text('[run]\ncontexts = "method"\n')
+    proc = subprocess.run([sys.executable, "-m", "dotcov", "run", *args, "--", "true"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert "unknown context kind" in proc.stderr and '"test"' in proc.stderr
+    assert keep.read_bytes() == b"earlier data"
