@@ -81,3 +81,22 @@ public class Outer
         }
     }
 }
+
+public class LineTests
+{
+    // A wrapped test method keeps its line numbers: its IL offset map covers the try/finally dotcov adds.
+    [Fact]
+    public void StackTracesKeepTheirLines()
+    {
+        int here = new System.Diagnostics.StackTrace(true).GetFrame(0)!.GetFileLineNumber();
+        Assert.Equal(91, here);
+        try
+        {
+            throw new InvalidOperationException("line 95");
+        }
+        catch (InvalidOperationException e)
+        {
+            Assert.Equal(95, new System.Diagnostics.StackTrace(e, true).GetFrame(0)!.GetFileLineNumber());
+        }
+    }
+}
