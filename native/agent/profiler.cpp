@@ -405,6 +405,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
   uint32_t first = m.method_first[rid], end = m.method_first[rid + 1];
   uint32_t test_locals = 0;
   const TestMethod* test = m.enter_ref ? m.TestOf(rid, &test_locals) : nullptr;
+  if (!test_locals) test = nullptr;  // a test that cannot be wrapped (logged when its module loaded)
   if (first < end || test) {
     const uint8_t* header = nullptr;
     clr::ULONG size = 0;
@@ -433,7 +434,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
     if (m.hit_ctx_ref) style = il::ProbeStyle{m.hit_ctx_ref, 0};
     il::ContextWrap wrap;
     const il::ContextWrap* wrapping = nullptr;
-    if (test && test_locals && hr == clr::S_OK && header) {
+    if (test && hr == clr::S_OK && header) {
       uint32_t header_locals = 0;
       if ((header[0] & 0x3) == 0x3 && size >= 12) std::memcpy(&header_locals, header + 8, 4);
       std::string why;

@@ -14,7 +14,9 @@ import sys
 
 import pytest
 
-from .conftest import SAMPLES, coverage_by_file
+from pathlib import Path
+
+from .conftest import SAMPLES, _dotnet_env, coverage_by_file
 from .marks import read_context_marks
 
 pytestmark = pytest.mark.e2e
@@ -61,9 +63,15 @@ def check_marks(per_line, ran) -> list[str]:
     return problems
 
 
-def test_each_line_lists_exactly_the_tests_that_ran_it(built_samples, dotcov_run, dotnet):
+# The default (ReJIT versions, the tests assembly not covered) and the JIT-time IL path with the tests covered too.
+CONFIGURATIONS = {"default": ({}, []), "jit-time-include-tests": ({"DOTCOV_REJIT": "0"}, ["--include-tests"])}
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGURATIONS))
+def test_each_line_lists_exactly_the_tests_that_ran_it(built_samples, dotcov_run, dotnet, config):
+    env, args = CONFIGURATIONS[config]
     run = dotcov_run([dotnet, "test", "Contexts.Tests", "--no-build", "--nologo"], cwd=SAMPLES,
-                     args=["--contexts", "test"])
+                     args=["--contexts", "test", *args], env_extra=env)
     # Every test passes, LineTests.StackTracesKeepTheirLines among them: a wrapped test keeps its line numbers.
     assert run.status == 0, run.stdout + run.stderr
     assert "Passed:     9" in run.stdout, run.stdout
@@ -107,3 +115,34 @@ def test_off_by_default_records_no_context(built_samples, dotcov_run, dotnet):
 
     cov = data.load(run.data_dir)
     assert cov.modules and all(not m.contexts for m in cov.modules.values())
+
+
+# NUnit and MSTest: their packages are not in the offline feed, so these projects are restored with the machine's
+# own (user-level) NuGet configuration, which reaches the public registry.
+OTHER_FRAMEWORKS = {
+    "Contexts.NUnit": "Contexts.NUnitTests.Plain",
+    "Contexts.MSTest": "Contexts.MSTestTests.Plain",
+}
+
+
+@pytest.mark.parametrize("project", sorted(OTHER_FRAMEWORKS))
+def test_nunit_and_mstest_tests_get_their_contexts(dotcov_run, dotnet, project):
+    user_config = Path.home() / ".nuget" / "NuGet" / "NuGet.Config"
+    restore = [dotnet, "restore", project]
+    if user_config.is_file():
+        restore += ["--configfile", str(user_config)]
+    subprocess.run(restore, cwd=SAMPLES, env=_dotnet_env(), check=True, capture_output=True)
+    subprocess.run([dotnet, "build", project, "--no-restore", "-nologo", "-v", "quiet", "-clp:ErrorsOnly"],
+                   cwd=SAMPLES, env=_dotnet_env(), check=True)
+    run = dotcov_run([dotnet, "test", project, "--no-build", "--nologo"], cwd=SAMPLES, args=["--contexts", "test"])
+    assert run.status == 0, run.stdout + run.stderr
+    per_line, _ran = context_lines(run.data_dir)
+    cls = OTHER_FRAMEWORKS[project]
+    # The lines the xunit sample's marks give to Work.Nested and Work.Parity alone are these tests' lines here
+    # (an async test; a parameterised one, whose cases are one context); no other line has a context.
+    rename = {frozenset({"Contexts.Tests.Outer+Inner.Nested"}): {f"{cls}.AwaitsThenRuns"},
+              frozenset({"Contexts.Tests.TheoryTests.Parity"}): {f"{cls}.Cases"}}
+    work = LIBRARY / "Work.cs"
+    want = {line: rename[frozenset(names)] for line, names in read_context_marks(work).items()
+            if frozenset(names) in rename}
+    assert per_line.get(str(work), {}) == want
