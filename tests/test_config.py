@@ -133,9 +133,9 @@ def test_run_contexts_setting(tmp_path):
     from dotcov.config import UsageError
 
     cfg_file = tmp_path / "dotcov.toml"
-    assert load_config(tmp_path).contexts is None  # no file: off
+    assert load_config(tmp_path).run_contexts is None  # no file: off
     cfg_file.write_text('[run]\ncontexts = "test"\n')
-    assert load_config(tmp_path).contexts == "test"
+    assert load_config(tmp_path).run_contexts == "test"
     cfg_file.write_text('[run]\ncontexts = "lines"\n')
     with pytest.raises(UsageError, match="unknown context kind 'lines'"):
         load_config(tmp_path)

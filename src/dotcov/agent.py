@@ -37,8 +37,7 @@ def other_profiler(env: dict[str, str]) -> str | None:
     return None
 
 
-def profiler_environment(data_dir: Path, source_root: Path, *, include_tests: bool, log: bool,
-                         contexts: str | None = None) -> dict[str, str]:
+def profiler_environment(data_dir: Path, source_root: Path, *, include_tests: bool, log: bool) -> dict[str, str]:
     path = str(agent_path())
     env = {
         "CORECLR_ENABLE_PROFILING": "1",
@@ -53,6 +52,4 @@ def profiler_environment(data_dir: Path, source_root: Path, *, include_tests: bo
         env["DOTCOV_INCLUDE_TEST_ASSEMBLIES"] = "1"
     if log:
         env["DOTCOV_LOG"] = "1"
-    if contexts:
-        env["DOTCOV_CONTEXTS"] = contexts  # per-test contexts (docs/architecture.md, "Per-test contexts")
     return env

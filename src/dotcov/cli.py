@@ -198,14 +198,15 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, cont
         except ConfigError as e:
             click.echo(f"dotcov: error: {e}", err=True)
             sys.exit(2)
-    contexts = contexts or cfg.contexts
+    contexts = contexts or cfg.run_contexts
+    from dotcov.run import with_contexts
     try:
         # Every check first: earlier data is erased only once the command is known to be startable.
         prepared = prepare(list(command), data_dir, source_root=Path.cwd(), include_tests=include_tests,
-                           log=agent_log, contexts=contexts)
+                           log=agent_log)
         if not append:
             data.erase(data_dir)
-        status = start(prepared)
+        status = start(with_contexts(prepared, contexts))
     except RunError as e:
         click.echo(f"dotcov: {e}", err=True)
         sys.exit(e.status)

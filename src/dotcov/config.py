@@ -45,7 +45,7 @@ class Config:
     path: Path | None = None
     data_dir: str | None = None
     include_test_assemblies: bool = False
-    contexts: str | None = None  # [run] contexts: "test" records which test ran each probe
+    run_contexts: str | None = None  # [run] contexts: "test" records which test ran each probe
     source: list[str] = field(default_factory=list)  # [run] source: where to look for assemblies never loaded
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
@@ -119,7 +119,7 @@ def load_config(start: Path | None = None) -> Config:
         elif key == "include_test_assemblies":
             cfg.include_test_assemblies = _expect(value, bool, where)
         elif key == "contexts":
-            cfg.contexts = check_contexts(_expect(value, str, where), where)
+            cfg.run_contexts = check_contexts(_expect(value, str, where), where)
         elif key == "source":
             cfg.source = [str(d if (d := Path(x)).is_absolute() else path.parent / d) for x in _strings(value, where)]
         else:

@@ -117,16 +117,17 @@ def test_off_by_default_records_no_context(built_samples, dotcov_run, dotnet):
     assert cov.modules and all(not m.contexts for m in cov.modules.values())
 
 
-# NUnit and MSTest: their packages are not in the offline feed, so these projects are restored with the machine's
+# NUnit, MSTest and xunit v3 (whose tests run in the test project's own executable): their packages are not in the offline feed, so these projects are restored with the machine's
 # own (user-level) NuGet configuration, which reaches the public registry.
 OTHER_FRAMEWORKS = {
     "Contexts.NUnit": "Contexts.NUnitTests.Plain",
     "Contexts.MSTest": "Contexts.MSTestTests.Plain",
+    "Contexts.XunitV3": "Contexts.XunitV3Tests.Plain",
 }
 
 
 @pytest.mark.parametrize("project", sorted(OTHER_FRAMEWORKS))
-def test_nunit_and_mstest_tests_get_their_contexts(dotcov_run, dotnet, project):
+def test_nunit_mstest_and_xunit_v3_tests_get_their_contexts(dotcov_run, dotnet, project):
     user_config = Path.home() / ".nuget" / "NuGet" / "NuGet.Config"
     restore = [dotnet, "restore", project]
     if user_config.is_file():
