@@ -129,6 +129,8 @@ OTHER_FRAMEWORKS = {
 @pytest.mark.parametrize("project", sorted(OTHER_FRAMEWORKS))
 def test_nunit_mstest_and_xunit_v3_tests_get_their_contexts(dotcov_run, dotnet, project):
     user_config = Path.home() / ".nuget" / "NuGet" / "NuGet.Config"
+    if not user_config.is_file():  # a fresh machine: NuGet writes its default (public registry) config on first use
+        subprocess.run([dotnet, "nuget", "list", "source"], cwd=Path.home(), env=_dotnet_env(), capture_output=True)
     restore = [dotnet, "restore", project]
     if user_config.is_file():
         restore += ["--configfile", str(user_config)]
