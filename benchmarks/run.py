@@ -2,6 +2,7 @@
 """dotcov's overhead next to coverlet.collector and Microsoft.CodeCoverage, on three test suites.
 
     .venv/bin/python benchmarks/run.py [--quick] [--runs N] [--matrix calc:Debug,bench:Debug,all:Debug,bench:Release]
+        [--tools plain,coverlet,ms,dotcov,dotcov-ctx]
 
 Python 3 standard library only. For each suite and build configuration it builds once, then runs, alternating
 in one loop (the order of the four rotates every round; one warm-up round is discarded):
@@ -10,6 +11,7 @@ in one loop (the order of the four rotates every round; one warm-up round is dis
     coverlet  ... --collect "XPlat Code Coverage"            (coverlet.collector 6.0.4)
     ms        ... --collect "Code Coverage;Format=cobertura" (Microsoft.CodeCoverage 18.0.1)
     dotcov    dotcov run --no-report -- dotnet test SUITE --no-build
+    dotcov-ctx  dotcov run --contexts test --no-report -- ...  (per-test contexts; only when --tools names it)
 
 and records for each run: wall time; CPU time (user+sys) of the whole process tree; the peak RSS (VmHWM) of
 every process of the run, the test hosts' reported separately; the test hosts' own CPU time and lifetime;
@@ -61,7 +63,8 @@ SUITES = {
     "bench": ("Bench.Tests", "CPU-bound (samples/Bench.Tests: ~1.5e9 sequence-point hits)"),
     "all": ("All.sln", "largest (samples/All.sln: 3 test projects, C# and F#)"),
 }
-TOOLS = ["plain", "coverlet", "ms", "dotcov"]
+TOOLS = ["plain", "coverlet", "ms", "dotcov", "dotcov-ctx"]
+DEFAULT_TOOLS = "plain,coverlet,ms,dotcov"
 COVERLET_ADAPTER = Path.home() / ".nuget/packages/coverlet.collector/6.0.4/build/netstandard2.0"
 SAMPLE_PERIOD = 0.05
 
@@ -268,15 +271,18 @@ def tool_command(tool: str, target: str, config: str, work: Path) -> list[str]:
         return test + ["--collect", "Code Coverage;Format=cobertura", "--results-directory", str(work / "out")]
     if tool == "dotcov":
         return [str(DOTCOV), "run", "--no-report", "--data-dir", str(work / "out"), "--"] + test
+    if tool == "dotcov-ctx":
+        return [str(DOTCOV), "run", "--contexts", "test", "--no-report", "--data-dir", str(work / "out"), "--"] + test
     raise ValueError(tool)
 
 
-def run_suite(suite: str, config: str, runs: int, env: dict[str, str], scratch: Path, has_html: bool) -> dict:
+def run_suite(suite: str, config: str, runs: int, env: dict[str, str], scratch: Path, has_html: bool,
+              tools: list[str] = TOOLS[:4]) -> dict:
     target = SUITES[suite][0]
-    samples: dict[str, list[dict]] = {t: [] for t in TOOLS}
+    samples: dict[str, list[dict]] = {t: [] for t in tools}
     rounds = runs + 1  # round 0 is a warm-up, discarded
     for r in range(rounds):
-        order = TOOLS[r % len(TOOLS):] + TOOLS[:r % len(TOOLS)]
+        order = tools[r % len(tools):] + tools[:r % len(tools)]
         for tool in order:
             work = scratch / f"{suite}-{config}-{tool}-{r}"
             shutil.rmtree(work, ignore_errors=True)
@@ -285,7 +291,7 @@ def run_suite(suite: str, config: str, runs: int, env: dict[str, str], scratch: 
             if m["status"] != 0:
                 sys.exit(f"{suite}/{config}/{tool} failed with status {m['status']}; see {work / 'log.txt'}")
             m["data_bytes"] = tree_bytes(work / "out")
-            if tool == "dotcov":
+            if tool.startswith("dotcov"):
                 x = measure([str(DOTCOV), "xml", "--data-dir", str(work / "out"), "-o", str(work / "cov.xml")],
                             SAMPLES, env, work / "xml.txt")
                 if x["status"] != 0:
@@ -433,7 +439,7 @@ def markdown(doc: dict) -> str:
               "testhost CPU s | testhost peak RSS MiB | Δ RSS | data written | xml s | html s | load avg |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in doc["suites"]:
-        for tool in TOOLS:
+        for tool in s["summary"]:
             x = s["summary"][tool]
             lines.append("| {} | {} | {} | {} ({}) | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} |".format(
                 s["suite"], s["config"], tool,
@@ -443,8 +449,9 @@ def markdown(doc: dict) -> str:
                 fmt(x["testhost_peak_rss_mib"]["median"], ".1f"),
                 fmt(x["testhost_peak_rss_mib"]["delta"], "+.1f"),
                 _size(x["data_bytes"]["median"]),
-                fmt(x["xml_wall_s"]["median"]) if tool == "dotcov" else "",
-                (fmt(x["html_wall_s"]["median"]) if doc["dotcov_html_command"] else "n/a") if tool == "dotcov" else "",
+                fmt(x["xml_wall_s"]["median"]) if tool.startswith("dotcov") else "",
+                (fmt(x["html_wall_s"]["median"]) if doc["dotcov_html_command"] else "n/a")
+                if tool.startswith("dotcov") else "",
                 fmt(x["loadavg_before"]["median"], ".1f")))
     w = doc.get("writers")
     if w:
@@ -478,10 +485,15 @@ def main() -> None:
     ap.add_argument("--matrix", default="calc:Debug,bench:Debug,all:Debug,bench:Release",
                     help="comma-separated SUITE:CONFIG pairs, suites: " + ",".join(SUITES)
                     + " (default: every suite in Debug, the CPU-bound one also in Release)")
+    ap.add_argument("--tools", default=DEFAULT_TOOLS,
+                    help=f"comma-separated tools to compare, plain first (default {DEFAULT_TOOLS}; also dotcov-ctx)")
     ap.add_argument("--no-writers", action="store_true", help="skip the synthetic report-writer timing")
     ap.add_argument("--output", type=Path, default=RESULTS / "latest.json")
     args = ap.parse_args()
     runs = 2 if args.quick else args.runs
+    tools = [t for t in args.tools.split(",") if t]
+    if tools[:1] != ["plain"] or any(t not in TOOLS for t in tools):
+        sys.exit(f"--tools: plain first, then any of {', '.join(TOOLS[1:])}")
     matrix = [tuple(p.split(":")) for p in args.matrix.split(",") if p]
     if not make_subreaper():
         print("warning: could not become a child subreaper; orphaned processes' CPU time is not counted",
@@ -496,7 +508,7 @@ def main() -> None:
         for suite, config in matrix:
             build(SUITES[suite][0], config, env)
         for suite, config in matrix:
-            doc["suites"].append(run_suite(suite, config, runs, env, scratch, has_html))
+            doc["suites"].append(run_suite(suite, config, runs, env, scratch, has_html, tools))
         if not args.no_writers:
             print("timing the report writers on 1,000,000 synthetic points ...", file=sys.stderr)
             doc["writers"] = bench_writers(scratch)

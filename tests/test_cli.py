@@ -72,3 +72,31 @@ def test_report_without_data_says_what_to_do(tmp_path):
     r = dotcov("report", "--data-dir", str(tmp_path / "none"), cwd=tmp_path)
     assert r.returncode == 1
     assert "dotcov run -- dotnet test" in r.stderr
+
+
+def test_run_turns_contexts_on_only_when_asked(tmp_path):
+    show = ["--", "sh", "-c", 'echo "contexts=$DOTCOV_CONTEXTS"']
+    r = dotcov("run", "--data-dir", str(tmp_path / "d"), *show, cwd=tmp_path, env={"DOTCOV_CONTEXTS": "test"})
+    assert r.stdout.split()[0] == "contexts="  # off by default, whatever the environment says
+    r = dotcov("run", "--data-dir", str(tmp_path / "d"), "--contexts", "test", *show, cwd=tmp_path)
+    assert r.stdout.split()[0] == "contexts=test"
+    (tmp_path / "dotcov.toml").write_text('[run]\ncontexts = "test"\n')
+    r = dotcov("run", "--data-dir", str(tmp_path / "d"), *show, cwd=tmp_path)
+    assert r.stdout.split()[0] == "contexts=test"
+
+
+@pytest.mark.parametrize("how", ["flag", "config"])
+def test_an_unknown_context_kind_is_refused_before_data_is_touched(tmp_path, how):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    keep = data_dir / "dotcov.1.00000000.cov"
+    keep.write_bytes(b"earlier data")
+    args = ["--data-dir", str(data_dir)]
+    if how == "flag":
+        args += ["--contexts", "tests"]
+    else:
+        (tmp_path / "dotcov.toml").write_text('[run]\ncontexts = "method"\n')
+    proc = dotcov("run", *args, "--", "true", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "unknown context kind" in proc.stderr and '"test"' in proc.stderr
+    assert keep.read_bytes() == b"earlier data"

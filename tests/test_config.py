@@ -127,3 +127,18 @@ def test_fail_under_kinds_and_scopes():
     assert check(r, {"line": 60}, "assembly") == ["assembly B line coverage 50.00% is below --fail-under=60"]
     # No branches at all in B: the branch minimum does not apply to it.
     assert check(r, {"branch": 20}, "assembly") == []
+
+
+def test_run_contexts_setting(tmp_path):
+    from dotcov.config import UsageError
+
+    cfg_file = tmp_path / "dotcov.toml"
+    assert load_config(tmp_path).run_contexts is None  # no file: off
+    cfg_file.write_text('[run]\ncontexts = "test"\n')
+    assert load_config(tmp_path).run_contexts == "test"
+    cfg_file.write_text('[run]\ncontexts = "lines"\n')
+    with pytest.raises(UsageError, match="unknown context kind 'lines'"):
+        load_config(tmp_path)
+    cfg_file.write_text("[run]\ncontexts = true\n")
+    with pytest.raises(ConfigError, match="run.contexts must be str"):
+        load_config(tmp_path)

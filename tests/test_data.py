@@ -230,3 +230,24 @@ def test_contexts_merge_by_name_across_processes():
     cov.add_module(data.ModuleHits(MVID, PDB, "/a.dll", list(sites), [1, 1], contexts={"N.C.A": {1}, "N.C.B": {0}}))
     (m,) = cov.modules.values()
     assert m.contexts == {"N.C.A": {0, 1}, "N.C.B": {0}}
+
+
+def test_contexts_are_read_from_files_and_kept_by_combine(tmp_path):
+    """Kinds 5 and 6 of two processes' files (ids numbered per file) merge by name, and combine writes them back."""
+    for i, contexts in enumerate([{"N.C.A": [0]}, {"N.C.B": [2], "N.C.A": [1]}]):
+        _native.write_data_file(str(tmp_path / f"dotcov.{i}.0000000{i}.cov"), {
+            "processes": [], "modules": [{"mvid": MVID, "pdb_id": PDB, "path": "/a.dll", "tokens": [0x06000001] * 3,
+                                          "offsets": [0, 1, 2], "kinds": [0, 0, 0], "hits": [1, 1, 1],
+                                          "contexts": contexts}]})
+    assert data.load(tmp_path).modules[(MVID, PDB)].contexts == {"N.C.A": {0, 1}, "N.C.B": {2}}
+    combined = data.combine(tmp_path)
+    assert [p.name.startswith("dotcov.combined.") for p in data.data_files(tmp_path)] == [True]
+    assert combined.modules[(MVID, PDB)].contexts == {"N.C.A": {0, 1}, "N.C.B": {2}}
+    assert data.load(tmp_path).modules[(MVID, PDB)].contexts == {"N.C.A": {0, 1}, "N.C.B": {2}}
+
+
+def test_a_context_naming_a_site_out_of_range_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="out of range"):
+        _native.write_data_file(str(tmp_path / "x.cov"), {
+            "processes": [], "modules": [{"mvid": MVID, "pdb_id": PDB, "path": "/a.dll", "tokens": [0x06000001],
+                                          "offsets": [0], "kinds": [0], "hits": [1], "contexts": {"N.C.A": [5]}}]})

@@ -26,6 +26,9 @@ struct AgentConfig {
   // loads, so reflection keeps seeing the original IL; DOTCOV_REJIT=0 sets it
   // with SetILFunctionBody at the first JIT instead (docs/architecture.md).
   bool rejit = true;
+  // DOTCOV_CONTEXTS=test: per-test contexts (docs/architecture.md, "Per-test
+  // contexts"): test methods are wrapped and probes record which test ran them.
+  bool contexts = false;
 
   static AgentConfig FromEnvironment();
 };

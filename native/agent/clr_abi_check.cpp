@@ -216,6 +216,7 @@ void KeySlots() {
   SLOT(IMetaDataEmit, DefineMemberRef, 14);
   SLOT(IMetaDataEmit, SetRVA, 22);
   SLOT(IMetaDataEmit, GetTokenFromSig, 23);
+  SLOT(IMetaDataEmit, GetTokenFromTypeSpec, 26);  // after DefineModuleRef, SetParent (cor.h); per-test contexts
   SLOT(IMetaDataEmit, DefineUserString, 28);
   SLOT(IMetaDataEmit, SetMethodProps, 30);
   SLOT(IMetaDataEmit, DefineCustomAttribute, 37);

@@ -7,10 +7,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "clr_abi.h"
 #include "dotcov/data_file.h"
+#include "dotcov/test_methods.h"
 
 namespace dotcov::agent {
 
@@ -21,6 +23,19 @@ struct CoveredModule {
   ModuleRecordRef record;     // its record in the data file (per-method states)
   std::vector<uint32_t> fail_rewrite;  // method tokens of DOTCOV_TEST_FAIL_REWRITE
   uint32_t helper_ref = 0;    // MemberRef to DotCov.Probes::Hit in this module
+  bool has_record = true;     // false: a test module loaded only for its test methods' contexts
+  // Per-test contexts: MemberRefs to DotCov.Probes HitCtx/Enter/Exit (0 when contexts are off),
+  // the module's test methods and, per test, its extended locals signature token (0: not wrapped).
+  uint32_t hit_ctx_ref = 0, enter_ref = 0, exit_ref = 0;
+  std::vector<TestMethod> tests;
+  std::vector<uint32_t> test_locals;
+  std::unordered_map<uint32_t, size_t> test_index;  // MethodDef rid -> index into tests
+  const TestMethod* TestOf(uint32_t rid, uint32_t* locals_token) const {
+    auto it = test_index.find(rid);
+    if (it == test_index.end()) return nullptr;
+    *locals_token = test_locals[it->second];
+    return &tests[it->second];
+  }
   // ReJIT mode: its methods' IL goes to their ReJIT versions (GetReJITParameters);
   // false when the ReJIT request failed, so JITCompilationStarted rewrites them.
   std::atomic<bool> rejit{false};

@@ -21,14 +21,34 @@ class ProbeHelper {
                          std::string* error);
   bool ready() const { return ready_; }
 
+  // Per-test contexts (docs/architecture.md): adds to the helper type a static
+  // AsyncLocal<int> (the current test's context id, following the async flow),
+  // `int Enter(int context)` (sets it, returns the previous one), `void
+  // Exit(int previous)` and `void HitCtx(int slot)`: the counter increment of
+  // Hit, then, under a nonzero context c, `if (last[slot] != c) { last[slot] =
+  // c; record(c, slot); }`, `record` being the native function the agent gives
+  // (called through calli, unmanaged cdecl). After InjectIntoCoreLib.
+  bool InjectContexts(clr::ICorProfilerInfo5* info, clr::ModuleID corelib, const uint8_t* counters_base,
+                      const uint32_t* last_context, void (*record)(int32_t, int32_t), std::string* error);
+  bool contexts_ready() const { return contexts_ready_; }
+
+  // MemberRefs of one module to the helper's methods.
+  struct Refs {
+    uint32_t hit = 0;
+    uint32_t hit_ctx = 0, enter = 0, exit = 0;  // when contexts_ready()
+  };
   // Emits AssemblyRef/TypeRef/MemberRef in `module` and returns the MemberRef.
   bool ReferenceFrom(clr::ICorProfilerInfo5* info, clr::ModuleID module, uint32_t* member_ref, std::string* error);
+  bool ReferenceFrom(clr::ICorProfilerInfo5* info, clr::ModuleID module, Refs* refs, std::string* error);
 
   // The helper body, exposed for tests: tiny-header IL.
   static std::vector<uint8_t> HelperBody(const uint8_t* counters_base);
 
  private:
   bool ready_ = false;
+  bool contexts_ready_ = false;
+  uint32_t probes_td_ = 0;
+  uint32_t ctor_rva_ = 0;
   std::vector<uint8_t> public_key_;
   uint16_t version_[4] = {0, 0, 0, 0};
   uint32_t assembly_flags_ = 0;

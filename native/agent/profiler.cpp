@@ -22,6 +22,7 @@
 #include "dotcov/module_sites.h"
 #include "dotcov/process_filter.h"
 #include "dotcov/stress_sites.h"
+#include "dotcov/test_methods.h"
 #include "dotcov/utf.h"
 
 namespace dotcov::agent {
@@ -92,6 +93,10 @@ clr::HRESULT Profiler::Initialize(clr::IUnknown* info_unknown) {
     Log("declining: %s", error.c_str());
     return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
+  if (config_.contexts && !contexts_.Start(&writer_, kCounterCapacity, &error)) {
+    Log("per-test contexts off: %s", error.c_str());
+    config_.contexts = false;
+  }
   clr::DWORD mask = clr::COR_PRF_MONITOR_MODULE_LOADS | clr::COR_PRF_MONITOR_JIT_COMPILATION |
                     clr::COR_PRF_MONITOR_CACHE_SEARCHES;
   if (config_.rejit) {
@@ -153,6 +158,9 @@ clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT sta
     std::string error;
     if (!helper_.InjectIntoCoreLib(info_, module, writer_.base(), &error))
       Log("CoreLib helper injection failed, nothing will be covered: %s", error.c_str());
+    else if (config_.contexts && !helper_.InjectContexts(info_, module, writer_.base(), contexts_.last_context(),
+                                                         &ContextRecorder::Record, &error))
+      Log("per-test contexts off: %s", error.c_str());
     return clr::S_OK;
   }
   ConsiderModule(module, path, flags);
@@ -181,8 +189,12 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   } else {
     if (!runtime_dir_.empty() && PathIsUnder(path, runtime_dir_)) return;  // the shared framework
     ModuleSymbols symbols;
+    std::string framework;
     if (!LoadModuleSymbols(path, &symbols, &error)) {
       Log("skip %s: %s", path.c_str(), error.c_str());
+      if (helper_.contexts_ready() && symbols.identity_loaded &&
+          IsTestAssembly(symbols.referenced_assemblies, &framework))
+        ConsiderTestModule(module, path);
       return;
     }
     auto exists = [](const std::string& p) {
@@ -193,6 +205,8 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
         DecideModule(FactsOf(symbols), {config_.source_root, config_.include_test_assemblies, exists});
     if (!d.cover) {
       Log("skip %s: %s", path.c_str(), d.reason.c_str());
+      if (helper_.contexts_ready() && IsTestAssembly(symbols.referenced_assemblies, &framework))
+        ConsiderTestModule(module, path);
       return;
     }
     std::vector<uint8_t> image;
@@ -222,9 +236,18 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   m->path = path;
   m->sites = std::move(sites);
   m->Index(method_count);
-  if (!helper_.ReferenceFrom(info_, module, &m->helper_ref, &error)) {
+  ProbeHelper::Refs refs;
+  if (!helper_.ReferenceFrom(info_, module, &refs, &error)) {
     Log("skip %s: %s", path.c_str(), error.c_str());
     return;
+  }
+  m->helper_ref = refs.hit;
+  m->hit_ctx_ref = refs.hit_ctx;
+  m->enter_ref = refs.enter;
+  m->exit_ref = refs.exit;
+  if (helper_.contexts_ready() && !config_.stress_all_methods) {
+    std::vector<uint8_t> image;
+    if (ReadWholeFile(path, &image, &error)) PrepareTests(*m, image);
   }
   auto record = writer_.AddModule(identity, m->sites, method_count, &error);
   if (!record) {
@@ -242,7 +265,7 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   std::vector<uint32_t> methods;
   if (rejit_) {
     for (uint32_t rid = 1; rid <= m->method_count(); ++rid)
-      if (m->method_first[rid] < m->method_first[rid + 1]) methods.push_back(0x06000000 | rid);
+      if (m->method_first[rid] < m->method_first[rid + 1] || m->test_index.count(rid)) methods.push_back(0x06000000 | rid);
     m->rejit = !methods.empty();
   }
   std::shared_ptr<CoveredModule> covered = m;
@@ -257,6 +280,78 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
       covered->rejit = false;  // its methods are rewritten at their JIT instead
       Log("ReJIT request for %s failed 0x%08x; rewriting at JIT time", path.c_str(), unsigned(hr));
     }
+  }
+}
+
+void Profiler::PrepareTests(CoveredModule& m, const std::vector<uint8_t>& image) {
+  std::string error;
+  std::vector<TestMethod> tests;
+  if (!FindTestMethods(image, &tests, &error)) {
+    Log("%s: no per-test contexts: %s", m.path.c_str(), error.c_str());
+    return;
+  }
+  if (tests.empty()) return;
+  ComPtr<clr::IUnknown> unk;
+  ComPtr<clr::IMetaDataEmit> emit;
+  if (info_->GetModuleMetaData(m.id, clr::ofRead | clr::ofWrite, clr::IID_IMetaDataEmit, unk.Out()) != clr::S_OK ||
+      !unk.As(clr::IID_IMetaDataEmit, &emit)) {
+    Log("%s: no per-test contexts: module metadata is not writable", m.path.c_str());
+    return;
+  }
+  uint32_t max_rid = m.method_count();
+  for (TestMethod& t : tests) {
+    uint32_t locals = 0;
+    if (t.unsupported.empty()) {
+      clr::HRESULT hr = emit->GetTokenFromSig(t.locals_signature.data(), clr::ULONG(t.locals_signature.size()), &locals);
+      if (hr < 0) {
+        char code[64];
+        snprintf(code, sizeof code, "GetTokenFromSig failed 0x%08x", unsigned(hr));
+        t.unsupported = code;
+        locals = 0;
+      }
+    }
+    if (!t.unsupported.empty()) Log("test %s gets no context: %s", t.name.c_str(), t.unsupported.c_str());
+    max_rid = std::max(max_rid, t.token & 0x00FFFFFF);
+    m.test_index[t.token & 0x00FFFFFF] = m.tests.size();
+    m.tests.push_back(std::move(t));
+    m.test_locals.push_back(locals);
+  }
+  if (max_rid > m.method_count()) m.Index(max_rid);  // a test module without probe sites
+  Log("%s: %zu test methods get per-test contexts", m.path.c_str(), m.tests.size());
+}
+
+void Profiler::ConsiderTestModule(clr::ModuleID module, const std::string& path) {
+  std::string error;
+  std::vector<uint8_t> image;
+  if (!ReadWholeFile(path, &image, &error)) return;
+  if (!EnsureDataFile()) return;
+  auto m = std::make_shared<CoveredModule>();
+  m->id = module;
+  m->path = path;
+  m->has_record = false;
+  m->Index(0);
+  ProbeHelper::Refs refs;
+  if (!helper_.ReferenceFrom(info_, module, &refs, &error)) {
+    Log("%s: no per-test contexts: %s", path.c_str(), error.c_str());
+    return;
+  }
+  m->helper_ref = refs.hit;
+  m->hit_ctx_ref = refs.hit_ctx;
+  m->enter_ref = refs.enter;
+  m->exit_ref = refs.exit;
+  PrepareTests(*m, image);
+  if (m->tests.empty()) return;
+  std::vector<uint32_t> methods;
+  for (const TestMethod& t : m->tests) methods.push_back(t.token);
+  m->rejit = rejit_;
+  std::shared_ptr<CoveredModule> covered = m;
+  {
+    std::unique_lock lock(modules_mu_);
+    modules_[module] = std::move(m);
+  }
+  if (rejit_ && rejit_requester_.Request(module, methods) != clr::S_OK) {
+    covered->rejit = false;
+    Log("ReJIT request for %s failed; wrapping its tests at JIT time", path.c_str());
   }
 }
 
@@ -308,7 +403,10 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
   std::lock_guard<std::mutex> lock(m.rewrite_mu);
   if (m.rewritten[rid].load(std::memory_order_acquire)) return true;
   uint32_t first = m.method_first[rid], end = m.method_first[rid + 1];
-  if (first < end) {
+  uint32_t test_locals = 0;
+  const TestMethod* test = m.enter_ref ? m.TestOf(rid, &test_locals) : nullptr;
+  if (!test_locals) test = nullptr;  // a test that cannot be wrapped (logged when its module loaded)
+  if (first < end || test) {
     const uint8_t* header = nullptr;
     clr::ULONG size = 0;
     clr::HRESULT hr = info_->GetILFunctionBody(m.id, token, &header, &size);
@@ -331,16 +429,39 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
     std::string error;
     std::string failure;  // why the method stays uninstrumented ("" once its probes are in)
     char code[80];
+    // Per-test contexts: probes call HitCtx; a test method is wrapped in its context.
+    il::ProbeStyle style{m.helper_ref, config_.inline_probes ? reinterpret_cast<uint64_t>(writer_.base()) : 0};
+    if (m.hit_ctx_ref) style = il::ProbeStyle{m.hit_ctx_ref, 0};
+    il::ContextWrap wrap;
+    const il::ContextWrap* wrapping = nullptr;
+    if (test && hr == clr::S_OK && header) {
+      uint32_t header_locals = 0;
+      if ((header[0] & 0x3) == 0x3 && size >= 12) std::memcpy(&header_locals, header + 8, 4);
+      std::string why;
+      if (header_locals != test->original_locals_token) {
+        Log("test %s gets no context: its IL is not the assembly's", test->name.c_str());
+      } else {
+        uint32_t id = next_context_.fetch_add(1);
+        if (writer_.AddContext(id, test->name, &why)) {
+          wrap = {id, m.enter_ref, m.exit_ref, test_locals, test->previous_local,
+                  test->returns_value ? int32_t(test->return_local) : -1};
+          wrapping = &wrap;
+        } else {
+          Log("test %s gets no context: %s", test->name.c_str(), why.c_str());
+        }
+      }
+    }
     if (hr != clr::S_OK || !header) {
       snprintf(code, sizeof code, "GetILFunctionBody failed 0x%08x", unsigned(hr));
       failure = code;
     } else if (std::find(m.fail_rewrite.begin(), m.fail_rewrite.end(), token) != m.fail_rewrite.end()) {
       failure = "rewrite failed on purpose (DOTCOV_TEST_FAIL_REWRITE)";
-    } else if (!il::InsertProbesSkippingRefused(
-                   Bytes(header, size), probes, branch_probes,
-                   il::ProbeStyle{m.helper_ref,
-                                  config_.inline_probes ? reinterpret_cast<uint64_t>(writer_.base()) : 0},
-                   &body, &refused, &error, &il_map)) {
+    } else if (!il::InsertProbesSkippingRefused(Bytes(header, size), probes, branch_probes, style, &body, &refused,
+                                                &error, &il_map, wrapping) &&
+               (!wrapping || first == end ||
+                (Log("test %s gets no context: %s", test->name.c_str(), error.c_str()),
+                 !il::InsertProbesSkippingRefused(Bytes(header, size), probes, branch_probes, style, &body,
+                                                  &refused, &error, &il_map)))) {
       failure = "rewrite failed: " + error;
     } else if (control) {
       if ((hr = SetRejitBody(control, body, il_map)) != clr::S_OK) {
@@ -369,7 +490,11 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
         }
       }
     }
-    RecordRewrite(m, token, failure, refused, probes, branch_probes);
+    if (first < end && m.has_record) {
+      RecordRewrite(m, token, failure, refused, probes, branch_probes);
+    } else if (!failure.empty()) {
+      Log("test method 0x%08x of %s gets no context: %s", token, m.path.c_str(), failure.c_str());
+    }
   }
   // Final either way: the IL never changes again (OSR may swap bodies mid-method).
   m.rewritten[rid].store(epoch_.fetch_add(1) + 1, std::memory_order_release);
@@ -491,7 +616,7 @@ clr::HRESULT Profiler::JITInlining(clr::FunctionID caller, clr::FunctionID calle
   if (m->rejit.load(std::memory_order_acquire)) {
     // The runtime blocks inlining of ReJIT'd methods (COR_PRF_REJIT_BLOCK_INLINING), whose
     // original IL an inline would copy; say the same. Methods without probes inline freely.
-    if (m->method_first[rid] < m->method_first[rid + 1]) *should_inline = 0;
+    if (m->method_first[rid] < m->method_first[rid + 1] || m->test_index.count(rid)) *should_inline = 0;
     return clr::S_OK;
   }
   uint64_t done = m->rewritten[rid].load(std::memory_order_acquire);

@@ -12,6 +12,7 @@
 
 #include "agent_config.h"
 #include "callback_base.h"
+#include "context_recorder.h"
 #include "covered_module.h"
 #include "dotcov/data_file.h"
 #include "dotcov/il_method.h"
@@ -45,6 +46,10 @@ class Profiler final : public CallbackBase {
                        clr::ICorProfilerFunctionControl* control = nullptr);
   clr::HRESULT SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map);
   void ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags);
+  // Per-test contexts: finds the module's test methods and gives each an extended locals signature.
+  void PrepareTests(CoveredModule& m, const std::vector<uint8_t>& image);
+  // A test module that is not covered: registered only so its test methods get their contexts.
+  void ConsiderTestModule(clr::ModuleID module, const std::string& path);
   bool EnsureDataFile();
   // Another coverage tool is at work in this process: skip, and say so in the data file.
   void ReportConflict(const std::string& what);
@@ -63,6 +68,8 @@ class Profiler final : public CallbackBase {
   AgentConfig config_;
   DataFileWriter writer_;
   ProbeHelper helper_;
+  ContextRecorder contexts_;                     // per-test contexts (config_.contexts)
+  std::atomic<uint32_t> next_context_{1};        // context ids of this process's data file
   std::mutex data_file_mu_;  // one creation, even when modules load on several threads
   bool data_file_failed_ = false;
   std::atomic<uint64_t> epoch_{1};

@@ -39,7 +39,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const ModuleData& b = again.modules[i];
     FUZZ_CHECK(a.id.mvid == b.id.mvid && a.id.pdb_id == b.id.pdb_id && a.id.path == b.id.path);
     FUZZ_CHECK(a.sites == b.sites && a.hits == b.hits);
+    FUZZ_CHECK(a.context_hits == b.context_hits);
+    for (const auto& [id, index] : a.context_hits) FUZZ_CHECK(index < a.sites.size() && id != 0);
   }
+  FUZZ_CHECK(again.contexts == file.contexts);
   // Serialising is a fixed point.
   FUZZ_CHECK(SerializeDataFile(again) == bytes);
   return 0;

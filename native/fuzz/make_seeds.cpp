@@ -218,6 +218,11 @@ void DataFiles() {
   writing[kFileHeaderSize + 4] = 0;
   Write("data_file", "uncommitted_record", writing);
   Write("data_file", "truncated", Bytes(two).first(two.size() - 12));
+  // Per-test contexts: names and (context, site) pairs in both modules.
+  f.contexts = {{1, "Sample.Tests.CalcTests.Adds"}, {2, "Sample.Tests.CalcTests.Divides"}};
+  f.modules[0].context_hits = {{1, 0}, {1, 2}, {2, 5}};
+  f.modules[1].context_hits = {{2, 1}};
+  Write("data_file", "contexts", SerializeDataFile(f));
 }
 
 }  // namespace

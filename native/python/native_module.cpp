@@ -2,8 +2,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <unordered_map>
 
 #include "dotcov/data_file.h"
 #include "native_il.h"
@@ -41,6 +44,8 @@ py::dict ReadDataFile(const std::string& path) {
     processes.append(d);
   }
   out["processes"] = processes;
+  std::unordered_map<uint32_t, std::string> context_names;
+  for (const auto& c : f.contexts) context_names.emplace(c.id, c.name);
   py::list modules;
   for (const auto& m : f.modules) {
     py::dict d;
@@ -63,6 +68,13 @@ py::dict ReadDataFile(const std::string& path) {
       notes.append(py::make_tuple(n.method_token, n.il_offset, n.kind,
                                   py::bytes(n.reason).attr("decode")("utf-8", "replace")));
     d["not_measured"] = notes;
+    // Per-test contexts: name -> site indexes (the reader dropped pairs naming no context).
+    std::map<std::string, std::vector<uint32_t>> contexts;
+    for (const auto& [id, index] : m.context_hits) contexts[context_names[id]].push_back(index);
+    py::dict ctx;
+    for (const auto& [name, indexes] : contexts)
+      ctx[py::bytes(name).attr("decode")("utf-8", "replace")] = indexes;
+    d["contexts"] = ctx;
     modules.append(d);
   }
   out["modules"] = modules;
@@ -89,6 +101,16 @@ void WriteDataFile(const std::string& path, py::dict data) {
     py::dict p = py::reinterpret_borrow<py::dict>(h);
     f.processes.push_back({py::cast<std::string>(p["command_line"]), py::cast<std::string>(p["cwd"])});
   }
+  std::map<std::string, uint32_t> context_ids;  // ids are per file: numbered here in name order
+  for (py::handle h : py::list(data["modules"])) {
+    py::dict m = py::reinterpret_borrow<py::dict>(h);
+    if (m.contains("contexts"))
+      for (auto item : py::dict(m["contexts"])) context_ids.emplace(py::cast<std::string>(item.first), 0);
+  }
+  for (auto& [name, id] : context_ids) {
+    id = static_cast<uint32_t>(f.contexts.size() + 1);
+    f.contexts.push_back({id, name});
+  }
   for (py::handle h : py::list(data["modules"])) {
     py::dict m = py::reinterpret_borrow<py::dict>(h);
     ModuleData md;
@@ -112,6 +134,17 @@ void WriteDataFile(const std::string& path, py::dict data) {
         auto t = py::cast<py::tuple>(n);
         md.not_measured.push_back({py::cast<uint32_t>(t[0]), py::cast<uint32_t>(t[1]), py::cast<uint32_t>(t[2]),
                                    py::cast<std::string>(t[3])});
+      }
+    }
+    if (m.contains("contexts")) {
+      for (auto item : py::dict(m["contexts"])) {
+        uint32_t id = context_ids.at(py::cast<std::string>(item.first));
+        std::vector<uint32_t> indexes = py::cast<std::vector<uint32_t>>(py::list(py::reinterpret_borrow<py::object>(item.second)));
+        std::sort(indexes.begin(), indexes.end());
+        for (uint32_t index : indexes) {
+          if (index >= md.sites.size()) throw py::value_error("a context names a site index out of range");
+          md.context_hits.emplace_back(id, index);
+        }
       }
     }
     f.modules.push_back(std::move(md));

@@ -31,10 +31,13 @@ def _data_dir_option(f):
 
 
 def _config():
-    from dotcov.config import ConfigError, load_config
+    from dotcov.config import ConfigError, UsageError, load_config
 
     try:
         return load_config()
+    except UsageError as e:
+        click.echo(f"dotcov: error: {e}", err=True)
+        sys.exit(2)
     except ConfigError as e:
         _fail(str(e))
 
@@ -185,9 +188,12 @@ def _file_report(data_dir, output: Path, filters: dict, write, what: str, show_c
 @click.option("--append", is_flag=True, help="Keep the data of earlier runs instead of erasing it.")
 @click.option("--include-tests", is_flag=True, help="Also cover test assemblies (those referencing xunit, NUnit, MSTest).")
 @click.option("--log", "agent_log", is_flag=True, help="Write the agent's log to DATA_DIR/logs/.")
+@click.option("--contexts", "contexts", metavar="KIND", default=None,
+              help='Record which test ran each line: "test" (also [run] contexts in dotcov.toml).')
 @click.option("--no-report", is_flag=True, help="Do not print the summary table afterwards.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
-def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_report: bool, command):
+def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, contexts: str | None, no_report: bool,
+        command):
     """Run COMMAND with the agent loaded into every .NET process it starts.
 
     Example: dotcov run -- dotnet test
@@ -199,13 +205,23 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, no_r
     cfg = _config()
     data_dir = _resolve_data_dir(data_dir, cfg)
     include_tests = include_tests or cfg.include_test_assemblies
+    if contexts is not None:
+        from dotcov.config import ConfigError, check_contexts
+
+        try:
+            check_contexts(contexts)
+        except ConfigError as e:
+            click.echo(f"dotcov: error: {e}", err=True)
+            sys.exit(2)
+    contexts = contexts or cfg.run_contexts
+    from dotcov.run import with_contexts
     try:
         # Every check first: earlier data is erased only once the command is known to be startable.
         prepared = prepare(list(command), data_dir, source_root=sources_root(Path.cwd()), include_tests=include_tests,
                            log=agent_log)
         if not append:
             data.erase(data_dir)
-        status = start(prepared)
+        status = start(with_contexts(prepared, contexts))
     except RunError as e:
         click.echo(f"dotcov: {e}", err=True)
         sys.exit(e.status)

@@ -3,6 +3,7 @@
     [run]
     data_dir = ".dotcov"               # like --data-dir
     include_test_assemblies = false    # like --include-tests
+    contexts = "test"                  # like --contexts test: which test ran each line (off when absent)
 
     [report]
     include = ["[Calc]*"]              # coverlet's [Assembly]Namespace.Type globs
@@ -39,11 +40,16 @@ class ConfigError(Exception):
     pass
 
 
+class UsageError(ConfigError):
+    """A setting whose value is not one dotcov accepts: exit status 2, as for a bad flag."""
+
+
 @dataclass
 class Config:
     path: Path | None = None
     data_dir: str | None = None
     include_test_assemblies: bool = False
+    run_contexts: str | None = None  # [run] contexts: "test" records which test ran each probe
     source: list[str] = field(default_factory=list)  # [run] source: where to look for assemblies never loaded
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
@@ -60,6 +66,16 @@ class Config:
     paths: dict[str, list[str]] = field(default_factory=dict)
     contexts: list[str] = field(default_factory=list)  # [report] contexts: like --contexts
     html_history: str | None = None  # [html] history: the directory of `dotcov html`'s run records
+
+
+CONTEXT_KINDS = ("test",)
+
+
+def check_contexts(value: str, where: str = "--contexts") -> str:
+    """The one kind of context dotcov records today: "test" (each test method's fully qualified name)."""
+    if value not in CONTEXT_KINDS:
+        raise UsageError(f"{where}: unknown context kind {value!r}; the only kind is \"test\"")
+    return value
 
 
 def find_config(start: Path) -> Path | None:
@@ -115,6 +131,8 @@ def load_config(start: Path | None = None) -> Config:
             cfg.data_dir = str(d if d.is_absolute() else path.parent / d)
         elif key == "include_test_assemblies":
             cfg.include_test_assemblies = _expect(value, bool, where)
+        elif key == "contexts":
+            cfg.run_contexts = check_contexts(_expect(value, str, where), where)
         elif key == "source":
             cfg.source = [str(d if (d := Path(x)).is_absolute() else path.parent / d) for x in _strings(value, where)]
         else:

@@ -186,7 +186,8 @@ def read_file(path: Path, into: CoverageData, *, live: bool = False) -> None:
     for m in raw["modules"]:
         into.add_module(ModuleHits(m["mvid"], m["pdb_id"], m["path"],
                                    list(zip(m["tokens"], m["offsets"], m["kinds"])), list(m["hits"]),
-                                   m.get("processes", 1), bytes(m["method_states"]), list(m["not_measured"])))
+                                   m.get("processes", 1), bytes(m["method_states"]), list(m["not_measured"]),
+                                   contexts={name: set(indexes) for name, indexes in m["contexts"].items()}))
     into.files.append(path)
     into.newest_mtime = max(into.newest_mtime, path.stat().st_mtime)
 
@@ -203,7 +204,7 @@ def write(data: CoverageData, path: Path) -> None:
     modules = [
         {"mvid": m.mvid, "pdb_id": m.pdb_id, "path": m.path, "tokens": [s[0] for s in m.sites],
          "offsets": [s[1] for s in m.sites], "kinds": [s[2] for s in m.sites], "hits": m.hits,
-         "method_states": m.method_states, "not_measured": m.not_measured}
+         "method_states": m.method_states, "not_measured": m.not_measured, "contexts": m.contexts}
         for m in data.modules.values()
     ]
     fd, tmp = tempfile.mkstemp(prefix=".combine.", suffix=".tmp", dir=path.parent)

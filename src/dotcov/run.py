@@ -112,9 +112,21 @@ def prepare(cmd: list[str], data_dir: Path, *, source_root: Path, include_tests:
     if other_tool:
         raise RunError(f"another coverage tool is turned on: {other_tool}. {coexistence.ADVICE}")
     check_data_dir(data_dir)
+    env.pop(CONTEXTS_VARIABLE, None)  # off unless with_contexts asks: contexts cost time
     env.update(agent.profiler_environment(data_dir, source_root, include_tests=include_tests, log=log))
     executable = resolve_command(cmd[0], env.get("PATH"))
     return Prepared(list(cmd), executable, env)
+
+
+# The agent records per-test contexts when this is "test" (docs/architecture.md, "Per-test contexts").
+CONTEXTS_VARIABLE = "DOTCOV_CONTEXTS"
+
+
+def with_contexts(p: Prepared, contexts: str | None) -> Prepared:
+    """`p`, its agent recording per-test contexts of kind `contexts` (checked by config.check_contexts) if given."""
+    if contexts:
+        p.env[CONTEXTS_VARIABLE] = contexts
+    return p
 
 
 def start(p: Prepared) -> int:

@@ -59,3 +59,16 @@ def debug_only_lines(path: Path) -> set[int]:
     return {n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
             if MARK.search(line) and ((BRACKETS_LINE.match(line) and "@also-release" not in line)
                                       or "@debug-only" in line)}
+
+
+CONTEXTS = re.compile(r"(?://|')\s*ctx:\s*(.*?)\s*$")
+
+
+def read_context_marks(path: Path) -> dict[int, set[str]]:
+    """`// ctx: A B`: the exact tests that run the line; `// ctx: -`: it runs, only outside any test (empty set)."""
+    marks = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if m := CONTEXTS.search(line):
+            names = m.group(1).split()
+            marks[number] = set() if names == ["-"] else set(names)
+    return marks

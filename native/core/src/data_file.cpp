@@ -52,6 +52,12 @@ ModuleLayout LayoutModule(size_t path_len, size_t n, size_t methods) {
 // u32 il_offset, u32 site kind, u32 reason length, reason (UTF-8).
 constexpr size_t kNoteFixed = 8 + 4 * 4;
 
+// Context record body: u32 id, u32 name length, name (UTF-8).
+// Context-hits record body: u32 capacity, u32 count, then capacity pairs
+// (u32 context id, u32 counter slot); only the first `count` are written.
+constexpr size_t kHitsFixed = 8;
+constexpr size_t kHitPairSize = 8;
+
 int Fallocate(int fd, uint64_t offset, uint64_t len) {
   return posix_fallocate(fd, static_cast<off_t>(offset), static_cast<off_t>(len));
 }
@@ -289,10 +295,87 @@ bool DataFileWriter::AddConflict(const std::string& text, std::string* error) {
   return true;
 }
 
+bool DataFileWriter::AddContext(uint32_t id, const std::string& name, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto offset = Append(RecordKind::kContext, kRecordHeaderSize + 8 + name.size(), error);
+  if (!offset) return false;
+  uint8_t* body = base_ + *offset + kRecordHeaderSize;
+  PutU32(body, id);
+  PutU32(body + 4, static_cast<uint32_t>(name.size()));
+  std::memcpy(body + 8, name.data(), name.size());
+  Commit(*offset);
+  return true;
+}
+
+bool DataFileWriter::AddContextHit(uint32_t id, uint32_t slot, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint8_t* body = hits_record_ ? base_ + hits_record_ + kRecordHeaderSize : nullptr;
+  uint32_t count = 0;
+  if (body) std::memcpy(&count, body + 4, 4);
+  if (!body || count >= kContextHitsPerRecord) {
+    auto offset = Append(RecordKind::kContextHits,
+                         kRecordHeaderSize + kHitsFixed + kHitPairSize * kContextHitsPerRecord, error);
+    if (!offset) return false;
+    hits_record_ = *offset;
+    body = base_ + hits_record_ + kRecordHeaderSize;
+    PutU32(body, kContextHitsPerRecord);
+    PutU32(body + 4, 0);
+    Commit(*offset);  // committed while empty: the count says how much of it holds pairs
+    count = 0;
+  }
+  PutU32(body + kHitsFixed + kHitPairSize * count, id);
+  PutU32(body + kHitsFixed + kHitPairSize * count + 4, slot);
+  reinterpret_cast<std::atomic<uint32_t>*>(body + 4)->store(count + 1, std::memory_order_release);
+  return true;
+}
+
 void DataFileWriter::Sync() {
   std::lock_guard<std::mutex> lock(mu_);
   if (fd_ >= 0) msync(base_, size_, MS_ASYNC);
 }
+
+namespace {
+
+// Gives each (context id, counter slot) pair to the module whose counters hold
+// that slot, as (context id, site index). Pairs may precede the module record
+// they name in no valid file, but a hits record can be allocated before later
+// modules load, so they are resolved once every record is read.
+void ResolveContextSlots(Bytes bytes, const std::vector<std::pair<uint64_t, size_t>>& module_at,
+                         const std::vector<std::pair<uint32_t, uint32_t>>& pairs, DataFile* out) {
+  struct Range {
+    uint64_t first;
+    size_t n, module;
+  };
+  std::vector<Range> ranges;
+  for (const auto& [rec_at, index] : module_at) {
+    uint32_t counters_at = 0;
+    std::memcpy(&counters_at, bytes.data() + rec_at + kRecordHeaderSize + 44, 4);
+    ranges.push_back({(rec_at + counters_at) / 8, out->modules[index].sites.size(), index});
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.first < b.first; });
+  std::vector<uint32_t> ids;
+  for (const auto& c : out->contexts) ids.push_back(c.id);
+  std::sort(ids.begin(), ids.end());
+  size_t unresolved = 0;
+  for (const auto& [id, slot] : pairs) {
+    auto it = std::upper_bound(ranges.begin(), ranges.end(), uint64_t{slot},
+                               [](uint64_t s, const Range& r) { return s < r.first; });
+    if (it == ranges.begin() || !std::binary_search(ids.begin(), ids.end(), id)) {
+      ++unresolved;
+      continue;
+    }
+    --it;
+    if (slot - it->first >= it->n) {
+      ++unresolved;
+      continue;
+    }
+    out->modules[it->module].context_hits.emplace_back(id, static_cast<uint32_t>(slot - it->first));
+  }
+  if (unresolved)
+    out->warnings.push_back(std::to_string(unresolved) + " context hit(s) name no module counter or no context");
+}
+
+}  // namespace
 
 bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
   *out = DataFile{};
@@ -326,6 +409,7 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
     return false;
   }
   std::vector<std::pair<uint64_t, size_t>> module_at;  // record offset -> index in out->modules
+  std::vector<std::pair<uint32_t, uint32_t>> context_slots;  // (context id, counter slot), resolved at the end
   size_t pos = header_size;
   while (pos < bytes.size()) {
     if (bytes.size() - pos < kRecordHeaderSize) {
@@ -420,10 +504,31 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
         continue;
       }
       out->modules[it->second].not_measured.push_back(std::move(note));
+    } else if (kind == static_cast<uint32_t>(RecordKind::kContext)) {
+      ContextName c;
+      c.id = b.U32();
+      Bytes name = b.Take(b.U32());
+      if (!b.ok() || c.id == 0) {
+        out->warnings.push_back("corrupt context record");
+        continue;
+      }
+      c.name.assign(name.begin(), name.end());
+      out->contexts.push_back(std::move(c));
+    } else if (kind == static_cast<uint32_t>(RecordKind::kContextHits)) {
+      uint32_t capacity = b.U32(), count = b.U32();
+      if (!b.ok() || count > capacity || uint64_t{capacity} * kHitPairSize > b.remaining()) {
+        out->warnings.push_back("corrupt context-hits record");
+        continue;
+      }
+      for (uint32_t i = 0; i < count; ++i) {
+        uint32_t id = b.U32(), slot = b.U32();
+        context_slots.emplace_back(id, slot);
+      }
     } else {
       out->warnings.push_back("skipped a record of unknown kind " + std::to_string(kind));
     }
   }
+  if (!context_slots.empty()) ResolveContextSlots(bytes, module_at, context_slots, out);
   return true;
 }
 
@@ -456,6 +561,13 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
     PutU32(out.data() + at + kRecordHeaderSize, static_cast<uint32_t>(c.size()));
     std::memcpy(out.data() + at + kRecordHeaderSize + 4, c.data(), c.size());
   }
+  for (const auto& c : file.contexts) {
+    size_t at = begin_record(RecordKind::kContext, kRecordHeaderSize + 8 + c.name.size());
+    PutU32(out.data() + at + kRecordHeaderSize, c.id);
+    PutU32(out.data() + at + kRecordHeaderSize + 4, static_cast<uint32_t>(c.name.size()));
+    std::memcpy(out.data() + at + kRecordHeaderSize + 8, c.name.data(), c.name.size());
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> context_slots;
   for (const auto& m : file.modules) {
     size_t n = m.sites.size();
     size_t methods = m.method_states.size();
@@ -478,6 +590,8 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
       PutU64(rec + l.counters_at + 8 * i, i < m.hits.size() ? m.hits[i] : 0);
     }
     if (methods) std::memcpy(rec + l.states_at, m.method_states.data(), methods);
+    for (const auto& [id, index] : m.context_hits)
+      if (index < n) context_slots.emplace_back(id, static_cast<uint32_t>((at + l.counters_at) / 8 + index));
     for (const auto& note : m.not_measured) {
       size_t nat = begin_record(RecordKind::kNotMeasured, kRecordHeaderSize + kNoteFixed + note.reason.size());
       uint8_t* nb = out.data() + nat + kRecordHeaderSize;
@@ -487,6 +601,17 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
       PutU32(nb + 16, note.kind);
       PutU32(nb + 20, static_cast<uint32_t>(note.reason.size()));
       std::memcpy(nb + 24, note.reason.data(), note.reason.size());
+    }
+  }
+  if (!context_slots.empty()) {
+    size_t count = context_slots.size();
+    size_t at = begin_record(RecordKind::kContextHits, kRecordHeaderSize + kHitsFixed + kHitPairSize * count);
+    uint8_t* body = out.data() + at + kRecordHeaderSize;
+    PutU32(body, static_cast<uint32_t>(count));
+    PutU32(body + 4, static_cast<uint32_t>(count));
+    for (size_t i = 0; i < count; ++i) {
+      PutU32(body + kHitsFixed + kHitPairSize * i, context_slots[i].first);
+      PutU32(body + kHitsFixed + kHitPairSize * i + 4, context_slots[i].second);
     }
   }
   return out;

@@ -401,6 +401,31 @@ bool MethodBody::InstrumentBranchImpl(uint32_t original_offset, std::vector<Inst
   return true;
 }
 
+bool MethodBody::WrapInTryFinally(std::vector<Instruction> prologue, std::vector<Instruction> finally_body,
+                                  uint32_t locals_token, int32_t return_local, std::string* error) {
+  try {
+    if (wrap_) return Fail(error, "the method is already wrapped");
+    if (return_local > 0xFFFE) return Fail(error, "return local index too large");
+    for (const Instruction& ins : instructions_) {
+      if (ins.opcode == op::kTail) return Fail(error, "a tail call cannot leave a try block");
+      if (ins.opcode == op::kJmp) return Fail(error, "jmp cannot leave a try block");
+      if (ins.opcode == 0xFE0F) return Fail(error, "localloc in the body");
+      if (ins.opcode != op::kRet) continue;
+      for (const ExceptionClause& c : clauses_) {
+        auto in = [&](uint64_t start, uint64_t length) { return ins.offset >= start && ins.offset < start + length; };
+        if (in(c.try_offset, c.try_length) || in(c.handler_offset, c.handler_length))
+          return Fail(error, "ret inside an exception region" + At(ins.offset));
+      }
+    }
+    int peak = 0;
+    if (!CheckProbe(prologue, 0, -1, &peak, error) || !CheckProbe(finally_body, 0, -1, &peak, error)) return false;
+    wrap_ = Wrap{std::move(prologue), std::move(finally_body), locals_token, return_local};
+    return true;
+  } catch (...) {
+    return Fail(error, "out of memory wrapping the method");
+  }
+}
+
 struct MethodBody::Laid {
   std::vector<uint8_t> code;
   std::vector<ExceptionClause> clauses;
@@ -409,7 +434,7 @@ struct MethodBody::Laid {
 };
 
 bool MethodBody::LayOut(Laid* out, std::string* error) const {
-  if (inserts_.empty() && branches_.empty()) {
+  if (inserts_.empty() && branches_.empty() && !wrap_) {
     // Unmodified: re-emit exactly what was decoded.
     for (const Instruction& ins : instructions_) {
       const OpcodeInfo* info = LookupOpcode(ins.opcode);
@@ -457,12 +482,28 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
     fixups.push_back({seq.size(), 0, ref, value});
     push(&synthetic.back(), true);
   };
+  std::vector<size_t> leaves;  // fixups of the `leave EXIT`s that replace rets (wrapped bodies)
+  if (wrap_)
+    for (const Instruction& p : wrap_->prologue) push(&p, false);
   for (size_t i = 0; i < instructions_.size(); ++i) {
     label_of[i] = seq.size();
     auto it = inserts_.find(i);
     if (it != inserts_.end())
       for (const Instruction& p : it->second) push(&p, false);
     const Instruction& ins = instructions_[i];
+    if (wrap_ && ins.opcode == op::kRet) {
+      if (wrap_->return_local >= 0) {
+        synthetic.push_back(MakeInstruction(0xFE0E /*stloc*/, wrap_->return_local));
+        synthetic.back().offset = ins.offset;
+        push(&synthetic.back(), false);
+      }
+      synthetic.push_back(MakeInstruction(op::kLeaveS));
+      synthetic.back().offset = ins.offset;
+      leaves.push_back(fixups.size());
+      fixups.push_back({seq.size(), 0, Ref::kSequence, 0});
+      push(&synthetic.back(), true);
+      continue;
+    }
     auto bit = branches_.find(i);
     if (bit == branches_.end()) {
       push(&ins, false);
@@ -483,14 +524,34 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
       push_br(ins.offset, Ref::kOriginalOffset, target);
     }
   }
+  // Wrapped: the finally handler, then EXIT, after the original code.
+  size_t code_end = seq.size(), exit_at = seq.size();
+  if (wrap_) {
+    uint32_t last = instructions_.empty() ? 0 : instructions_.back().offset;
+    for (const Instruction& p : wrap_->finally_body) push(&p, false);
+    synthetic.push_back(MakeInstruction(op::kEndfinally));
+    synthetic.back().offset = last;
+    push(&synthetic.back(), false);
+    exit_at = seq.size();
+    if (wrap_->return_local >= 0) {
+      synthetic.push_back(MakeInstruction(0xFE0C /*ldloc*/, wrap_->return_local));
+      synthetic.back().offset = last;
+      push(&synthetic.back(), false);
+    }
+    synthetic.push_back(MakeInstruction(op::kRet));
+    synthetic.back().offset = last;
+    push(&synthetic.back(), false);
+    for (size_t f : leaves) fixups[f].value = exit_at;
+  }
   std::vector<uint16_t> opcodes;
   for (const Instruction* ins : seq) opcodes.push_back(ins->opcode);
   const size_t n = seq.size();
 
-  // Original offset -> sequence index; the end of the code maps to n.
+  // Original offset -> sequence index; the end of the original code maps to
+  // code_end (n, or the wrapper's handler start).
   auto resolve = [&](uint64_t target, bool allow_end, size_t* label) {
     if (allow_end && target == code_size_) {
-      *label = n;
+      *label = code_end;
       return true;
     }
     if (target > UINT32_MAX) return false;
@@ -577,6 +638,7 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
   out->il_map.reserve(instructions_.size());
   for (size_t i = 0; i < instructions_.size(); ++i)
     out->il_map.push_back({instructions_[i].offset, static_cast<uint32_t>(off[label_of[i]])});
+  if (wrap_ && !out->il_map.empty()) out->il_map.front().new_offset = 0;  // the prologue is the first statement's
 
   for (const ExceptionClause& c : clauses_) {
     size_t ts, te, hs, he;
@@ -602,8 +664,20 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
     }
     out->clauses.push_back(nc);
   }
+  if (wrap_) {
+    // Outermost, so listed last.
+    size_t try_start = instructions_.empty() ? 0 : label_of[0];
+    ExceptionClause c;
+    c.flags = kClauseFinally;
+    c.try_offset = static_cast<uint32_t>(off[try_start]);
+    c.try_length = static_cast<uint32_t>(off[code_end] - off[try_start]);
+    c.handler_offset = static_cast<uint32_t>(off[code_end]);
+    c.handler_length = static_cast<uint32_t>(off[exit_at] - off[code_end]);
+    out->clauses.push_back(c);
+  }
 
   uint32_t max_stack = uint32_t{max_stack_} + probe_stack_;
+  if (wrap_) max_stack = std::max<uint32_t>(max_stack, 2);
   if (max_stack > 0xFFFF) return Fail(error, "max stack overflows 16 bits");
   out->max_stack = static_cast<uint16_t>(max_stack);
   return true;
@@ -647,7 +721,8 @@ bool MethodBody::EncodeImpl(std::vector<uint8_t>* out, std::string* error,
   }
 
   const uint32_t code_size = static_cast<uint32_t>(laid.code.size());
-  bool tiny = !fat_header_ && code_size < 64 && laid.max_stack <= 8 && local_var_sig_token_ == 0 && !init_locals_ &&
+  const uint32_t locals_token = wrap_ ? wrap_->locals_token : local_var_sig_token_;
+  bool tiny = !fat_header_ && code_size < 64 && laid.max_stack <= 8 && locals_token == 0 && !init_locals_ &&
               forms.empty();
   if (il_map) *il_map = std::move(laid.il_map);
   out->clear();
@@ -661,7 +736,7 @@ bool MethodBody::EncodeImpl(std::vector<uint8_t>* out, std::string* error,
     PutU16(out, static_cast<uint16_t>(flags | (3u << 12)));
     PutU16(out, laid.max_stack);
     PutU32(out, code_size);
-    PutU32(out, local_var_sig_token_);
+    PutU32(out, locals_token);
   }
   out->insert(out->end(), laid.code.begin(), laid.code.end());
   if (forms.empty()) return true;

@@ -243,7 +243,8 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
 
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   const std::vector<BranchProbe>& branch_probes, const ProbeStyle& style,
-                  std::vector<uint8_t>* new_body, std::string* error, std::vector<OffsetMapEntry>* il_map) {
+                  std::vector<uint8_t>* new_body, std::string* error, std::vector<OffsetMapEntry>* il_map,
+                  const ContextWrap* wrap) {
   try {
     if (!new_body) return Fail(error, "no output buffer");
     MethodBody body;
@@ -257,6 +258,15 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
       targets.reserve(b.target_slots.size());
       for (uint32_t slot : b.target_slots) targets.push_back(style.Make(slot));
       if (!body.InstrumentBranch(b.il_offset, style.Make(b.fall_through_slot), std::move(targets), error, stack))
+        return false;
+    }
+    if (wrap) {
+      std::vector<Instruction> enter = {MakeInstruction(op::kLdcI4, static_cast<int32_t>(wrap->context_id)),
+                                        MakeInstruction(op::kCall, wrap->enter_token),
+                                        MakeInstruction(0xFE0E /*stloc*/, wrap->previous_local)};
+      std::vector<Instruction> leave = {MakeInstruction(0xFE0C /*ldloc*/, wrap->previous_local),
+                                        MakeInstruction(op::kCall, wrap->exit_token)};
+      if (!body.WrapInTryFinally(std::move(enter), std::move(leave), wrap->locals_token, wrap->return_local, error))
         return false;
     }
     std::vector<uint8_t> out;

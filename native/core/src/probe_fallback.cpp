@@ -5,9 +5,9 @@ namespace dotcov::il {
 bool InsertProbesSkippingRefused(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                                  const std::vector<BranchProbe>& branch_probes, const ProbeStyle& style,
                                  std::vector<uint8_t>* new_body, std::vector<RefusedProbe>* refused,
-                                 std::string* error, std::vector<OffsetMapEntry>* il_map) {
+                                 std::string* error, std::vector<OffsetMapEntry>* il_map, const ContextWrap* wrap) {
   refused->clear();
-  if (InsertProbes(original_body, probes, branch_probes, style, new_body, error, il_map)) return true;
+  if (InsertProbes(original_body, probes, branch_probes, style, new_body, error, il_map, wrap)) return true;
   std::string whole_error = *error;
   // Rare path: one trial rewrite per probe.
   std::vector<uint8_t> scratch;
@@ -32,7 +32,7 @@ bool InsertProbesSkippingRefused(Bytes original_body, const std::vector<std::pai
     *error = whole_error;
     return false;
   }
-  if (!InsertProbes(original_body, kept_probes, kept_branches, style, new_body, error, il_map)) {
+  if (!InsertProbes(original_body, kept_probes, kept_branches, style, new_body, error, il_map, wrap)) {
     refused->clear();
     *error = whole_error + " (and without the refused probes: " + *error + ")";
     return false;

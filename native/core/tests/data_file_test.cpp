@@ -334,3 +334,95 @@ TEST(DataFile, ConflictNotesRoundTrip) {
   EXPECT_EQ(again.conflicts, f.conflicts);
   fs::remove_all(dir);
 }
+
+// Per-test contexts: names (kind 5) and (context, slot) pairs (kind 6), the
+// pairs resolved to (context, site index) of the module whose counters hold the
+// slot, also when the hits record was allocated before the module's record.
+TEST(DataFile, ContextsRoundTripThroughWriterAndSerializer) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+  auto a = w.AddModule(Ident(1, "/a.dll"), {{0x06000001, 0}, {0x06000001, 4}, {0x06000002, 0}}, 2, &err);
+  ASSERT_TRUE(a) << err;
+  ASSERT_TRUE(w.AddContext(1, "T.A.M1", &err)) << err;
+  ASSERT_TRUE(w.AddContextHit(1, a->first_slot + 2, &err)) << err;
+  auto b = w.AddModule(Ident(2, "/b.dll"), {{0x06000001, 0}}, 1, &err);  // after the hits record
+  ASSERT_TRUE(b) << err;
+  ASSERT_TRUE(w.AddContext(2, "T.B.M2", &err)) << err;
+  ASSERT_TRUE(w.AddContextHit(2, b->first_slot, &err)) << err;
+  ASSERT_TRUE(w.AddContextHit(2, a->first_slot, &err)) << err;
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_TRUE(f.warnings.empty());
+  EXPECT_EQ(f.contexts, (std::vector<ContextName>{{1, "T.A.M1"}, {2, "T.B.M2"}}));
+  ASSERT_EQ(f.modules.size(), 2u);
+  using Pairs = std::vector<std::pair<uint32_t, uint32_t>>;
+  EXPECT_EQ(f.modules[0].context_hits, (Pairs{{1, 2}, {2, 0}}));
+  EXPECT_EQ(f.modules[1].context_hits, (Pairs{{2, 0}}));
+  DataFile again;
+  ASSERT_TRUE(ParseDataFile(SerializeDataFile(f), &again, &err)) << err;
+  EXPECT_TRUE(again.warnings.empty());
+  EXPECT_EQ(again.contexts, f.contexts);
+  EXPECT_EQ(again.modules[0].context_hits, f.modules[0].context_hits);
+  EXPECT_EQ(again.modules[1].context_hits, f.modules[1].context_hits);
+  fs::remove_all(dir);
+}
+
+TEST(DataFile, ContextHitsFillRecordAfterRecord) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+  std::vector<ProbeSite> sites(3000, ProbeSite{0x06000001, 0});
+  for (uint32_t i = 0; i < sites.size(); ++i) sites[i].il_offset = i;
+  auto a = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
+  ASSERT_TRUE(a && w.AddContext(7, "T.C.M", &err)) << err;
+  for (uint32_t i = 0; i < sites.size(); ++i) ASSERT_TRUE(w.AddContextHit(7, a->first_slot + i, &err)) << err;
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  ASSERT_EQ(f.modules[0].context_hits.size(), sites.size());
+  for (uint32_t i = 0; i < sites.size(); ++i) EXPECT_EQ(f.modules[0].context_hits[i], std::make_pair(7u, i));
+  fs::remove_all(dir);
+}
+
+TEST(DataFile, ContextHitsSurviveSigkill) {
+  fs::path dir = MakeTempDir();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    DataFileWriter w;
+    std::string err;
+    if (!w.Reserve(1 << 20, &err) || !w.Create(dir, getpid(), &err)) _exit(2);
+    auto a = w.AddModule(Ident(2, "/a.dll"), {{0x06000001, 0}, {0x06000001, 3}}, 1, &err);
+    if (!a || !w.AddContext(3, "N.C.Test", &err) || !w.AddContextHit(3, a->first_slot + 1, &err)) _exit(3);
+    kill(getpid(), SIGKILL);  // no destructor, no msync
+    _exit(4);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  std::vector<fs::path> files(fs::directory_iterator(dir), {});
+  ASSERT_EQ(files.size(), 1u);
+  DataFile f;
+  std::string err;
+  ASSERT_TRUE(ParseDataFile(ReadAll(files[0]), &f, &err)) << err;
+  ASSERT_EQ(f.modules.size(), 1u);
+  EXPECT_EQ(f.modules[0].context_hits, (std::vector<std::pair<uint32_t, uint32_t>>{{3, 1}}));
+  fs::remove_all(dir);
+}
+
+TEST(DataFile, ContextHitsNamingNothingAreAWarning) {
+  DataFile src;
+  ModuleData md;
+  md.id = Ident(1, "/a.dll");
+  md.sites = {{0x06000001, 0}};
+  md.hits = {1};
+  md.context_hits = {{9, 0}};  // context 9 has no name record
+  src.modules.push_back(md);
+  DataFile f;
+  std::string err;
+  ASSERT_TRUE(ParseDataFile(SerializeDataFile(src), &f, &err)) << err;
+  EXPECT_TRUE(f.modules[0].context_hits.empty());
+  ASSERT_EQ(f.warnings.size(), 1u);
+}

@@ -29,7 +29,17 @@ inline constexpr uint32_t kDataFormatVersion = 3;
 inline constexpr uint32_t kFileHeaderSize = 64;
 inline constexpr uint32_t kRecordHeaderSize = 16;
 
-enum class RecordKind : uint32_t { kModule = 1, kProcess = 2, kNotMeasured = 3, kConflict = 4 };
+enum class RecordKind : uint32_t {
+  kModule = 1,
+  kProcess = 2,
+  kNotMeasured = 3,
+  kConflict = 4,
+  kContext = 5,      // a per-test context: its id in this file and its name
+  kContextHits = 6,  // (context id, counter slot) pairs, appended in place
+};
+
+// Pairs per context-hits record the agent allocates at a time (16 KiB).
+inline constexpr uint32_t kContextHitsPerRecord = 2048;
 enum class RecordState : uint32_t { kWriting = 0, kCommitted = 1 };
 
 // What a probe site counts.
@@ -137,6 +147,14 @@ class DataFileWriter {
   // Appends a note that another coverage tool was found in this process.
   bool AddConflict(const std::string& text, std::string* error);
 
+  // Names per-test context `id` (nonzero, unique in this file).
+  bool AddContext(uint32_t id, const std::string& name, std::string* error);
+  // Records that counter `slot` ran under context `id`. The caller records each
+  // pair once. Pairs go into kContextHits records allocated kContextHitsPerRecord
+  // at a time; each pair is written before the record's count covers it
+  // (release), so a process killed at any point keeps every pair it counted.
+  bool AddContextHit(uint32_t id, uint32_t slot, std::string* error);
+
   // Best effort msync of what has been written (never required for safety).
   void Sync();
 
@@ -144,6 +162,7 @@ class DataFileWriter {
   std::optional<uint64_t> Append(RecordKind kind, size_t body_size, std::string* error);
   void Commit(uint64_t offset);
   void CountLost(int err);
+  uint64_t hits_record_ = 0;  // the context-hits record being filled (0: none)
 
   mutable std::mutex mu_;
   uint8_t* base_ = nullptr;
@@ -162,6 +181,15 @@ struct ModuleData {
   std::vector<uint64_t> hits;
   std::vector<uint8_t> method_states;  // MethodState by MethodDef rid - 1 (may be empty)
   std::vector<NotMeasuredNote> not_measured;
+  // Per-test contexts: (context id, index into `sites`) for each site that ran
+  // under that context; ids name DataFile::contexts.
+  std::vector<std::pair<uint32_t, uint32_t>> context_hits;
+};
+
+struct ContextName {
+  uint32_t id = 0;
+  std::string name;
+  bool operator==(const ContextName&) const = default;
 };
 
 struct ProcessData {
@@ -181,6 +209,8 @@ struct DataFile {
   std::vector<ModuleData> modules;
   // Other coverage tools the agent found at work in the process.
   std::vector<std::string> conflicts;
+  // Per-test contexts named in this file (ids are per file).
+  std::vector<ContextName> contexts;
   // Problems found while reading; what precedes them was still read.
   std::vector<std::string> warnings;
 };

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,21 @@ class MethodBody {
                         std::vector<std::vector<Instruction>> target_probes, std::string* error,
                         int probe_max_stack = -1);
 
+  // Wraps the whole method for a per-test context: `prologue` (stack neutral,
+  // no branches) runs once on entry; the original code, with its probes,
+  // becomes the try block of a new outermost try/finally whose handler is
+  // `finally_body` (stack neutral) + endfinally; each original `ret` becomes
+  // `stloc return_local` (when return_local >= 0) + `leave EXIT`, EXIT being
+  // `ldloc return_local` + `ret` after the handler. The locals signature becomes
+  // `locals_token` (the original locals followed by the new ones). The IL offset
+  // map keeps one entry per original instruction; the prologue maps to offset 0.
+  // Errors (and no change) when the body has a `tail.` prefix, jmp or localloc
+  // (none allowed in a try block), a ret inside an exception region, or is
+  // already wrapped.
+  bool WrapInTryFinally(std::vector<Instruction> prologue, std::vector<Instruction> finally_body,
+                        uint32_t locals_token, int32_t return_local, std::string* error);
+  bool wrapped() const { return wrap_.has_value(); }
+
   bool fat_header() const { return fat_header_; }
   uint16_t header_flags() const { return header_flags_; }  // fat header flags (12 bits); 0 for tiny
   uint16_t max_stack() const { return max_stack_; }        // 8 for a tiny header
@@ -151,7 +167,7 @@ class MethodBody {
   const std::vector<Instruction>& instructions() const { return instructions_; }  // decoded ones only
   const std::vector<ExceptionClause>& clauses() const { return clauses_; }        // decoded offsets
   const std::vector<EhSectionForm>& eh_sections() const { return eh_sections_; }
-  bool has_insertions() const { return !inserts_.empty() || !branches_.empty(); }
+  bool has_insertions() const { return !inserts_.empty() || !branches_.empty() || wrap_.has_value(); }
   uint16_t probe_stack() const { return probe_stack_; }
 
   // Index into instructions() of the instruction starting at `offset`, or -1.
@@ -188,6 +204,12 @@ class MethodBody {
   };
   std::map<size_t, BranchProbes> branches_;
   uint16_t probe_stack_ = 0;
+  struct Wrap {
+    std::vector<Instruction> prologue, finally_body;
+    uint32_t locals_token = 0;
+    int32_t return_local = -1;
+  };
+  std::optional<Wrap> wrap_;
 };
 
 }  // namespace dotcov::il

@@ -60,14 +60,30 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
                   const std::vector<BranchProbe>& branch_probes, uint32_t helper_method_token,
                   std::vector<uint8_t>* new_body, std::string* error);
 
+// A test method's per-test context (docs/architecture.md, "Per-test
+// contexts"): the body becomes
+//     ldc.i4 <context_id>; call <enter_token>; stloc <previous_local>
+//     .try { original body, each ret a leave } finally { ldloc <previous_local>; call <exit_token>; endfinally }
+// with `enter` `static int32 (int32)` and `exit` `static void (int32)`, and
+// `locals_token` the original locals followed by previous_local and, when
+// return_local >= 0, the return value's local (MethodBody::WrapInTryFinally).
+struct ContextWrap {
+  uint32_t context_id = 0;
+  uint32_t enter_token = 0;
+  uint32_t exit_token = 0;
+  uint32_t locals_token = 0;
+  uint32_t previous_local = 0;
+  int32_t return_local = -1;
+};
+
 // The same with either probe style (max stack grows by style.max_stack()).
 // With `il_map`, also returns the old -> new IL offset map of the result (see
 // OffsetMapEntry), for ICorProfilerInfo::SetILInstrumentedCodeMap; untouched
-// on failure.
+// on failure. With `wrap`, the body is also wrapped for its test context.
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   const std::vector<BranchProbe>& branch_probes, const ProbeStyle& style,
                   std::vector<uint8_t>* new_body, std::string* error,
-                  std::vector<OffsetMapEntry>* il_map = nullptr);
+                  std::vector<OffsetMapEntry>* il_map = nullptr, const ContextWrap* wrap = nullptr);
 
 // The runtime's translation of an instrumented IL offset back to the original
 // (DebuggerMethodInfo::TranslateToInstIL, new -> old): the old offset of the

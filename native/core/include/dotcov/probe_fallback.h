@@ -28,6 +28,7 @@ struct RefusedProbe {
 bool InsertProbesSkippingRefused(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                                  const std::vector<BranchProbe>& branch_probes, const ProbeStyle& style,
                                  std::vector<uint8_t>* new_body, std::vector<RefusedProbe>* refused,
-                                 std::string* error, std::vector<OffsetMapEntry>* il_map = nullptr);
+                                 std::string* error, std::vector<OffsetMapEntry>* il_map = nullptr,
+                                 const ContextWrap* wrap = nullptr);
 
 }  // namespace dotcov::il
