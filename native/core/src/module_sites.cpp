@@ -76,6 +76,10 @@ void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites) {
       sites->push_back({token, b.il_offset, kBranchFallThrough});
       for (uint32_t k = 0; k < b.target_count; ++k) sites->push_back({token, b.il_offset, kBranchTarget + k});
     }
+    for (uint32_t offset : il::FindValueConditions(body)) {
+      sites->push_back({token, offset, kValueFalse});
+      sites->push_back({token, offset, kValueTrue});
+    }
   }
   SortSites(sites);
 }

@@ -19,7 +19,8 @@ ModuleIdentity IdentityOf(const ModuleSymbols& symbols);
 
 // Adds, for every method that has sites in *sites, one site per outcome of each
 // of its conditional branches and switches (kinds kBranchFallThrough and
-// kBranchTarget + i), decoding the bodies from the assembly file `image`; keeps
+// kBranchTarget + i) and two per condition computed into a value
+// (il::FindValueConditions: kValueFalse, kValueTrue), decoding the bodies from the assembly file `image`; keeps
 // *sites sorted by (token, IL offset, kind). Methods whose bodies do not decode
 // keep their sequence points only.
 void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites);
