@@ -95,6 +95,13 @@ py::list IlFindBranches(const py::bytes& data) {
   return out;
 }
 
+py::list IlFindValueConditions(const py::bytes& data) {
+  il::MethodBody m = DecodeOrRaise(data);
+  py::list out;
+  for (uint32_t offset : il::FindValueConditions(m)) out.append(offset);
+  return out;
+}
+
 void IlVerify(const py::bytes& data, int return_values, const std::map<uint32_t, std::pair<int, int>>& calls) {
   il::MethodBody m = DecodeOrRaise(data);
   il::VerifyOptions options;
@@ -133,6 +140,9 @@ void RegisterIl(py::module_& m) {
   m.def("il_find_branches", &IlFindBranches, py::arg("body"),
         "The conditional branches and switches that can get outcome probes: [(offset, target_count)]. Raises "
         "ValueError when the body does not decode.");
+  m.def("il_find_value_conditions", &IlFindValueConditions, py::arg("body"),
+        "The conditions computed into a value that get value probes: [IL offset of the instruction leaving the "
+        "value]. Raises ValueError when the body does not decode.");
   m.def("il_verify", &IlVerify, py::arg("body"), py::arg("return_values") = -1,
         py::arg("calls") = std::map<uint32_t, std::pair<int, int>>{},
         "Structural verification; calls maps call tokens to (pops, pushes). Raises ValueError with the reason.");

@@ -38,7 +38,7 @@ public static class Conditions
     } // @hit @count 2 @also-release
 }
 
-public sealed class CodedException(int code) : Exception
+public sealed class CodedException(int code) : Exception // @hit (the primary constructor)
 {
     public int Code { get; } = code; // @hit
 }
