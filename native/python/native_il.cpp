@@ -77,11 +77,16 @@ py::dict IlDecode(const py::bytes& data) {
 
 using BranchProbeTuple = std::tuple<uint32_t, uint32_t, std::vector<uint32_t>>;
 
+using ValueProbeTuple = std::tuple<uint32_t, uint32_t, uint32_t>;
+
 py::bytes IlInsertProbes(const py::bytes& data, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
-                         uint32_t helper_token, const std::vector<BranchProbeTuple>& branch_probes) {
+                         uint32_t helper_token, const std::vector<BranchProbeTuple>& branch_probes,
+                         const std::vector<ValueProbeTuple>& value_probes) {
   std::string body = data;
   std::vector<il::BranchProbe> branches;
   for (const auto& [offset, fall_through, targets] : branch_probes) branches.push_back({offset, fall_through, targets});
+  for (const auto& [offset, false_slot, true_slot] : value_probes)
+    branches.push_back({offset, false_slot, {true_slot}, /*value=*/true});
   std::vector<uint8_t> out;
   std::string error;
   if (!il::InsertProbes(AsBytes(body), probes, branches, helper_token, &out, &error)) throw py::value_error(error);
@@ -134,9 +139,11 @@ void RegisterIl(py::module_& m) {
         "class_token_or_filter_offset)], eh_sections [(fat, count)]. Raises ValueError.");
   m.def("il_insert_probes", &IlInsertProbes, py::arg("body"), py::arg("probes"), py::arg("helper_token"),
         py::arg("branch_probes") = std::vector<BranchProbeTuple>{},
+        py::arg("value_probes") = std::vector<ValueProbeTuple>{},
         "Inserts `ldc.i4 slot; call helper_token` before each (offset, slot), and on the outcomes of each "
-        "conditional branch / switch in branch_probes [(offset, fall_through_slot, [target slots])]; raises "
-        "ValueError with the reason.");
+        "conditional branch / switch in branch_probes [(offset, fall_through_slot, [target slots])], and a value "
+        "probe after each value in value_probes [(offset, false_slot, true_slot)]; raises ValueError with the "
+        "reason.");
   m.def("il_find_branches", &IlFindBranches, py::arg("body"),
         "The conditional branches and switches that can get outcome probes: [(offset, target_count)]. Raises "
         "ValueError when the body does not decode.");
