@@ -281,7 +281,7 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
         if (b.target_slots.size() != 1)
           return Fail(error, "the value probe at IL offset " + Hex(b.il_offset) + " needs exactly one true slot");
         if (!body.InsertAfterValue(b.il_offset, style.MakeValue(b.fall_through_slot, b.target_slots[0]), error,
-                                   style.max_stack()))
+                                   style.value_max_stack()))
           return false;
         continue;
       }

@@ -164,7 +164,9 @@ TEST(IlValueProbes, InsertedRightAfterTheValueWithTheMapAndStackRight) {
     BranchProbe value{d.at("v"), 7, {8}, true};
     ASSERT_TRUE(InsertProbes(body, {{0, 1}}, {value}, style, &out, &error, &map)) << error;
     MethodBody m = Decoded(out);
-    EXPECT_EQ(m.max_stack(), 2 + style.max_stack());
+    // clt leaves 1 value on a max stack of 2; the probe adds 2 (call) or 3 (inline) above it.
+    EXPECT_EQ(style.value_max_stack(), style.counters_base ? 3 : 2);
+    EXPECT_EQ(m.max_stack(), 2 + style.value_max_stack());
     EXPECT_TRUE(Verify(m, &error, {nullptr, 1})) << error;
     // The probe sits between clt and br.s, which still jumps to the join.
     const auto& ins = m.instructions();
@@ -184,6 +186,32 @@ TEST(IlValueProbes, InsertedRightAfterTheValueWithTheMapAndStackRight) {
     uint32_t probe_start = ins[clt + 1].offset;
     EXPECT_EQ(TranslateToOriginal(map, probe_start), d.at("v") + 2);
     EXPECT_EQ(TranslateToOriginal(map, ins[clt].offset), d.at("v"));
+  }
+}
+
+TEST(IlValueProbes, MaxStackGrowsByTheProbesWholeNeedAboveTheValue) {
+  // `y + (x && F(x) ? 1 : 0)`-like, max stack 2: `ldarg.1; ldarg.0; brfalse.s f; ldarg.0; call bool F(int)` leaves
+  // the value at depth 2 = max stack. The probe needs 2 (call style) or 3 (inline) above it; max stack must grow by
+  // that whole need (not by max_stack(), which is 1 for a call probe: the JIT would refuse the body).
+  constexpr uint32_t kF = 0x0A000009;
+  Asm a;
+  a.op(kLdarg1).op(kLdarg0).br(kBrfalseS, "f").op(kLdarg0).label("v").tok(op::kCall, kF).op(0x58).op(op::kRet);
+  a.label("f").op(kLdcI40).op(0x58).op(op::kRet);
+  auto body = Fat(a.code(), 2);
+  VerifyOptions options{[](uint32_t token, int* pops, int* pushes) {
+                          *pops = 1;
+                          *pushes = token == kF ? 1 : 0;
+                          return true;
+                        },
+                        1};
+  std::string error;
+  ASSERT_TRUE(Verify(Decoded(body), &error, options)) << error;
+  for (const ProbeStyle& style : {ProbeStyle{kHelper, 0}, ProbeStyle{0, 0x7F0000001000ull}}) {
+    std::vector<uint8_t> out;
+    ASSERT_TRUE(InsertProbes(body, {}, {BranchProbe{a.at("v"), 1, {2}, true}}, style, &out, &error)) << error;
+    MethodBody m = Decoded(out);
+    EXPECT_EQ(m.max_stack(), 2 + style.value_max_stack());
+    EXPECT_TRUE(Verify(m, &error, options)) << error;
   }
 }
 

@@ -40,8 +40,9 @@ struct ProbeStyle {
   // A value probe (MethodBody::InsertAfterValue): counts `false_slot` when the
   // value on top of the stack is zero, else `true_slot`, without a branch
   // (`dup; ldc.i4.0; cgt.un` picks the slot) and leaves the value in place.
-  // Needs at most max_stack() above the value.
+  // Needs value_max_stack() above the value.
   std::vector<Instruction> MakeValue(uint32_t false_slot, uint32_t true_slot) const;
+  int value_max_stack() const { return counters_base ? 3 : 2; }
   int max_stack() const { return counters_base ? 3 : 1; }
 };
 
