@@ -26,12 +26,14 @@ SOURCE_RELATION = re.compile(r"(<=|>=|==|!=|(?<![<=>])<(?![<=])|(?<![=>-])>(?![>
 
 def conditions(text: str) -> list[str]:
     """The conditions of a statement: `if (w < 0 || h < 0)` -> ["w < 0", "h < 0"]."""
-    m = re.match(r"^\s*(?:\}\s*)?(?:else\s+)?(?:if|while|when)\s*\((.*)\)\s*\{?\s*$", text)
-    body = m.group(1) if m else re.sub(r"^\s*return\s+|;\s*$", "", text)
+    m = (re.match(r"^\s*(?:\}\s*)?(?:else\s+)?(?:if|while|when)\s*\((.*)\)\s*\{?\s*$", text)
+         or re.match(r"^\s*(?:ElseIf|If|While|Do While)\s+(.*?)(?:\s+Then)?\s*$", text))  # VB
+    body = m.group(1) if m else re.sub(r"^\s*[Rr]eturn\s+|;\s*$", "", text)
     if not m:  # `bool b = x < 0 && y < 0;`, `var ok = ...`: the value assigned
         body = re.sub(r"^\s*(?:[\w<>\[\]?,.]+\s+)?[\w.]+\s*=(?![=>])\s*", "", body)
     # pattern combinators: `x is > 0 and < 10` -> "x is > 0", "< 10"
     separators = ("||", "&&", " and ", " or ") if re.search(r"\bis\b", body) else ("||", "&&")
+    separators += (" AndAlso ", " OrElse ")  # VB
     parts, depth, start, i = [], 0, 0, 0
     while i < len(body):
         c = body[i]

@@ -689,7 +689,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             user = {offset: outcomes for offset, outcomes, _p, _b, g in rows
                     if g in (None, "hidden sequence point") and _b is not None}
             for sw in switch_arms.find(il, [q for q in points if q[5] == doc], user, sources.lines(path),
-                                       fsharp=path.endswith((".fs", ".fsx", ".fsi"))):
+                                       fsharp=path.endswith((".fs", ".fsx", ".fsi")), vb=path.endswith(".vb")):
                 grouped.update(sw.offsets)
                 records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
                                             True, arms=sw.arms))

@@ -33,6 +33,9 @@ SWITCH_KEYWORD = re.compile(r"\bswitch\b")
 # visible point of its own on the arm's line.
 FS_MATCH_KEYWORD = re.compile(r"\bmatch\b|\bfunction\b")
 FS_GUARD_ARM = re.compile(r"^\s*\|.*\bwhen\b")
+# VB: `Select Case x`, whose arms' points are the `Case ...` lines themselves.
+VB_SELECT_KEYWORD = re.compile(r"\bSelect\s+Case\b", re.IGNORECASE)
+VB_CASE_LINE = re.compile(r"^\s*(Case\b.*?)\s*(?:'.*)?$", re.IGNORECASE)
 CASE_LABELS = re.compile(r"\b(?:case\b[^:]*?|default)\s*:(?!:)")
 BRACKETS_ONLY = re.compile(r"^[\s{}]*$")
 ENDS = {0x2A, 0x7A, 0xFE1A, b.LEAVE, b.LEAVE_S, b.ENDFINALLY}  # ret, throw, rethrow, leave, endfinally
@@ -79,9 +82,10 @@ def _targets(br: b.Branch) -> dict[int, int]:
     return out
 
 
-def _switch_line(lines: list[str], anchor: tuple | None, first_arm_line: int, fsharp: bool = False) -> int | None:
-    """The line of the `switch` keyword (F#: `match`) the dispatch belongs to, from the source."""
-    keyword = FS_MATCH_KEYWORD if fsharp else SWITCH_KEYWORD
+def _switch_line(lines: list[str], anchor: tuple | None, first_arm_line: int, fsharp: bool = False,
+                 vb: bool = False) -> int | None:
+    """The line of the `switch` keyword (F#: `match`, VB: `Select Case`) the dispatch belongs to, from the source."""
+    keyword = FS_MATCH_KEYWORD if fsharp else VB_SELECT_KEYWORD if vb else SWITCH_KEYWORD
     if anchor is not None:
         _o, sl, sc, _el, _ec, _d = anchor
         if 0 < sl <= len(lines) and keyword.search(_code(lines[sl - 1][max(sc - 1, 0):])):
@@ -103,8 +107,11 @@ def _code(line: str) -> str:
     return line if cut < 0 else line[:cut]
 
 
-def _label(lines: list[str], point: tuple, switch_line: int) -> str:
+def _label(lines: list[str], point: tuple, switch_line: int, vb: bool = False) -> str:
     _o, sl, sc, _el, _ec, _d = point
+    if vb:
+        m = VB_CASE_LINE.match(lines[sl - 1])
+        return f"`{b._shorten(m.group(1), 40)}`" if m else "no `Case` matched"
     text = _code(lines[sl - 1])
     before = text[: max(sc - 1, 0)]
     if "->" in before and before.lstrip().startswith("|"):  # an F# match arm: its pattern (and guard)
@@ -129,10 +136,10 @@ def _label(lines: list[str], point: tuple, switch_line: int) -> str:
 
 
 def find(il: b.MethodIL, points: list[tuple], user: dict[int, dict[int, int]],
-         lines: list[str] | None, fsharp: bool = False) -> list[Switch]:
+         lines: list[str] | None, fsharp: bool = False, vb: bool = False) -> list[Switch]:
     """The switches among a method's user branches. `points` are its visible sequence points,
     `user` maps each user branch's offset to its outcomes' hits, `lines` is the source file;
-    `fsharp`: the source is F# (`match`, guards under points of their own)."""
+    `fsharp`: the source is F# (`match`, guards under points of their own); `vb`: VB (`Select Case`)."""
     if not lines or not user:
         return []
     by_offset = {br.offset: br for br in il.branches() if br.offset in user}
@@ -172,13 +179,13 @@ def find(il: b.MethodIL, points: list[tuple], user: dict[int, dict[int, int]],
         if len(hits) < 2 or not arm_points:
             continue
         anchor = b.containing_point(points, offsets[0])
-        line = _switch_line(lines, anchor, min(p[1] for p in arm_points), fsharp)
+        line = _switch_line(lines, anchor, min(p[1] for p in arm_points), fsharp, vb)
         if line is None:
             continue
         dests = sorted(hits, key=lambda d: d[1])
         arms = {}
         for k, d in enumerate(dests, start=1):
-            arms[k] = (_label(lines, point_at[d[1]], line) if d[0] == "arm"
+            arms[k] = (_label(lines, point_at[d[1]], line, vb) if d[0] == "arm"
                        else "implicit default (no arm matched)")
         found.append(Switch(offsets, line, {k: hits[d] for k, d in enumerate(dests, start=1)}, arms))
     return found
