@@ -1,5 +1,6 @@
-"""F# `match` read as a switch (src/dotcov/switch_arms.py): the `match` line, arm labels, guard points passed through.
-The whole grouping on compiled F# is proven by tests/e2e/test_lowering_sample.py (FsLowering: `grade`, `discount`)."""
+"""F# `match` and VB `Select Case` read as a switch (src/dotcov/switch_arms.py): the decision's line, arm labels, F#
+guard points passed through. The whole grouping on compiled code is proven by tests/e2e/test_lowering_sample.py
+(FsLowering: `grade`, `discount`; VbLowering: `Name`, `Color`)."""
 
 from __future__ import annotations
 
@@ -31,3 +32,21 @@ def test_arm_labels_are_the_patterns():
 
 def test_guard_points_are_passed_only_in_fsharp():
     assert switch_arms.FS_GUARD_ARM.match(LINES[2]) and not switch_arms.FS_GUARD_ARM.match(LINES[4])
+
+
+VB = [
+    "    Public Function Name(k As Integer) As String",
+    "        Select Case k ' @hit",
+    "            Case 1 ' @hit",
+    '                Return "one"',
+    "            Case 2, 3",
+    "            Case Else ' @miss",
+]
+
+
+def test_vb_select_case_line_and_case_labels():
+    assert switch_arms._switch_line(VB, point(2, 9, 22), 3, vb=True) == 2
+    assert switch_arms._switch_line(VB, point(2, 9, 22), 3) is None
+    assert switch_arms._label(VB, point(3, 13, 19), 2, vb=True) == "`Case 1`"
+    assert switch_arms._label(VB, point(5, 13, 22), 2, vb=True) == "`Case 2, 3`"
+    assert switch_arms._label(VB, point(6, 13, 22), 2, vb=True) == "`Case Else`"
