@@ -1,5 +1,5 @@
 Public Module Decisions
-    Public Function Name(k As Integer) As String
+    Public Function Name(k As Integer) As String ' @hit @count 2
         Select Case k ' @hit @count 2 @branches 2/3
             Case 1 ' @hit
                 Return "one" ' @hit
@@ -10,7 +10,7 @@ Public Module Decisions
         End Select
     End Function ' @hit @count 2
 
-    Public Function Color(s As String) As Integer
+    Public Function Color(s As String) As Integer ' @hit @count 2
         Select Case s ' @hit @count 2 @branches 2/3
             Case "red" ' @hit
                 Return 1 ' @hit
@@ -21,7 +21,7 @@ Public Module Decisions
         End Select
     End Function ' @hit @count 2
 
-    Public Function Sign(x As Integer) As Integer
+    Public Function Sign(x As Integer) As Integer ' @hit @count 3
         If x > 0 Then ' @hit @count 3 @branches 2/2
             Return 1 ' @hit
         ElseIf x < 0 Then ' @hit @count 2 @branches 1/2
@@ -31,7 +31,7 @@ Public Module Decisions
         End If
     End Function ' @hit @count 3
 
-    Public Function Both(a As Integer, b As Integer) As Boolean
+    Public Function Both(a As Integer, b As Integer) As Boolean ' @hit @count 2
         If a > 0 AndAlso b > 0 Then ' @hit @count 2 @branches 3/4
             Return True ' @hit
         End If ' @hit
