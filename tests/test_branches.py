@@ -392,18 +392,17 @@ def test_conditions_computed_into_values_get_two_outcomes(snippets, config):
     dll = snippets[config]
     raw = _native.read_symbols(str(dll))
     module = every_branch(dll, raw)
-    bodies = _native.read_method_bodies(str(dll))
+    found = _native.read_value_conditions(str(dll))
     names = {"OrElse", "CatchWhen"}
     rids = {i for i, m in enumerate(raw["methods"], 1) if m[0] in names}
     for rid in sorted(rids):
-        for offset in _native.il_find_value_conditions(bodies[rid]):
+        for offset in found.get(rid, []):
             module.sites += [(0x06000000 | rid, offset, branches.VALUE_FALSE), (0x06000000 | rid, offset,
                                                                                   branches.VALUE_TRUE)]
             module.hits += [0, 3]
     lines = (SNIPPETS / "Cases.cs").read_text().splitlines()
     values = {r.line: r for r in branches.analyse(module, Symbols(raw)) if r.offset in
-              {o for rid in rids for o in _native.il_find_value_conditions(bodies[rid])}
-              and r.method_token & 0xFFFFFF in rids}
+              {o for rid in rids for o in found.get(rid, [])} and r.method_token & 0xFFFFFF in rids}
     assert sorted("OrElse" in lines[n - 1] or "when" in lines[n - 1] for n in values) == [True, True]
     for r in values.values():
         assert r.generated is None and r.outcomes == {1: 0, 2: 3}

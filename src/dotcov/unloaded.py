@@ -26,6 +26,10 @@ def _sites(dll: Path, raw: dict) -> list[tuple[int, int, int]]:
         bodies = _native.read_method_bodies(str(dll))
     except (OSError, ValueError):
         bodies = {}
+    try:
+        values = _native.read_value_conditions(str(dll))
+    except (OSError, ValueError):
+        values = {}
     for rid in sorted(raw["sequence_points"]):
         if rid not in bodies:
             continue
@@ -34,8 +38,7 @@ def _sites(dll: Path, raw: dict) -> list[tuple[int, int, int]]:
         except ValueError:
             continue
         sites += [(0x06000000 | rid, b.offset, kind) for b in found for kind in range(1, b.outcome_count() + 1)]
-        sites += [(0x06000000 | rid, offset, kind) for offset in _native.il_find_value_conditions(bodies[rid])
-                  for kind in (VALUE_FALSE, VALUE_TRUE)]
+        sites += [(0x06000000 | rid, offset, kind) for offset in values.get(rid, ()) for kind in (VALUE_FALSE, VALUE_TRUE)]
     return sites
 
 

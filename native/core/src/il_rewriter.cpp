@@ -341,7 +341,7 @@ long LoadedLocal(const Instruction& i) {
 
 }  // namespace
 
-std::vector<uint32_t> FindValueConditions(const MethodBody& body) {
+std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall& returns_bool) {
   const auto& ins = body.instructions();
   const size_t n = ins.size();
   std::set<uint32_t> entered;  // jump targets and region boundaries: where control can arrive from elsewhere
@@ -402,8 +402,12 @@ std::vector<uint32_t> FindValueConditions(const MethodBody& body) {
       if (!ji || (ji->flow != FlowKind::kNext && ji->flow != FlowKind::kCall)) break;
       const Instruction& next = ins[j + 1];
       if (!IsBr(next.opcode) && next.opcode != op::kRet && StoredLocal(next) < 0) continue;
-      if (!entered.count(next.offset) && leaves_one_value(ins[j]) && !IsPrefix(ins[j > 0 ? j - 1 : 0].opcode) &&
-          !flows_into_test(j + 1))
+      const uint16_t v = ins[j].opcode;
+      const bool boolean = (v >= 0xFE01 && v <= 0xFE05) ||  // ceq, cgt, cgt.un, clt, clt.un
+                           ((v == op::kCall || v == 0x6F) && returns_bool &&
+                            returns_bool(static_cast<uint32_t>(ins[j].operand)));
+      if (boolean && !entered.count(next.offset) && leaves_one_value(ins[j]) &&
+          !IsPrefix(ins[j > 0 ? j - 1 : 0].opcode) && !flows_into_test(j + 1))
         out.insert(ins[j].offset);
       break;
     }

@@ -3,9 +3,14 @@
 // emits for samples/Lowering/Conditions.cs in Debug and Release.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "dotcov/il_rewriter.h"
+#include "dotcov/module_info.h"
+#include "dotcov/module_sites.h"
+#include "dotcov/pe_image.h"
 #include "dotcov/probe_fallback.h"
 #include "il_assembler.h"
 
@@ -51,7 +56,11 @@ TEST(IlValueConditions, ShortCircuitLastOperandDebugAndRelease) {
   Asm c;
   c.op(kLdarg0).op(0x1F).u8(97).tok(kCallvirt, 0x0A000002).br(kBrfalseS, "f").op(kLdarg0).op(0x1F).u8(122);
   c.label("v").tok(kCallvirt, 0x0A000003).op(op::kRet).label("f").op(kLdcI40).op(op::kRet);
-  EXPECT_EQ(FindValueConditions(Decoded(Fat(c.code(), 2))), (std::vector<uint32_t>{c.at("v")}));
+  auto bool_calls = [](uint32_t token) { return token == 0x0A000002 || token == 0x0A000003; };
+  EXPECT_EQ(FindValueConditions(Decoded(Fat(c.code(), 2)), bool_calls), (std::vector<uint32_t>{c.at("v")}));
+  // The same shape around a call that does not return bool is `c ? Foo() : 0`: no condition.
+  EXPECT_TRUE(FindValueConditions(Decoded(Fat(c.code(), 2))).empty());
+  EXPECT_TRUE(FindValueConditions(Decoded(Fat(c.code(), 2)), [](uint32_t) { return false; }).empty());
   // `a || b` into a stloc: the constant side is ldc.i4.1.
   Asm o;
   o.op(kLdarg0).br(kBrfalseS, "t").op(kLdarg0).tok(kCallvirt, 0x0A000004).op(kLdcI40).label("v").op(kCeq);
@@ -281,6 +290,36 @@ TEST(IlValueProbes, FallbackSkipsARefusedValueProbeAndKeepsTheRest) {
   ASSERT_EQ(refused.size(), 1u);
   EXPECT_TRUE(refused[0].branch);
   EXPECT_EQ(refused[0].index, 0u);
+}
+
+TEST(IlValueConditions, CallsReturningBoolReadFromTheirSignatures) {
+  // tests/data/portable/Sample.dll (Sample.Calc.cs.txt): `int Add(int, int)`, the iterator and async state
+  // machines' `MoveNext`, the MemberRefs `TaskAwaiter.get_IsCompleted` (bool) and `YieldAwaiter.GetResult` (void).
+  std::vector<uint8_t> file;
+  std::string error;
+  ASSERT_TRUE(ReadWholeFile((std::filesystem::path(__FILE__).parent_path() / "data" / "portable" / "Sample.dll").string(),
+                            &file, &error))
+      << error;
+  auto pe = PeImage::Parse(file, &error);
+  ASSERT_TRUE(pe) << error;
+  auto md = MetadataReader::Parse(pe->metadata(), &error);
+  ASSERT_TRUE(md) << error;
+  std::map<std::string, std::vector<bool>> by_name;
+  for (const auto& m : md->MethodDefs()) by_name[m.name].push_back(ReturnsBool(*md, 0x06000000 | m.rid));
+  for (uint32_t rid = 1; rid <= md->RowCount(TableId::kMemberRef); ++rid)
+    by_name[std::string(md->GetString(md->GetColumn(TableId::kMemberRef, rid, 1)))].push_back(
+        ReturnsBool(*md, 0x0A000000 | rid));
+  EXPECT_EQ(by_name["Add"], (std::vector<bool>{false}));
+  // The iterator's `bool MoveNext()` and the async state machine's `void MoveNext()`.
+  const auto& move_next = by_name["MoveNext"];
+  EXPECT_NE(std::find(move_next.begin(), move_next.end(), true), move_next.end());
+  EXPECT_NE(std::find(move_next.begin(), move_next.end(), false), move_next.end());
+  ASSERT_FALSE(by_name["get_IsCompleted"].empty());
+  for (bool b : by_name["get_IsCompleted"]) EXPECT_TRUE(b);
+  ASSERT_FALSE(by_name["GetResult"].empty());
+  for (bool b : by_name["GetResult"]) EXPECT_FALSE(b);
+  EXPECT_FALSE(ReturnsBool(*md, 0x2B000001));  // MethodSpec: unknown
+  EXPECT_FALSE(ReturnsBool(*md, 0x0A000000 | (md->RowCount(TableId::kMemberRef) + 1)));  // no such row
 }
 
 }  // namespace

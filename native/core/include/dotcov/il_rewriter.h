@@ -105,12 +105,15 @@ std::vector<BranchSite> FindBranches(const MethodBody& body);
 //  - the last operand of a short-circuit `a && b`, `a || b`, pattern `and`/`or`
 //    computed into a value: a conditional branch whose target is `ldc.i4.0` or
 //    `ldc.i4.1` (skipping nops), then straight-line code nothing else enters
-//    ending in the value, which leaves by `br`, `ret` or `stloc`; not when that
-//    value flows (through `br`, `stloc N; ldloc N`) into `brtrue`/`brfalse` (a
-//    Debug `if (a || b)`, whose final branch already counts it);
+//    ending in the value, which leaves by `br`, `ret` or `stloc`; the value a
+//    comparison (ceq, cgt, cgt.un, clt, clt.un) or a call `returns_bool` says
+//    returns bool (so `c ? Foo() : 0` is none); not when that value flows
+//    (through `br`, `stloc N; ldloc N`) into `brtrue`/`brfalse` (a Debug
+//    `if (a || b)`, whose final branch already counts it);
 //  - an exception filter's condition: in a filter block, the value before the
 //    closing `[stloc N; ldloc N;] ldc.i4.0; cgt.un; endfilter`.
-std::vector<uint32_t> FindValueConditions(const MethodBody& body);
+using BoolCall = std::function<bool(uint32_t call_token)>;
+std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall& returns_bool = {});
 
 // Stack effect of a call-family token, as for `call`: pops = number of
 // parameters + 1 when the signature has HASTHIS without EXPLICITTHIS, pushes =
