@@ -32,3 +32,22 @@ def test_notes_name_the_condition_and_the_outcome():
     assert d[2] == "`foreach` never iterated (always empty)"
     (d,) = notes("x = f(a) ? 1 : 2;", [(BRTRUE, {1: 0, 2: 1})])  # unknown sense: no guess, no IL offset
     assert "IL_" not in d[1] and "one outcome never happened" in d[1]
+
+
+def test_conditions_of_assignments_filters_and_patterns():
+    assert conditions("bool b = x < 0 && y < 0;") == ["x < 0", "y < 0"]
+    assert conditions("var ok = s is null || s.Length == 0;") == ["s is null", "s.Length == 0"]
+    assert conditions("when (e.Code == 3)") == ["e.Code == 3"]
+    assert conditions("x is > 0 and < 10") == ["x is > 0", "< 10"]
+    assert conditions("done = a == b;") == ["a == b"]
+    assert conditions("var s = brand or model;") == ["brand or model"]  # no `is`: not a pattern
+
+
+def test_notes_of_a_value_condition_read_like_brtrue():
+    # A value probe's outcomes (branches.value_hits): 1 = the value was false, 2 = true.
+    (a, b) = notes("bool b = x < 0 && y < 0;", [(BGE, {1: 1, 2: 2}), (BRTRUE, {1: 0, 2: 1})])
+    assert b[1] == "`y < 0` never false" and b[2] == "`y < 0` never true"
+    (d,) = notes("when (e.Code == 3)", [(BRTRUE, {1: 0, 2: 1})])
+    assert d[1] == "`e.Code == 3` never false"
+    (e,) = notes("s.EndsWith('z')", [(BRTRUE, {1: 0, 2: 1})])
+    assert e[1] == "`s.EndsWith('z')` never false"

@@ -376,3 +376,35 @@ def test_compiler_generated_methods_but_not_lambdas_or_local_functions():
     assert not branches.compiler_generated_method("<SumOfSquares>g__Square|11_0", cg)
     assert not branches.compiler_generated_method("<Scale>b__0", cg)
     assert not branches.compiler_generated_method("Equals", [])
+
+
+def test_value_sites_are_not_branch_outcomes_and_read_as_false_true():
+    sites = [(0x06000001, 7, 1), (0x06000001, 7, 2), (0x06000001, 9, branches.VALUE_FALSE),
+             (0x06000001, 9, branches.VALUE_TRUE)]
+    assert branches.branch_hits(sites, [1, 2, 3, 4]) == {(0x06000001, 7): {1: 1, 2: 2}}
+    assert branches.value_hits(sites, [1, 2, 3, 4]) == {(0x06000001, 9): {1: 3, 2: 4}}
+
+
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+def test_conditions_computed_into_values_get_two_outcomes(snippets, config):
+    """`a < 0 || b < 0` as a value and `when (...)`: the last operand and the filter condition have no branch of their
+    own; the agent's value sites (il_find_value_conditions) give them their two outcomes, on their own lines."""
+    dll = snippets[config]
+    raw = _native.read_symbols(str(dll))
+    module = every_branch(dll, raw)
+    found = _native.read_value_conditions(str(dll))
+    names = {"OrElse", "CatchWhen"}
+    rids = {i for i, m in enumerate(raw["methods"], 1) if m[0] in names}
+    for rid in sorted(rids):
+        for offset in found.get(rid, []):
+            module.sites += [(0x06000000 | rid, offset, branches.VALUE_FALSE), (0x06000000 | rid, offset,
+                                                                                  branches.VALUE_TRUE)]
+            module.hits += [0, 3]
+    lines = (SNIPPETS / "Cases.cs").read_text().splitlines()
+    values = {r.line: r for r in branches.analyse(module, Symbols(raw)) if r.offset in
+              {o for rid in rids for o in found.get(rid, [])} and r.method_token & 0xFFFFFF in rids}
+    assert sorted("OrElse" in lines[n - 1] or "when" in lines[n - 1] for n in values) == [True, True]
+    for r in values.values():
+        assert r.generated is None and r.outcomes == {1: 0, 2: 3}
+    orelse = next(r for n, r in values.items() if "OrElse" in lines[n - 1])
+    assert orelse.missed() == ["`b < 0` never false"]

@@ -419,6 +419,8 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
         probes.emplace_back(s.il_offset, slot);
       } else if (s.kind == kBranchFallThrough) {
         branch_probes.push_back({s.il_offset, slot, {}});
+      } else if (s.kind == kValueFalse) {
+        branch_probes.push_back({s.il_offset, slot, {}, /*value=*/true});  // kValueTrue follows
       } else if (!branch_probes.empty() && branch_probes.back().il_offset == s.il_offset) {
         branch_probes.back().target_slots.push_back(slot);  // sites are sorted: targets follow in order
       }

@@ -77,11 +77,16 @@ py::dict IlDecode(const py::bytes& data) {
 
 using BranchProbeTuple = std::tuple<uint32_t, uint32_t, std::vector<uint32_t>>;
 
+using ValueProbeTuple = std::tuple<uint32_t, uint32_t, uint32_t>;
+
 py::bytes IlInsertProbes(const py::bytes& data, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
-                         uint32_t helper_token, const std::vector<BranchProbeTuple>& branch_probes) {
+                         uint32_t helper_token, const std::vector<BranchProbeTuple>& branch_probes,
+                         const std::vector<ValueProbeTuple>& value_probes) {
   std::string body = data;
   std::vector<il::BranchProbe> branches;
   for (const auto& [offset, fall_through, targets] : branch_probes) branches.push_back({offset, fall_through, targets});
+  for (const auto& [offset, false_slot, true_slot] : value_probes)
+    branches.push_back({offset, false_slot, {true_slot}, /*value=*/true});
   std::vector<uint8_t> out;
   std::string error;
   if (!il::InsertProbes(AsBytes(body), probes, branches, helper_token, &out, &error)) throw py::value_error(error);
@@ -92,6 +97,13 @@ py::list IlFindBranches(const py::bytes& data) {
   il::MethodBody m = DecodeOrRaise(data);
   py::list out;
   for (const il::BranchSite& b : il::FindBranches(m)) out.append(py::make_tuple(b.il_offset, b.target_count));
+  return out;
+}
+
+py::list IlFindValueConditions(const py::bytes& data) {
+  il::MethodBody m = DecodeOrRaise(data);
+  py::list out;
+  for (uint32_t offset : il::FindValueConditions(m)) out.append(offset);
   return out;
 }
 
@@ -127,12 +139,17 @@ void RegisterIl(py::module_& m) {
         "class_token_or_filter_offset)], eh_sections [(fat, count)]. Raises ValueError.");
   m.def("il_insert_probes", &IlInsertProbes, py::arg("body"), py::arg("probes"), py::arg("helper_token"),
         py::arg("branch_probes") = std::vector<BranchProbeTuple>{},
+        py::arg("value_probes") = std::vector<ValueProbeTuple>{},
         "Inserts `ldc.i4 slot; call helper_token` before each (offset, slot), and on the outcomes of each "
-        "conditional branch / switch in branch_probes [(offset, fall_through_slot, [target slots])]; raises "
-        "ValueError with the reason.");
+        "conditional branch / switch in branch_probes [(offset, fall_through_slot, [target slots])], and a value "
+        "probe after each value in value_probes [(offset, false_slot, true_slot)]; raises ValueError with the "
+        "reason.");
   m.def("il_find_branches", &IlFindBranches, py::arg("body"),
         "The conditional branches and switches that can get outcome probes: [(offset, target_count)]. Raises "
         "ValueError when the body does not decode.");
+  m.def("il_find_value_conditions", &IlFindValueConditions, py::arg("body"),
+        "The conditions computed into a value that get value probes: [IL offset of the instruction leaving the "
+        "value]. Raises ValueError when the body does not decode.");
   m.def("il_verify", &IlVerify, py::arg("body"), py::arg("return_values") = -1,
         py::arg("calls") = std::map<uint32_t, std::pair<int, int>>{},
         "Structural verification; calls maps call tokens to (pops, pushes). Raises ValueError with the reason.");

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "dotcov/il_method.h"
+#include "dotcov/il_rewriter.h"
 #include "dotcov/metadata.h"
 #include "dotcov/module_filter.h"
 #include "dotcov/module_info.h"
@@ -149,6 +150,26 @@ py::dict ReadMethodBodies(const std::string& path) {
   return out;
 }
 
+// The conditions computed into a value the agent gives value probes (module_sites: il::FindValueConditions with
+// the assembly's bool-returning calls), per method: {rid: [IL offsets]}, for methods that have any.
+py::dict ReadValueConditions(const std::string& path) {
+  std::vector<uint8_t> file;
+  std::string error;
+  if (!ReadWholeFile(path, &file, &error)) throw py::value_error(error);
+  auto pe = PeImage::Parse(file, &error);
+  if (!pe) throw py::value_error(path + ": " + error);
+  auto md = MetadataReader::Parse(pe->metadata(), &error);
+  if (!md) throw py::value_error(path + ": " + error);
+  py::dict out;
+  for (const auto& m : md->MethodDefs()) {
+    il::MethodBody body;
+    if (m.rva == 0 || !il::MethodBody::Decode(pe->MethodBodyAt(m.rva), &body, &error)) continue;
+    auto found = il::FindValueConditions(body, [&](uint32_t t) { return ReturnsBool(*md, t); });
+    if (!found.empty()) out[py::int_(m.rid)] = found;
+  }
+  return out;
+}
+
 // The agent's own decision for an assembly file (module_filter.h): whether a process loading it would cover it,
 // and why. The report uses it to find the assemblies no test process loaded.
 py::tuple DecideModulePath(const std::string& path, const std::string& source_root, bool include_tests) {
@@ -174,6 +195,9 @@ void RegisterSymbols(py::module_& m) {
         "(cover, reason): whether the agent would cover this assembly (its filters), as it decides at load.");
   m.def("read_method_bodies", &ReadMethodBodies, py::arg("assembly_path"),
         "Method bodies of an assembly as {method rid: bytes}, for the bodies that decode.");
+  m.def("read_value_conditions", &ReadValueConditions, py::arg("assembly_path"),
+        "The conditions computed into a value that get value probes, as the agent finds them: {method rid: [IL "
+        "offsets of the instructions leaving the value]}.");
   m.def("read_symbols", &ReadSymbols, py::arg("assembly_path"),
         "Reads an assembly's identity, types, methods and portable-PDB sequence points.");
 }

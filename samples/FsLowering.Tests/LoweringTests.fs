@@ -16,3 +16,8 @@ let ``match arm and pipeline stage never reached`` () =
     Assert.Equal("A", Lambdas.grade 95)
     Assert.Equal("B", Lambdas.grade 60)
     Assert.Empty(Lambdas.squaresOfNegatives [ 1; 2; 3 ])
+
+[<Fact>]
+let ``match over a union: one outcome per arm`` () =
+    Assert.Equal(0, Lambdas.discount Lambdas.Bronze)
+    Assert.Equal(10, Lambdas.discount Lambdas.Gold)

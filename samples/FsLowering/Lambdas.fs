@@ -22,9 +22,9 @@ module Lambdas =
         ]
 
     let grade score =
-        match score with // @hit @count 2
-        | s when s >= 90 -> "A" // @hit @count 2 @branches 2/2
-        | s when s >= 50 -> "B" // @hit @branches 1/2
+        match score with // @hit @count 2 @branches 2/3
+        | s when s >= 90 -> "A" // @hit @count 2
+        | s when s >= 50 -> "B" // @hit
         | _ -> failwith "no grade" // @miss
 
     let squaresOfNegatives (xs: int list) =
@@ -32,3 +32,14 @@ module Lambdas =
         |> List.filter (fun x -> x < 0) // @hit @count 3
         |> List.map (fun x -> // @hit
             x * x) // @miss
+
+    type Tier =
+        | Bronze
+        | Silver
+        | Gold
+
+    let discount tier =
+        match tier with // @hit @count 2 @branches 2/3
+        | Bronze -> 0 // @hit
+        | Silver -> 5 // @miss
+        | Gold -> 10 // @hit

@@ -48,4 +48,20 @@ public class LoweringTests
         Assert.Equal(new Point(1, 2), new Point(1, 2));
         Assert.Equal("t", new Tag { Name = "t" }.Name);
     }
+
+    [Fact]
+    public void Conditions_computed_into_values()
+    {
+        Assert.True(Conditions.BothNegative(-1, -1));
+        Assert.False(Conditions.BothNegative(1, -1));
+        Assert.False(Conditions.BothNegative(2, 5));
+        Assert.False(Conditions.NullOrEmpty("abc"));
+        Assert.False(Conditions.NullOrEmpty("abcd"));
+        Assert.True(Conditions.Greater(2, 1));
+        Assert.True(Conditions.InRange(5));
+        Assert.False(Conditions.InRange(20));
+        Assert.True(Conditions.StartsAndEnds("abz"));
+        Assert.Equal(4, Conditions.Code(() => 4));
+        Assert.Equal(3, Conditions.Code(() => throw new CodedException(3)));
+    }
 }

@@ -85,7 +85,7 @@ public static class Statements
         { // @hit
             return -1; // @hit
         }
-        catch (OverflowException e) when (text.StartsWith('-')) // @miss
+        catch (OverflowException e) when (text.StartsWith('-')) // @miss @branches 0/2
         { // @miss
             return e.HResult == 0 ? 0 : int.MinValue; // @miss @branches 0/2
         }

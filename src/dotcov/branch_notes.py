@@ -26,8 +26,14 @@ SOURCE_RELATION = re.compile(r"(<=|>=|==|!=|(?<![<=>])<(?![<=])|(?<![=>-])>(?![>
 
 def conditions(text: str) -> list[str]:
     """The conditions of a statement: `if (w < 0 || h < 0)` -> ["w < 0", "h < 0"]."""
-    m = re.match(r"^\s*(?:\}\s*)?(?:else\s+)?(?:if|while)\s*\((.*)\)\s*\{?\s*$", text)
-    body = m.group(1) if m else re.sub(r"^\s*return\s+|;\s*$", "", text)
+    m = (re.match(r"^\s*(?:\}\s*)?(?:else\s+)?(?:if|while|when)\s*\((.*)\)\s*\{?\s*$", text)
+         or re.match(r"^\s*(?:ElseIf|If|While|Do While)\s+(.*?)(?:\s+Then)?\s*$", text))  # VB
+    body = m.group(1) if m else re.sub(r"^\s*[Rr]eturn\s+|;\s*$", "", text)
+    if not m:  # `bool b = x < 0 && y < 0;`, `var ok = ...`: the value assigned
+        body = re.sub(r"^\s*(?:[\w<>\[\]?,.]+\s+)?[\w.]+\s*=(?![=>])\s*", "", body)
+    # pattern combinators: `x is > 0 and < 10` -> "x is > 0", "< 10"
+    separators = ("||", "&&", " and ", " or ") if re.search(r"\bis\b", body) else ("||", "&&")
+    separators += (" AndAlso ", " OrElse ")  # VB
     parts, depth, start, i = [], 0, 0, 0
     while i < len(body):
         c = body[i]
@@ -35,10 +41,10 @@ def conditions(text: str) -> list[str]:
             depth += 1
         elif c in ")]}":
             depth -= 1
-        elif depth == 0 and body[i:i + 2] in ("||", "&&"):
+        elif depth == 0 and (sep := next((x for x in separators if body.startswith(x, i)), None)):
             parts.append(body[start:i].strip())
-            start = i + 2
-            i += 1
+            start = i + len(sep)
+            i += len(sep) - 1
         i += 1
     parts.append(body[start:].strip())
     return [_unwrap(p) for p in parts if p]
@@ -64,7 +70,7 @@ def jump_means(opcode: int, condition: str) -> bool | None:
     """Whether the branch jumps when `condition` is true (True), when it is false (False), or unknown."""
     negated = condition.startswith("!") and not condition.startswith("!=")
     if opcode in BRTRUE or opcode in BRFALSE:
-        if SOURCE_RELATION.search(condition) is None and not re.fullmatch(r"!?[\w.()\[\]]+", condition):
+        if SOURCE_RELATION.search(condition) is None and not re.fullmatch(r"!?[\w.()\[\]'\", ]+", condition):
             return None  # e.g. `a ?? b`: the tested value is not plainly the condition's
         return (opcode in BRTRUE) != negated
     rel = RELATION.get(opcode)

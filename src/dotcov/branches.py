@@ -61,6 +61,9 @@ ARITHMETIC = {ADD, SUB, CEQ, CGT, CGT_UN, CLT, CLT_UN}
 
 CLAUSE_FILTER, CLAUSE_FINALLY = 1, 2  # ECMA-335 II.25.4.6 flags; a filter clause's last field is the filter offset
 HIDDEN_LINE = 0xFEEFEE
+# Site kinds of a condition computed into a value (docs/branches.md, "Conditions computed into a value"): the
+# value the instruction at the site's offset left was false (zero) / true (nonzero).
+VALUE_FALSE, VALUE_TRUE = 0x80000000, 0x80000001
 COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
 
 
@@ -586,9 +589,20 @@ def branch_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> d
     """{(method token, IL offset): {kind: hits}} of the branch-outcome sites (kind >= 1)."""
     out: dict[tuple[int, int], dict[int, int]] = {}
     for (token, offset, kind), h in zip(sites, hits):
-        if kind >= 1:
+        if 1 <= kind < VALUE_FALSE:
             outcomes = out.setdefault((token, offset), {})
             outcomes[kind] = outcomes.get(kind, 0) + h
+    return out
+
+
+def value_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:
+    """{(method token, IL offset): {1: false hits, 2: true hits}} of the value-condition sites, the outcomes in the
+    order of a `brtrue`'s (fall-through = false, taken = true) so the notes read them alike."""
+    out: dict[tuple[int, int], dict[int, int]] = {}
+    for (token, offset, kind), h in zip(sites, hits):
+        if kind in (VALUE_FALSE, VALUE_TRUE):
+            outcomes = out.setdefault((token, offset), {1: 0, 2: 0})
+            outcomes[1 if kind == VALUE_FALSE else 2] += h
     return out
 
 
@@ -600,7 +614,8 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     from dotcov import branch_notes, switch_arms  # switch_arms builds on this module's IL model
 
     counted = branch_hits(module.sites, module.hits)
-    if not counted:
+    values = value_hits(module.sites, module.hits)
+    if not counted and not values:
         return []  # the agent measured no branches in this module
     raw = sym.raw
     if bodies is None:
@@ -614,6 +629,10 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     by_method: dict[int, list[tuple[int, dict[int, int]]]] = {}
     for (token, offset), outcomes in counted.items():
         by_method.setdefault(token & 0x00FFFFFF, []).append((offset, outcomes))
+    values_of: dict[int, list[tuple[int, dict[int, int]]]] = {}
+    for (token, offset), outcomes in values.items():
+        values_of.setdefault(token & 0x00FFFFFF, []).append((offset, outcomes))
+        by_method.setdefault(token & 0x00FFFFFF, [])
     records: list[BranchRecord] = []
     for rid, found in sorted(by_method.items()):
         points = sorted(raw["sequence_points"].get(rid, []))
@@ -669,7 +688,8 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             # `GetResult()`), a dispatch the source confirms as a switch is the user's too.
             user = {offset: outcomes for offset, outcomes, _p, _b, g in rows
                     if g in (None, "hidden sequence point") and _b is not None}
-            for sw in switch_arms.find(il, [q for q in points if q[5] == doc], user, sources.lines(path)):
+            for sw in switch_arms.find(il, [q for q in points if q[5] == doc], user, sources.lines(path),
+                                       fsharp=path.endswith((".fs", ".fsx", ".fsi")), vb=path.endswith(".vb")):
                 grouped.update(sw.offsets)
                 records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
                                             True, arms=sw.arms))
@@ -683,6 +703,19 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             records.append(r)
             if b is not None and generated is None and not b.is_switch:
                 by_statement.setdefault(p[0], []).append((b.opcode, r))
+        # Conditions computed into a value (the agent's value probes): two outcomes each, read like a `brtrue`.
+        for offset, outcomes in sorted(values_of.get(rid, [])):
+            p = containing_point(points, offset) or points[0]
+            where = path_of_doc(p[5])
+            if where is None:
+                continue
+            generated = "compiler-generated method" if compiler_generated_method(name, attrs) else None
+            r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, False,
+                             sources.slice(where, p) if read_sources else "")
+            records.append(r)
+            if generated is None:
+                by_statement.setdefault(p[0], []).append((BRTRUE_S, r))
+                by_statement[p[0]].sort(key=lambda row: row[1].offset)
         # Missed outcomes in source terms (branch_notes.py), per statement.
         for rows_of in by_statement.values():
             descriptions = branch_notes.notes(rows_of[0][1].text, [(op, r.outcomes) for op, r in rows_of])

@@ -29,6 +29,13 @@ from dataclasses import dataclass
 from dotcov import branches as b
 
 SWITCH_KEYWORD = re.compile(r"\bswitch\b")
+# F#: `match x with` (and `function`), whose guarded arms `| s when s >= 90 -> ...` evaluate each guard under a
+# visible point of its own on the arm's line.
+FS_MATCH_KEYWORD = re.compile(r"\bmatch\b|\bfunction\b")
+FS_GUARD_ARM = re.compile(r"^\s*\|.*\bwhen\b")
+# VB: `Select Case x`, whose arms' points are the `Case ...` lines themselves.
+VB_SELECT_KEYWORD = re.compile(r"\bSelect\s+Case\b", re.IGNORECASE)
+VB_CASE_LINE = re.compile(r"^\s*(Case\b.*?)\s*(?:'.*)?$", re.IGNORECASE)
 CASE_LABELS = re.compile(r"\b(?:case\b[^:]*?|default)\s*:(?!:)")
 BRACKETS_ONLY = re.compile(r"^[\s{}]*$")
 ENDS = {0x2A, 0x7A, 0xFE1A, b.LEAVE, b.LEAVE_S, b.ENDFINALLY}  # ret, throw, rethrow, leave, endfinally
@@ -44,11 +51,13 @@ class Switch:
     arms: dict[int, str]  # arm number -> label, e.g. "`case 2:`", "arm `>= 50`"
 
 
-def _follow(il: b.MethodIL, start: int, visible: set[int], group: set[int], limit: int = 64) -> tuple[str, int]:
-    """Where control goes from `start`: ("arm", point offset), ("branch", offset) or ("end", offset)."""
+def _follow(il: b.MethodIL, start: int, visible: set[int], group: set[int], limit: int = 64,
+            through: frozenset[int] = frozenset()) -> tuple[str, int]:
+    """Where control goes from `start`: ("arm", point offset), ("branch", offset) or ("end", offset). Points in
+    `through` (F# guard evaluations) are passed, not arms."""
     off = start
     for _ in range(limit):
-        if off in visible:
+        if off in visible and off not in through:
             return "arm", off
         i = il.index.get(off)
         if i is None:
@@ -73,15 +82,21 @@ def _targets(br: b.Branch) -> dict[int, int]:
     return out
 
 
-def _switch_line(lines: list[str], anchor: tuple | None, first_arm_line: int) -> int | None:
-    """The line of the `switch` keyword the dispatch belongs to, from the source."""
+def _switch_line(lines: list[str], anchor: tuple | None, first_arm_line: int, fsharp: bool = False,
+                 vb: bool = False) -> int | None:
+    """The line of the `switch` keyword (F#: `match`, VB: `Select Case`) the dispatch belongs to, from the source."""
+    keyword = FS_MATCH_KEYWORD if fsharp else VB_SELECT_KEYWORD if vb else SWITCH_KEYWORD
     if anchor is not None:
         _o, sl, sc, _el, _ec, _d = anchor
-        if 0 < sl <= len(lines) and SWITCH_KEYWORD.search(_code(lines[sl - 1][max(sc - 1, 0):])):
+        if 0 < sl <= len(lines) and keyword.search(_code(lines[sl - 1][max(sc - 1, 0):])):
             return sl
-    low = anchor[3] + 1 if anchor is not None else max(1, first_arm_line - 30)
-    for n in range(min(first_arm_line, len(lines) + 1) - 1, low - 1, -1):
-        if SWITCH_KEYWORD.search(_code(lines[n - 1])):
+    # F# guards sit under points on the arms' lines, below the `match` line.
+    low = anchor[3] + 1 if anchor is not None and not fsharp else max(1, first_arm_line - 30)
+    top = min(first_arm_line, len(lines) + 1) - 1
+    if fsharp and anchor is not None:
+        top = min(anchor[1] - 1, top)
+    for n in range(top, low - 1, -1):
+        if keyword.search(_code(lines[n - 1])):
             return n
     return None
 
@@ -92,10 +107,16 @@ def _code(line: str) -> str:
     return line if cut < 0 else line[:cut]
 
 
-def _label(lines: list[str], point: tuple, switch_line: int) -> str:
+def _label(lines: list[str], point: tuple, switch_line: int, vb: bool = False) -> str:
     _o, sl, sc, _el, _ec, _d = point
+    if vb:
+        m = VB_CASE_LINE.match(lines[sl - 1])
+        return f"`{b._shorten(m.group(1), 40)}`" if m else "no `Case` matched"
     text = _code(lines[sl - 1])
     before = text[: max(sc - 1, 0)]
+    if "->" in before and before.lstrip().startswith("|"):  # an F# match arm: its pattern (and guard)
+        pattern = before[: before.rindex("->")].strip()[1:].strip()
+        return f"arm `{b._shorten(pattern, 40)}`"
     if "=>" in before:  # a switch-expression arm: its pattern
         pattern = re.split(r"[{,]", before[: before.rindex("=>")])[-1].strip()
         return f"arm `{b._shorten(pattern, 40)}`"
@@ -115,13 +136,18 @@ def _label(lines: list[str], point: tuple, switch_line: int) -> str:
 
 
 def find(il: b.MethodIL, points: list[tuple], user: dict[int, dict[int, int]],
-         lines: list[str] | None) -> list[Switch]:
+         lines: list[str] | None, fsharp: bool = False, vb: bool = False) -> list[Switch]:
     """The switches among a method's user branches. `points` are its visible sequence points,
-    `user` maps each user branch's offset to its outcomes' hits, `lines` is the source file."""
+    `user` maps each user branch's offset to its outcomes' hits, `lines` is the source file;
+    `fsharp`: the source is F# (`match`, guards under points of their own); `vb`: VB (`Select Case`)."""
     if not lines or not user:
         return []
     by_offset = {br.offset: br for br in il.branches() if br.offset in user}
     visible = {p[0] for p in points}
+    # F#: a guard's point (on an arm line `| s when ...`, before the arm's `->`) leads on to the guard's test.
+    through = frozenset(p[0] for p in points if fsharp and 0 < p[1] <= len(lines) and p[1] == p[3]
+                        and FS_GUARD_ARM.match(_code(lines[p[1] - 1]))
+                        and "->" in _code(lines[p[1] - 1])[max(p[4] - 1, 0):])
     group = set(by_offset)
     parent = {o: o for o in group}
 
@@ -133,7 +159,7 @@ def find(il: b.MethodIL, points: list[tuple], user: dict[int, dict[int, int]],
 
     edges: dict[int, dict[int, tuple[str, int]]] = {}
     for off, br in by_offset.items():
-        edges[off] = {k: _follow(il, t, visible, group) for k, t in _targets(br).items()}
+        edges[off] = {k: _follow(il, t, visible, group, through=through) for k, t in _targets(br).items()}
         for where, to in edges[off].values():
             if where == "branch":
                 parent[root(to)] = root(off)
@@ -153,13 +179,13 @@ def find(il: b.MethodIL, points: list[tuple], user: dict[int, dict[int, int]],
         if len(hits) < 2 or not arm_points:
             continue
         anchor = b.containing_point(points, offsets[0])
-        line = _switch_line(lines, anchor, min(p[1] for p in arm_points))
+        line = _switch_line(lines, anchor, min(p[1] for p in arm_points), fsharp, vb)
         if line is None:
             continue
         dests = sorted(hits, key=lambda d: d[1])
         arms = {}
         for k, d in enumerate(dests, start=1):
-            arms[k] = (_label(lines, point_at[d[1]], line) if d[0] == "arm"
+            arms[k] = (_label(lines, point_at[d[1]], line, vb) if d[0] == "arm"
                        else "implicit default (no arm matched)")
         found.append(Switch(offsets, line, {k: hits[d] for k, d in enumerate(dests, start=1)}, arms))
     return found

@@ -14,17 +14,22 @@ from pathlib import Path
 from typing import Iterable
 
 from dotcov import _native
-from dotcov.branches import MethodIL
+from dotcov.branches import VALUE_FALSE, VALUE_TRUE, MethodIL
 from dotcov.data import CoverageData, ModuleHits
 
 
 def _sites(dll: Path, raw: dict) -> list[tuple[int, int, int]]:
-    """The probe sites the agent would have placed: each sequence point, each outcome of each branch."""
+    """The probe sites the agent would have placed: each sequence point, each outcome of each branch, both
+    values of each condition computed into a value."""
     sites = [(0x06000000 | rid, p[0], 0) for rid, points in sorted(raw["sequence_points"].items()) for p in points]
     try:
         bodies = _native.read_method_bodies(str(dll))
     except (OSError, ValueError):
         bodies = {}
+    try:
+        values = _native.read_value_conditions(str(dll))
+    except (OSError, ValueError):
+        values = {}
     for rid in sorted(raw["sequence_points"]):
         if rid not in bodies:
             continue
@@ -33,6 +38,7 @@ def _sites(dll: Path, raw: dict) -> list[tuple[int, int, int]]:
         except ValueError:
             continue
         sites += [(0x06000000 | rid, b.offset, kind) for b in found for kind in range(1, b.outcome_count() + 1)]
+        sites += [(0x06000000 | rid, offset, kind) for offset in values.get(rid, ()) for kind in (VALUE_FALSE, VALUE_TRUE)]
     return sites
 
 

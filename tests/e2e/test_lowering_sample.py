@@ -1,6 +1,6 @@
-"""samples/Lowering and samples/FsLowering: lines as the user reads them and branches as the user wrote them
+"""samples/Lowering, samples/FsLowering and samples/VbLowering: lines as the user reads them and branches as the user wrote them
 (docs/accuracy.md, docs/branches.md), in every runtime configuration of test_calc_sample; the C# sample in Debug and
-Release builds, the F# one in Debug (a Release F# build inlines the small module-level lambdas into the test
+Release builds, the F# and VB ones in Debug (a Release F# build inlines the small module-level lambdas into the test
 assembly across assemblies, so the library's copy legitimately never runs).
 
 Each marked line must get exactly its verdict (`@hit`/`@miss`) and its hit count (`@count N`, else 1);
@@ -23,7 +23,7 @@ from .test_calc_sample import CONFIGURATIONS
 pytestmark = pytest.mark.e2e
 
 PROJECT = SAMPLES / "Lowering"
-BUILDS = [("Lowering", "Debug"), ("Lowering", "Release"), ("FsLowering", "Debug")]
+BUILDS = [("Lowering", "Debug"), ("Lowering", "Release"), ("FsLowering", "Debug"), ("VbLowering", "Debug")]
 
 
 @pytest.fixture(scope="module")

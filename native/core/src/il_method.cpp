@@ -310,9 +310,11 @@ namespace {
 
 // Checks a probe (see InsertBefore), stamps its instructions with `offset` and
 // returns its peak stack depth in *peak.
+// `reads`: values already on the stack the probe may pop, provided it leaves them as it found them
+// (a value probe's `dup`); the peak counts only what the probe adds above them.
 bool CheckProbe(std::vector<Instruction>& probe, uint32_t offset, int probe_max_stack, int* peak_out,
-                std::string* error) {
-  int depth = 0, peak = 0;
+                std::string* error, int reads = 0) {
+  int depth = reads, peak = reads;
   bool known = true;
   for (Instruction& ins : probe) {
     const OpcodeInfo* info = LookupOpcode(ins.opcode);
@@ -334,7 +336,8 @@ bool CheckProbe(std::vector<Instruction>& probe, uint32_t offset, int probe_max_
     peak = std::max(peak, depth);
     ins.offset = offset;
   }
-  if (known && depth != 0) return Fail(error, "probe is not stack neutral");
+  if (known && depth != reads) return Fail(error, "probe is not stack neutral");
+  peak -= reads;
   if (probe.empty()) peak = 0;
   else if (probe_max_stack >= 0) peak = probe_max_stack;
   if (peak > 0xFFFF) return Fail(error, "probe stack need too large");
@@ -355,6 +358,45 @@ bool MethodBody::InsertBeforeImpl(uint32_t original_offset, std::vector<Instruct
   slot.insert(slot.end(), probe.begin(), probe.end());
   probe_stack_ = static_cast<uint16_t>(std::max<int>(probe_stack_, peak));
   return true;
+}
+
+bool MethodBody::InsertAfterValue(uint32_t original_offset, std::vector<Instruction> probe, std::string* error,
+                                  int probe_max_stack) {
+  try {
+    long found = FindInstruction(original_offset);
+    if (found < 0) return Fail(error, "IL offset " + Hex(original_offset) + " is not an instruction boundary");
+    const size_t idx = static_cast<size_t>(found);
+    if (idx > 0 && IsPrefix(instructions_[idx - 1].opcode))
+      return Fail(error, "IL offset " + Hex(original_offset) + " follows a prefix");
+    const OpcodeInfo* info = LookupOpcode(instructions_[idx].opcode);
+    const bool one_value = info && (info->pushes == 1 || (info->flow == FlowKind::kCall && info->pushes == kVaries &&
+                                                           instructions_[idx].opcode != op::kJmp));
+    if (!one_value || IsPrefix(instructions_[idx].opcode) ||
+        (info->flow != FlowKind::kNext && info->flow != FlowKind::kCall))
+      return Fail(error, "IL offset " + Hex(original_offset) + " does not leave one value and fall through");
+    if (idx + 1 >= instructions_.size()) return Fail(error, "the value at " + Hex(original_offset) + " ends the code");
+    // The probe must run only on this instruction's own edge: nothing else may enter, and no region may start or
+    // end, at the instruction after it.
+    const uint32_t next = instructions_[idx + 1].offset;
+    for (const Instruction& ins : instructions_) {
+      bool enters = IsBranch(ins.opcode) && static_cast<uint64_t>(ins.operand) == next;
+      for (int32_t t : ins.switch_targets) enters = enters || static_cast<uint32_t>(t) == next;
+      if (enters) return Fail(error, "the instruction after the value at " + Hex(original_offset) + " is a jump target");
+    }
+    for (const ExceptionClause& c : clauses_) {
+      if (c.try_offset == next || c.try_offset + c.try_length == next || c.handler_offset == next ||
+          c.handler_offset + c.handler_length == next || (c.is_filter() && c.class_token_or_filter_offset == next))
+        return Fail(error, "an exception region starts or ends after the value at " + Hex(original_offset));
+    }
+    int peak = 0;
+    if (!CheckProbe(probe, next, probe_max_stack, &peak, error, 1)) return false;
+    auto& slot = inserts_[idx + 1];
+    slot.insert(slot.end(), probe.begin(), probe.end());
+    probe_stack_ = static_cast<uint16_t>(std::max<int>(probe_stack_, peak));
+    return true;
+  } catch (...) {
+    return Fail(error, "out of memory inserting a value probe");
+  }
 }
 
 bool MethodBody::InstrumentBranch(uint32_t original_offset, std::vector<Instruction> fall_through_probe,

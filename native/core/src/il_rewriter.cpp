@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdio>
 #include <iterator>
+#include <set>
 
 namespace dotcov::il {
 namespace {
@@ -235,6 +236,29 @@ std::vector<Instruction> ProbeStyle::Make(uint32_t slot) const {
           MakeInstruction(0x58 /*add*/),        MakeInstruction(0x55 /*stind.i8*/)};
 }
 
+std::vector<Instruction> ProbeStyle::MakeValue(uint32_t false_slot, uint32_t true_slot) const {
+  // value -> (value != 0) selects the slot: false_slot + (value != 0) * (true_slot - false_slot).
+  std::vector<Instruction> out = {MakeInstruction(0x25 /*dup*/), MakeInstruction(0x16 /*ldc.i4.0*/),
+                                  MakeInstruction(0xFE03 /*cgt.un*/)};
+  const int64_t step = int64_t{true_slot} - int64_t{false_slot};
+  if (!counters_base) {
+    for (auto i : {MakeInstruction(op::kLdcI4, static_cast<int32_t>(step)), MakeInstruction(0x5A /*mul*/),
+                   MakeInstruction(op::kLdcI4, static_cast<int32_t>(false_slot)), MakeInstruction(0x58 /*add*/),
+                   MakeInstruction(op::kCall, helper_method_token)})
+      out.push_back(i);
+    return out;
+  }
+  // The address: counters_base + 8 * false_slot + (value != 0) * 8 * step, then the increment of Make.
+  for (auto i : {MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x21 /*ldc.i8*/, 8 * step),
+                 MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x5A /*mul*/),
+                 MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(counters_base + 8 * uint64_t(false_slot))),
+                 MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x58 /*add*/), MakeInstruction(0x25 /*dup*/),
+                 MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x17 /*ldc.i4.1*/),
+                 MakeInstruction(0x6A /*conv.i8*/), MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
+    out.push_back(i);
+  return out;
+}
+
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   const std::vector<BranchProbe>& branch_probes, uint32_t helper_method_token,
                   std::vector<uint8_t>* new_body, std::string* error) {
@@ -254,6 +278,14 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
       if (!body.InsertBefore(offset, style.Make(slot), error, stack)) return false;
     }
     for (const BranchProbe& b : branch_probes) {
+      if (b.value) {
+        if (b.target_slots.size() != 1)
+          return Fail(error, "the value probe at IL offset " + Hex(b.il_offset) + " needs exactly one true slot");
+        if (!body.InsertAfterValue(b.il_offset, style.MakeValue(b.fall_through_slot, b.target_slots[0]), error,
+                                   style.value_max_stack()))
+          return false;
+        continue;
+      }
       std::vector<std::vector<Instruction>> targets;
       targets.reserve(b.target_slots.size());
       for (uint32_t slot : b.target_slots) targets.push_back(style.Make(slot));
@@ -300,6 +332,115 @@ std::vector<BranchSite> FindBranches(const MethodBody& body) {
     out.push_back({ins[i].offset, count});
   }
   return out;
+}
+
+namespace {
+
+bool IsConstant(uint16_t o) { return o == 0x14 || (o >= 0x15 && o <= 0x21); }  // ldnull, ldc.*
+bool IsUnaryBranch(uint16_t o) { return o == 0x2C || o == 0x2D || o == 0x39 || o == 0x3A; }
+bool IsBr(uint16_t o) { return o == op::kBrS || o == op::kBr; }
+// The local a stloc / ldloc names, or -1.
+long StoredLocal(const Instruction& i) {
+  if (i.opcode >= 0x0A && i.opcode <= 0x0D) return i.opcode - 0x0A;
+  return (i.opcode == 0x13 || i.opcode == 0xFE0E) ? static_cast<long>(i.operand) : -1;
+}
+long LoadedLocal(const Instruction& i) {
+  if (i.opcode >= 0x06 && i.opcode <= 0x09) return i.opcode - 0x06;
+  return (i.opcode == 0x11 || i.opcode == 0xFE0C) ? static_cast<long>(i.operand) : -1;
+}
+
+}  // namespace
+
+std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall& returns_bool) {
+  const auto& ins = body.instructions();
+  const size_t n = ins.size();
+  std::set<uint32_t> entered;  // jump targets and region boundaries: where control can arrive from elsewhere
+  for (const Instruction& i : ins) {
+    if (IsBranch(i.opcode)) entered.insert(static_cast<uint32_t>(i.operand));
+    for (int32_t t : i.switch_targets) entered.insert(static_cast<uint32_t>(t));
+  }
+  for (const ExceptionClause& c : body.clauses()) {
+    for (uint32_t o : {c.try_offset, c.try_offset + c.try_length, c.handler_offset, c.handler_offset + c.handler_length})
+      entered.insert(o);
+    if (c.is_filter()) entered.insert(c.class_token_or_filter_offset);
+  }
+  auto skip_nops = [&](size_t i) {
+    while (i < n && ins[i].opcode == op::kNop) ++i;
+    return i;
+  };
+  auto index_at = [&](int64_t offset) {
+    long i = offset < 0 ? -1 : body.FindInstruction(static_cast<uint32_t>(offset));
+    return i < 0 ? n : static_cast<size_t>(i);
+  };
+  // Whether the value leaving at ins[k] reaches brtrue/brfalse through `br`s and `stloc N; ldloc N`.
+  auto flows_into_test = [&](size_t k) {
+    for (int steps = 0; steps < 8; ++steps) {
+      k = skip_nops(k);
+      if (k >= n) return false;
+      if (IsBr(ins[k].opcode)) {
+        k = index_at(ins[k].operand);
+        continue;
+      }
+      long local = StoredLocal(ins[k]);
+      if (local >= 0) {
+        size_t m = skip_nops(k + 1);
+        if (m >= n || LoadedLocal(ins[m]) != local) return false;
+        k = m + 1;
+        continue;
+      }
+      return IsUnaryBranch(ins[k].opcode);
+    }
+    return false;
+  };
+  auto leaves_one_value = [&](const Instruction& i) {
+    const OpcodeInfo* info = LookupOpcode(i.opcode);
+    return info && !IsConstant(i.opcode) && !IsPrefix(i.opcode) &&
+           (info->pushes == 1 || (info->flow == FlowKind::kCall && i.opcode != op::kJmp)) &&
+           (info->flow == FlowKind::kNext || info->flow == FlowKind::kCall);
+  };
+  std::set<uint32_t> out;
+  // Short-circuit operands: bCC -> `ldc.i4.0/1`, the fall-through computing the last operand.
+  for (size_t b = 0; b + 1 < n; ++b) {
+    const OpcodeInfo* info = LookupOpcode(ins[b].opcode);
+    if (!info || info->flow != FlowKind::kCondBranch || ins[b].opcode == op::kSwitch) continue;
+    if (b > 0 && IsPrefix(ins[b - 1].opcode)) continue;
+    size_t t = skip_nops(index_at(ins[b].operand));
+    if (t >= n || (ins[t].opcode != 0x16 && ins[t].opcode != 0x17)) continue;
+    for (size_t j = b + 1; j + 1 < n; ++j) {
+      if (entered.count(ins[j].offset)) break;  // only B enters the operand
+      const OpcodeInfo* ji = LookupOpcode(ins[j].opcode);
+      if (!ji || (ji->flow != FlowKind::kNext && ji->flow != FlowKind::kCall)) break;
+      const Instruction& next = ins[j + 1];
+      if (!IsBr(next.opcode) && next.opcode != op::kRet && StoredLocal(next) < 0) continue;
+      const uint16_t v = ins[j].opcode;
+      const bool boolean = (v >= 0xFE01 && v <= 0xFE05) ||  // ceq, cgt, cgt.un, clt, clt.un
+                           ((v == op::kCall || v == 0x6F) && returns_bool &&
+                            returns_bool(static_cast<uint32_t>(ins[j].operand)));
+      if (boolean && !entered.count(next.offset) && leaves_one_value(ins[j]) &&
+          !IsPrefix(ins[j > 0 ? j - 1 : 0].opcode) && !flows_into_test(j + 1))
+        out.insert(ins[j].offset);
+      break;
+    }
+  }
+  // Exception filters: `<value> [stloc N; ldloc N;] ldc.i4.0; cgt.un; endfilter`.
+  for (const ExceptionClause& c : body.clauses()) {
+    if (!c.is_filter()) continue;
+    size_t h = index_at(c.handler_offset);
+    if (h >= n || h < 4) continue;
+    size_t e = h - 1;
+    if (ins[e].opcode != 0xFE11 || ins[e - 1].opcode != 0xFE03 || ins[e - 2].opcode != 0x16) continue;
+    if (entered.count(ins[e - 1].offset) || entered.count(ins[e - 2].offset)) continue;
+    size_t p = e - 3;
+    if (p >= 1 && LoadedLocal(ins[p]) >= 0 && StoredLocal(ins[p - 1]) == LoadedLocal(ins[p]) &&
+        !entered.count(ins[p].offset)) {
+      if (p < 2 || entered.count(ins[p - 1].offset)) continue;
+      p -= 2;
+    }
+    if (ins[p].offset < c.class_token_or_filter_offset || entered.count(ins[p + 1].offset)) continue;
+    if (p > 0 && IsPrefix(ins[p - 1].opcode)) continue;
+    if (leaves_one_value(ins[p])) out.insert(ins[p].offset);
+  }
+  return {out.begin(), out.end()};
 }
 
 bool Verify(const MethodBody& body, std::string* error, const VerifyOptions& options) {

@@ -58,6 +58,29 @@ void SortSites(std::vector<ProbeSite>* sites) {
   });
 }
 
+bool ReturnsBool(const MetadataReader& md, uint32_t call_token) {
+  const uint32_t rid = call_token & 0x00FFFFFF;
+  Bytes sig;
+  if ((call_token >> 24) == 0x06) {
+    sig = md.GetBlob(md.GetColumn(TableId::kMethodDef, rid, 4));  // MethodDef: RVA, ImplFlags, Flags, Name, Signature
+  } else if ((call_token >> 24) == 0x0A) {
+    sig = md.GetBlob(md.GetColumn(TableId::kMemberRef, rid, 2));  // MemberRef: Class, Name, Signature
+  } else {
+    return false;  // MethodSpec etc.: not needed for the shapes Roslyn emits
+  }
+  ByteReader r(sig);
+  uint8_t conv = r.U8();
+  uint32_t n = 0;
+  if ((conv & 0x10) && !r.ReadCompressedU32(&n)) return false;  // generic parameter count
+  if (!r.ReadCompressedU32(&n)) return false;                    // parameter count
+  uint8_t t = r.U8();
+  while (r.ok() && (t == 0x1F || t == 0x20)) {  // custom modifiers: modreq / modopt <TypeDefOrRef>
+    if (!r.ReadCompressedU32(&n)) return false;
+    t = r.U8();
+  }
+  return r.ok() && t == 0x02;  // ELEMENT_TYPE_BOOLEAN
+}
+
 void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites) {
   std::string error;
   auto pe = PeImage::Parse(image, &error);
@@ -75,6 +98,10 @@ void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites) {
     for (const auto& b : il::FindBranches(body)) {
       sites->push_back({token, b.il_offset, kBranchFallThrough});
       for (uint32_t k = 0; k < b.target_count; ++k) sites->push_back({token, b.il_offset, kBranchTarget + k});
+    }
+    for (uint32_t offset : il::FindValueConditions(body, [&](uint32_t t) { return ReturnsBool(*md, t); })) {
+      sites->push_back({token, offset, kValueFalse});
+      sites->push_back({token, offset, kValueTrue});
     }
   }
   SortSites(sites);

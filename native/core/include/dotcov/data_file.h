@@ -49,6 +49,10 @@ enum SiteKind : uint32_t {
   // (condition false, switch default), then target i at kBranchTarget + i.
   kBranchFallThrough = 1,
   kBranchTarget = 2,
+  // A condition computed into a value with no branch of its own (il::FindValueConditions), counted right after
+  // the instruction at il_offset leaves it: the value was false (zero) / true (nonzero).
+  kValueFalse = 0x80000000u,
+  kValueTrue = 0x80000001u,
 };
 
 // One probe site: a sequence point, or one outcome of a branch, of a method.

@@ -116,6 +116,18 @@ class MethodBody {
   bool InsertBefore(uint32_t original_offset, std::vector<Instruction> probe, std::string* error,
                     int probe_max_stack = -1);
 
+  // Queues `probe` to run right after the instruction at `original_offset`,
+  // which must leave exactly one value on the stack and fall through (a
+  // comparison, a call returning bool, ...): the probe may read that value
+  // (e.g. start with `dup`) but must leave the stack as it found it. It runs
+  // only on that instruction's own edge: errors (and no change) when the next
+  // instruction is a jump target, an exception region starts or ends there,
+  // the instruction is the last one or follows a prefix, or the probe fails
+  // the checks of InsertBefore (with the one value below it). The probe maps
+  // to the next instruction in the IL offset map.
+  bool InsertAfterValue(uint32_t original_offset, std::vector<Instruction> probe, std::string* error,
+                        int probe_max_stack = -1);
+
   // Branch-outcome probes for the conditional branch (brtrue ... blt.un, short
   // or long) or switch at `original_offset`. With NEXT the instruction after
   // it, the branch is laid out as

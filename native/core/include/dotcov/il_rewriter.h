@@ -37,6 +37,12 @@ struct ProbeStyle {
   uint64_t counters_base = 0;
 
   std::vector<Instruction> Make(uint32_t slot) const;
+  // A value probe (MethodBody::InsertAfterValue): counts `false_slot` when the
+  // value on top of the stack is zero, else `true_slot`, without a branch
+  // (`dup; ldc.i4.0; cgt.un` picks the slot) and leaves the value in place.
+  // Needs value_max_stack() above the value.
+  std::vector<Instruction> MakeValue(uint32_t false_slot, uint32_t true_slot) const;
+  int value_max_stack() const { return counters_base ? 3 : 2; }
   int max_stack() const { return counters_base ? 3 : 1; }
 };
 
@@ -48,6 +54,10 @@ struct BranchProbe {
   uint32_t il_offset = 0;
   uint32_t fall_through_slot = 0;
   std::vector<uint32_t> target_slots;
+  // A condition computed into a value (FindValueConditions) rather than a
+  // branch: il_offset is the instruction leaving the value, fall_through_slot
+  // counts "false" and target_slots[0] "true" (ProbeStyle::MakeValue).
+  bool value = false;
 };
 
 // As above, and also counter probes on the outcomes of each branch in
@@ -103,6 +113,23 @@ struct BranchSite {
 // IL is defined) or one that is the last instruction (its fall-through would
 // leave the code). Unconditional branches (br, leave) have no outcomes.
 std::vector<BranchSite> FindBranches(const MethodBody& body);
+
+// Conditions of `body` computed into a value with no branch of their own, as
+// the offsets of the instructions leaving the value (for InsertAfterValue), in
+// code order. Two shapes, both with the instruction after the value no jump
+// target or region boundary:
+//  - the last operand of a short-circuit `a && b`, `a || b`, pattern `and`/`or`
+//    computed into a value: a conditional branch whose target is `ldc.i4.0` or
+//    `ldc.i4.1` (skipping nops), then straight-line code nothing else enters
+//    ending in the value, which leaves by `br`, `ret` or `stloc`; the value a
+//    comparison (ceq, cgt, cgt.un, clt, clt.un) or a call `returns_bool` says
+//    returns bool (so `c ? Foo() : 0` is none); not when that value flows
+//    (through `br`, `stloc N; ldloc N`) into `brtrue`/`brfalse` (a Debug
+//    `if (a || b)`, whose final branch already counts it);
+//  - an exception filter's condition: in a filter block, the value before the
+//    closing `[stloc N; ldloc N;] ldc.i4.0; cgt.un; endfilter`.
+using BoolCall = std::function<bool(uint32_t call_token)>;
+std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall& returns_bool = {});
 
 // Stack effect of a call-family token, as for `call`: pops = number of
 // parameters + 1 when the signature has HASTHIS without EXPLICITTHIS, pushes =

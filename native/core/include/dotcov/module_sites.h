@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dotcov/data_file.h"
+#include "dotcov/metadata.h"
 #include "dotcov/module_filter.h"
 #include "dotcov/module_info.h"
 
@@ -19,10 +20,15 @@ ModuleIdentity IdentityOf(const ModuleSymbols& symbols);
 
 // Adds, for every method that has sites in *sites, one site per outcome of each
 // of its conditional branches and switches (kinds kBranchFallThrough and
-// kBranchTarget + i), decoding the bodies from the assembly file `image`; keeps
+// kBranchTarget + i) and two per condition computed into a value
+// (il::FindValueConditions: kValueFalse, kValueTrue), decoding the bodies from the assembly file `image`; keeps
 // *sites sorted by (token, IL offset, kind). Methods whose bodies do not decode
 // keep their sequence points only.
 void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites);
+
+// Whether the method a call token names (MethodDef or MemberRef of `md`) returns bool, read from its
+// signature (il::FindValueConditions counts such a call's result as a condition). False when unknown.
+bool ReturnsBool(const MetadataReader& md, uint32_t call_token);
 
 // Sorts sites by (token, IL offset, kind), the order the data file and the agent expect.
 void SortSites(std::vector<ProbeSite>* sites);

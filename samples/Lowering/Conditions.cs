@@ -1,0 +1,44 @@
+namespace Lowering;
+
+/// <summary>Conditions computed into a value, with no branch of their own in the IL (docs/branches.md,
+/// "Conditions computed into a value").</summary>
+public static class Conditions
+{
+    public static bool BothNegative(int x, int y)
+    { // @hit @count 3
+        bool b = x < 0 && y < 0; // @hit @count 3 @branches 3/4
+        return b; // @hit @count 3
+    } // @hit @count 3
+
+    public static bool NullOrEmpty(string? s)
+    { // @hit @count 2
+        var ok = s is null || s.Length == 0; // @hit @count 2 @branches 2/4
+        return ok; // @hit @count 2
+    } // @hit @count 2
+
+    public static bool Greater(int a, int b)
+    { // @hit
+        return a > b; // @hit
+    } // @hit
+
+    public static bool InRange(int x) => x is > 0 and < 10; // @hit @count 2 @branches 3/4
+
+    public static bool StartsAndEnds(string s) => s.StartsWith('a') && s.EndsWith('z'); // @hit @branches 2/4
+
+    public static int Code(Func<int> f)
+    { // @hit @count 2
+        try
+        { // @hit @count 2
+            return f(); // @hit @count 2
+        }
+        catch (CodedException e) when (e.Code == 3) // @hit @branches 1/2
+        { // @hit
+            return 3; // @hit
+        }
+    } // @hit @count 2 @also-release
+}
+
+public sealed class CodedException(int code) : Exception // @hit (the primary constructor)
+{
+    public int Code { get; } = code; // @hit
+}

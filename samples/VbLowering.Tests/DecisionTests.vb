@@ -1,0 +1,22 @@
+Imports Xunit
+Imports VbLowering
+
+' The lines and branches these tests reach are recorded by the marks in ../VbLowering/Decisions.vb.
+Public Class DecisionTests
+    <Fact>
+    Public Sub Select_case_arms()
+        Assert.Equal("one", Decisions.Name(1))
+        Assert.Equal("many", Decisions.Name(7))
+        Assert.Equal(1, Decisions.Color("red"))
+        Assert.Equal(2, Decisions.Color("green"))
+    End Sub
+
+    <Fact>
+    Public Sub If_elseif_and_short_circuits()
+        Assert.Equal(1, Decisions.Sign(5))
+        Assert.Equal(-1, Decisions.Sign(-5))
+        Assert.Equal(-1, Decisions.Sign(-6))
+        Assert.True(Decisions.Both(1, 1))
+        Assert.False(Decisions.Both(1, 0))
+    End Sub
+End Class
