@@ -94,7 +94,7 @@ def test_cli_prints_failures_and_exits_1(tmp_path, monkeypatch):
     asm = tmp_path / "A.dll"
     asm.write_bytes(b"")
 
-    def fake(path):
+    def fake(path, probe_styles):
         return {"managed": True, "methods": 3, "failures": [(0x06000002, "branch at IL offset 0x4 retargeted wrongly")]}
 
     monkeypatch.setattr(_native, "rewrite_check", fake)
