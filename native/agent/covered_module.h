@@ -11,6 +11,7 @@
 
 #include "clr_abi.h"
 #include "dotcov/data_file.h"
+#include "dotcov/rewrite_policy.h"
 
 namespace dotcov::agent {
 
@@ -25,22 +26,15 @@ struct CoveredModule {
   // false when the ReJIT request failed, so JITCompilationStarted rewrites them.
   std::atomic<bool> rejit{false};
   std::vector<ProbeSite> sites;  // sorted by (method token, IL offset)
-  // sites of method rid r are [method_first[r], method_first[r + 1]).
-  std::vector<uint32_t> method_first;
-  // Per method rid: the rewrite epoch once its IL is final (0 = not yet).
-  std::unique_ptr<std::atomic<uint64_t>[]> rewritten;
+  MethodSites methods;           // which sites each method has (rewrite_policy.h)
+  std::unique_ptr<FinalMethods> final_methods;  // per method: once its IL is final, the epoch
   std::mutex rewrite_mu;
 
-  uint32_t method_count() const { return method_first.empty() ? 0 : uint32_t(method_first.size() - 2); }
+  uint32_t method_count() const { return methods.method_count(); }
 
-  void Index(uint32_t methods) {
-    method_first.assign(methods + 2, 0);
-    size_t i = 0;
-    for (uint32_t rid = 0; rid <= methods + 1; ++rid) {
-      while (i < sites.size() && (sites[i].method_token & 0x00FFFFFF) < rid) ++i;
-      method_first[rid] = uint32_t(i);
-    }
-    rewritten = std::make_unique<std::atomic<uint64_t>[]>(methods + 2);
+  void Index(uint32_t method_rows) {
+    methods = MethodSites(sites, method_rows);
+    final_methods = std::make_unique<FinalMethods>(method_rows);
   }
 };
 

@@ -21,6 +21,7 @@
 #include "dotcov/module_filter.h"
 #include "dotcov/module_sites.h"
 #include "dotcov/process_filter.h"
+#include "dotcov/rewrite_policy.h"
 #include "dotcov/stress_sites.h"
 #include "dotcov/utf.h"
 
@@ -62,11 +63,8 @@ bool EndsWith(const std::string& s, const char* suffix) {
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
-// The JIT compilations in progress on this thread, innermost last, with the
-// epoch at which each started (see JITInlining). Plain TLS: no destructor.
-constexpr int kMaxJitDepth = 64;
-thread_local uint64_t t_jit_epochs[kMaxJitDepth];
-thread_local int t_jit_depth = 0;
+// The JIT compilations in progress on this thread (see JITInlining). Plain TLS: no destructor.
+constinit thread_local JitNesting t_jit;
 
 }  // namespace
 
@@ -241,8 +239,7 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
       why.c_str());
   std::vector<uint32_t> methods;
   if (rejit_) {
-    for (uint32_t rid = 1; rid <= m->method_count(); ++rid)
-      if (m->method_first[rid] < m->method_first[rid + 1]) methods.push_back(0x06000000 | rid);
+    methods = m->methods.MethodsToRejit();
     m->rejit = !methods.empty();
   }
   std::shared_ptr<CoveredModule> covered = m;
@@ -302,29 +299,16 @@ static clr::HRESULT SetRejitBody(clr::ICorProfilerFunctionControl* control, cons
 
 bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID function,
                                clr::ICorProfilerFunctionControl* control) {
-  uint32_t rid = token & 0x00FFFFFF;
-  if ((token & 0xFF000000) != 0x06000000 || rid == 0 || rid > m.method_count()) return true;  // not ours
-  if (m.rewritten[rid].load(std::memory_order_acquire)) return true;
+  uint32_t rid = m.methods.RidOf(token);
+  if (rid == 0) return true;  // not ours
+  if (m.final_methods->IsFinal(rid)) return true;
   std::lock_guard<std::mutex> lock(m.rewrite_mu);
-  if (m.rewritten[rid].load(std::memory_order_acquire)) return true;
-  uint32_t first = m.method_first[rid], end = m.method_first[rid + 1];
-  if (first < end) {
+  if (m.final_methods->IsFinal(rid)) return true;
+  if (m.methods.HasProbes(rid)) {
     const uint8_t* header = nullptr;
     clr::ULONG size = 0;
     clr::HRESULT hr = info_->GetILFunctionBody(m.id, token, &header, &size);
-    std::vector<std::pair<uint32_t, uint32_t>> probes;
-    std::vector<il::BranchProbe> branch_probes;
-    for (uint32_t i = first; i < end; ++i) {
-      const ProbeSite& s = m.sites[i];
-      uint32_t slot = m.slot_base + i;
-      if (s.kind == kSequencePoint) {
-        probes.emplace_back(s.il_offset, slot);
-      } else if (s.kind == kBranchFallThrough) {
-        branch_probes.push_back({s.il_offset, slot, {}});
-      } else if (!branch_probes.empty() && branch_probes.back().il_offset == s.il_offset) {
-        branch_probes.back().target_slots.push_back(slot);  // sites are sorted: targets follow in order
-      }
-    }
+    auto [probes, branch_probes] = ProbesOf(m.sites, m.methods.First(rid), m.methods.End(rid), m.slot_base);
     std::vector<uint8_t> body;
     std::vector<il::RefusedProbe> refused;
     std::vector<il::OffsetMapEntry> il_map;
@@ -372,7 +356,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
     RecordRewrite(m, token, failure, refused, probes, branch_probes);
   }
   // Final either way: the IL never changes again (OSR may swap bodies mid-method).
-  m.rewritten[rid].store(epoch_.fetch_add(1) + 1, std::memory_order_release);
+  m.final_methods->MarkFinal(rid, clock_.Tick());
   return true;
 }
 
@@ -442,8 +426,7 @@ void Profiler::RecordRewrite(CoveredModule& m, uint32_t token, const std::string
 }
 
 clr::HRESULT Profiler::JITCompilationStarted(clr::FunctionID function, clr::BOOL) {
-  if (t_jit_depth < kMaxJitDepth) t_jit_epochs[t_jit_depth] = epoch_.load(std::memory_order_acquire);
-  ++t_jit_depth;
+  t_jit.Enter(clock_.Now());
   clr::ClassID cls = 0;
   clr::ModuleID module = 0;
   clr::mdToken token = 0;
@@ -454,7 +437,7 @@ clr::HRESULT Profiler::JITCompilationStarted(clr::FunctionID function, clr::BOOL
 }
 
 clr::HRESULT Profiler::JITCompilationFinished(clr::FunctionID, clr::HRESULT, clr::BOOL) {
-  if (t_jit_depth > 0) --t_jit_depth;
+  t_jit.Leave();
   return clr::S_OK;
 }
 
@@ -486,21 +469,11 @@ clr::HRESULT Profiler::JITInlining(clr::FunctionID caller, clr::FunctionID calle
   if (info_->GetFunctionInfo(callee, &cls, &module, &token) != clr::S_OK) return clr::S_OK;
   auto m = Find(module);
   if (!m) return clr::S_OK;
-  uint32_t rid = token & 0x00FFFFFF;
-  if ((token & 0xFF000000) != 0x06000000 || rid == 0 || rid > m->method_count()) return clr::S_OK;
-  if (m->rejit.load(std::memory_order_acquire)) {
-    // The runtime blocks inlining of ReJIT'd methods (COR_PRF_REJIT_BLOCK_INLINING), whose
-    // original IL an inline would copy; say the same. Methods without probes inline freely.
-    if (m->method_first[rid] < m->method_first[rid + 1]) *should_inline = 0;
-    return clr::S_OK;
-  }
-  uint64_t done = m->rewritten[rid].load(std::memory_order_acquire);
-  // The JIT read the callee's IL after the caller's compilation started. Only
-  // IL that was final before then certainly has its probes; otherwise veto
-  // this inline (the callee is then called, and rewritten at its own JIT).
-  int depth = t_jit_depth;
-  uint64_t started = depth > 0 && depth <= kMaxJitDepth ? t_jit_epochs[depth - 1] : 0;
-  if (done == 0 || done > started) *should_inline = 0;
+  uint32_t rid = m->methods.RidOf(token);
+  if (rid == 0) return clr::S_OK;
+  InlineFacts facts{m->rejit.load(std::memory_order_acquire), m->methods.HasProbes(rid),
+                    m->final_methods->FinalEpoch(rid), t_jit.InnermostStart()};
+  if (!MayInline(facts)) *should_inline = 0;  // rewrite_policy.h says why
   return clr::S_OK;
 }
 

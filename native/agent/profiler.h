@@ -65,7 +65,7 @@ class Profiler final : public CallbackBase {
   ProbeHelper helper_;
   std::mutex data_file_mu_;  // one creation, even when modules load on several threads
   bool data_file_failed_ = false;
-  std::atomic<uint64_t> epoch_{1};
+  RewriteClock clock_;  // epochs at which methods' IL became final (rewrite_policy.h)
   std::string runtime_dir_;  // CoreLib's directory: the shared framework, never covered
 
   std::shared_mutex modules_mu_;
