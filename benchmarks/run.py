@@ -62,6 +62,9 @@ SUITES = {
     "all": ("All.sln", "largest (samples/All.sln: 3 test projects, C# and F#)"),
 }
 TOOLS = ["plain", "coverlet", "ms", "dotcov"]
+# dotcov variants --tools can add, each its settings: the JIT-time IL path instead of ReJIT versions, and the
+# helper-call probe design instead of inline increments.
+DOTCOV_VARIANTS = {"dotcov-jit": {"DOTCOV_REJIT": "0"}, "dotcov-call": {"DOTCOV_PROBE": "call"}}
 COVERLET_ADAPTER = Path.home() / ".nuget/packages/coverlet.collector/6.0.4/build/netstandard2.0"
 SAMPLE_PERIOD = 0.05
 
@@ -266,17 +269,20 @@ def tool_command(tool: str, target: str, config: str, work: Path) -> list[str]:
                        "--test-adapter-path", str(COVERLET_ADAPTER)]
     if tool == "ms":
         return test + ["--collect", "Code Coverage;Format=cobertura", "--results-directory", str(work / "out")]
-    if tool == "dotcov":
-        return [str(DOTCOV), "run", "--no-report", "--data-dir", str(work / "out"), "--"] + test
+    if tool == "dotcov" or tool in DOTCOV_VARIANTS:
+        settings = [f"{k}={v}" for k, v in DOTCOV_VARIANTS.get(tool, {}).items()]
+        return (["env", *settings] if settings else []) + [
+            str(DOTCOV), "run", "--no-report", "--data-dir", str(work / "out"), "--"] + test
     raise ValueError(tool)
 
 
-def run_suite(suite: str, config: str, runs: int, env: dict[str, str], scratch: Path, has_html: bool) -> dict:
+def run_suite(suite: str, config: str, runs: int, env: dict[str, str], scratch: Path, has_html: bool,
+              tools: list[str] = TOOLS) -> dict:
     target = SUITES[suite][0]
-    samples: dict[str, list[dict]] = {t: [] for t in TOOLS}
+    samples: dict[str, list[dict]] = {t: [] for t in tools}
     rounds = runs + 1  # round 0 is a warm-up, discarded
     for r in range(rounds):
-        order = TOOLS[r % len(TOOLS):] + TOOLS[:r % len(TOOLS)]
+        order = tools[r % len(tools):] + tools[:r % len(tools)]
         for tool in order:
             work = scratch / f"{suite}-{config}-{tool}-{r}"
             shutil.rmtree(work, ignore_errors=True)
@@ -285,7 +291,7 @@ def run_suite(suite: str, config: str, runs: int, env: dict[str, str], scratch: 
             if m["status"] != 0:
                 sys.exit(f"{suite}/{config}/{tool} failed with status {m['status']}; see {work / 'log.txt'}")
             m["data_bytes"] = tree_bytes(work / "out")
-            if tool == "dotcov":
+            if tool.startswith("dotcov"):
                 x = measure([str(DOTCOV), "xml", "--data-dir", str(work / "out"), "-o", str(work / "cov.xml")],
                             SAMPLES, env, work / "xml.txt")
                 if x["status"] != 0:
@@ -433,7 +439,7 @@ def markdown(doc: dict) -> str:
               "testhost CPU s | testhost peak RSS MiB | Δ RSS | data written | xml s | html s | load avg |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in doc["suites"]:
-        for tool in TOOLS:
+        for tool in s["summary"]:
             x = s["summary"][tool]
             lines.append("| {} | {} | {} | {} ({}) | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} |".format(
                 s["suite"], s["config"], tool,
@@ -480,7 +486,13 @@ def main() -> None:
                     + " (default: every suite in Debug, the CPU-bound one also in Release)")
     ap.add_argument("--no-writers", action="store_true", help="skip the synthetic report-writer timing")
     ap.add_argument("--output", type=Path, default=RESULTS / "latest.json")
+    ap.add_argument("--tools", default=",".join(TOOLS),
+                    help="comma-separated tools to compare, plain first (default: %(default)s; also "
+                    + ", ".join(DOTCOV_VARIANTS) + ")")
     args = ap.parse_args()
+    tools = [t for t in args.tools.split(",") if t]
+    if not tools or tools[0] != "plain" or any(t not in TOOLS and t not in DOTCOV_VARIANTS for t in tools):
+        ap.error("--tools: plain first, then any of " + ", ".join(TOOLS[1:] + list(DOTCOV_VARIANTS)))
     runs = 2 if args.quick else args.runs
     matrix = [tuple(p.split(":")) for p in args.matrix.split(",") if p]
     if not make_subreaper():
@@ -496,7 +508,7 @@ def main() -> None:
         for suite, config in matrix:
             build(SUITES[suite][0], config, env)
         for suite, config in matrix:
-            doc["suites"].append(run_suite(suite, config, runs, env, scratch, has_html))
+            doc["suites"].append(run_suite(suite, config, runs, env, scratch, has_html, tools))
         if not args.no_writers:
             print("timing the report writers on 1,000,000 synthetic points ...", file=sys.stderr)
             doc["writers"] = bench_writers(scratch)

@@ -22,6 +22,7 @@ AgentConfig AgentConfig::FromEnvironment() {
   c.inline_probes = Env("DOTCOV_PROBE") != "call";
   c.test_fail_rewrite = Env("DOTCOV_TEST_FAIL_REWRITE");
   c.rejit = Env("DOTCOV_REJIT") != "0";
+  c.test_stall_rejit = Env("DOTCOV_TEST_STALL_REJIT");
   return c;
 }
 

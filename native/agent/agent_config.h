@@ -26,6 +26,10 @@ struct AgentConfig {
   // loads, so reflection keeps seeing the original IL; DOTCOV_REJIT=0 sets it
   // with SetILFunctionBody at the first JIT instead (docs/architecture.md).
   bool rejit = true;
+  // DOTCOV_TEST_STALL_REJIT=<file name>: for tests only, the ReJIT request of
+  // the module so named is held back until its load stops waiting, to prove the
+  // JIT-time fallback still measures it exactly.
+  std::string test_stall_rejit;
 
   static AgentConfig FromEnvironment();
 };

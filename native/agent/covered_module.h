@@ -21,7 +21,7 @@ struct CoveredModule {
   uint32_t slot_base = 0;     // counter i of sites[] is slot_base + i
   ModuleRecordRef record;     // its record in the data file (per-method states)
   std::vector<uint32_t> fail_rewrite;  // method tokens of DOTCOV_TEST_FAIL_REWRITE
-  uint32_t helper_ref = 0;    // MemberRef to DotCov.Probes::Hit in this module
+  uint32_t helper_ref = 0;    // MemberRef to DotCov.Probes::Hit in this module (call probes only)
   // ReJIT mode: its methods' IL goes to their ReJIT versions (GetReJITParameters);
   // false when the ReJIT request failed, so JITCompilationStarted rewrites them.
   std::atomic<bool> rejit{false};

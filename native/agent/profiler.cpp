@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -30,6 +31,9 @@ namespace {
 
 // Address space for counters and module records; touched pages only cost memory.
 constexpr size_t kCounterCapacity = size_t(1) << 30;
+
+// How long a module load waits for its ReJIT request (normally milliseconds).
+constexpr std::chrono::milliseconds kRejitRequestBound{10000};
 
 std::vector<std::string> ReadCommandLine() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
@@ -80,6 +84,7 @@ clr::HRESULT Profiler::Initialize(clr::IUnknown* info_unknown) {
     return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
   InitLog(config_.log, config_.data_dir);
+  use_helper_ = NeedsCoreLibHelper({config_.inline_probes});
   Log("agent loaded: %s (%s)", Join(argv).c_str(), decision.reason.c_str());
   if (info_unknown->QueryInterface(clr::IID_ICorProfilerInfo5, reinterpret_cast<void**>(&info_)) != clr::S_OK) {
     Log("ICorProfilerInfo5 unavailable; declining");
@@ -149,7 +154,7 @@ clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT sta
     std::string fx = dir.substr(0, dir.rfind('/'));
     if (EndsWith(fx, "/shared/Microsoft.NETCore.App")) runtime_dir_ = fx.substr(0, fx.rfind('/'));
     std::string error;
-    if (!helper_.InjectIntoCoreLib(info_, module, writer_.base(), &error))
+    if (use_helper_ && !helper_.InjectIntoCoreLib(info_, module, writer_.base(), &error))
       Log("CoreLib helper injection failed, nothing will be covered: %s", error.c_str());
     return clr::S_OK;
   }
@@ -210,7 +215,7 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
     identity = IdentityOf(symbols);
     why = d.reason;
   }
-  if (!helper_.ready()) {
+  if (use_helper_ && !helper_.ready()) {
     Log("skip %s: the CoreLib helper is not available", path.c_str());
     return;
   }
@@ -220,7 +225,7 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   m->path = path;
   m->sites = std::move(sites);
   m->Index(method_count);
-  if (!helper_.ReferenceFrom(info_, module, &m->helper_ref, &error)) {
+  if (use_helper_ && !helper_.ReferenceFrom(info_, module, &m->helper_ref, &error)) {
     Log("skip %s: %s", path.c_str(), error.c_str());
     return;
   }
@@ -249,10 +254,16 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   }
   if (!methods.empty()) {
     // Before any method of the module runs, its ReJIT versions must be requested ("pre-ReJIT").
-    clr::HRESULT hr = rejit_requester_.Request(module, methods);
-    if (hr != clr::S_OK) {
+    // The wait is bounded: past it the module's methods are rewritten at their JIT instead.
+    bool stall = !config_.test_stall_rejit.empty() && EndsWith(path, ("/" + config_.test_stall_rejit).c_str());
+    RejitRequester::Outcome r = rejit_requester_.Request(module, methods, kRejitRequestBound, stall);
+    if (r.timed_out || r.hr != clr::S_OK) {
       covered->rejit = false;  // its methods are rewritten at their JIT instead
-      Log("ReJIT request for %s failed 0x%08x; rewriting at JIT time", path.c_str(), unsigned(hr));
+      if (r.timed_out)
+        Log("ReJIT request for %s not done after %lld ms; rewriting at JIT time", path.c_str(),
+            static_cast<long long>(kRejitRequestBound.count()));
+      else
+        Log("ReJIT request for %s failed 0x%08x; rewriting at JIT time", path.c_str(), unsigned(r.hr));
     }
   }
 }

@@ -63,6 +63,7 @@ class Profiler final : public CallbackBase {
   AgentConfig config_;
   DataFileWriter writer_;
   ProbeHelper helper_;
+  bool use_helper_ = false;  // DotCov.Probes injected into CoreLib (NeedsCoreLibHelper)
   std::mutex data_file_mu_;  // one creation, even when modules load on several threads
   bool data_file_failed_ = false;
   RewriteClock clock_;  // epochs at which methods' IL became final (rewrite_policy.h)

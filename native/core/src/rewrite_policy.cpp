@@ -45,4 +45,6 @@ bool MayInline(const InlineFacts& f) {
   return f.callee_final_epoch != 0 && f.callee_final_epoch <= f.caller_started;
 }
 
+bool NeedsCoreLibHelper(const ProbeDesign& design) { return !design.inline_probes; }
+
 }  // namespace dotcov

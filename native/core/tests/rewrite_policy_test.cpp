@@ -152,3 +152,9 @@ TEST(MayInline, EpochRuleOverARealSequence) {
 // The agent keeps one per thread as a plain thread_local: constant-initialised, no TLS constructor.
 constinit thread_local JitNesting t_constant_initialised;
 TEST(JitNesting, IsConstantInitialised) { EXPECT_EQ(t_constant_initialised.depth(), 0); }
+
+TEST(NeedsCoreLibHelper, OnlyCallProbesUseTheInjectedHelper) {
+  EXPECT_FALSE(NeedsCoreLibHelper({.inline_probes = true}));
+  EXPECT_TRUE(NeedsCoreLibHelper({.inline_probes = false}));
+  EXPECT_FALSE(NeedsCoreLibHelper(ProbeDesign{}));  // the default design injects nothing
+}

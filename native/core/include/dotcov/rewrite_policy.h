@@ -122,4 +122,16 @@ struct InlineFacts {
 //    otherwise the callee is called, and gets its probes at its own JIT.
 bool MayInline(const InlineFacts& facts);
 
+// The probe design the agent runs with, as far as CoreLib is concerned.
+struct ProbeDesign {
+  bool inline_probes = true;  // DOTCOV_PROBE: inline (default) or call
+};
+
+// Whether the agent injects its helper type DotCov.Probes (static Hit(int32))
+// into System.Private.CoreLib, and references it from every covered module:
+// only when a chosen probe calls it (the call style). Inline probes write their
+// counter themselves, so by default CoreLib and the covered modules' metadata
+// stay as shipped: reflection over CoreLib's types sees no extra one.
+bool NeedsCoreLibHelper(const ProbeDesign& design);
+
 }  // namespace dotcov
