@@ -22,6 +22,11 @@ FRAMEWORK_DIR="$(dotnet --list-runtimes |
 # call probes alone (docs/benchmarks.md), so no sampling.
 time .venv/bin/dotcov debug rewrite-check --probes all "$FRAMEWORK_DIR"
 
+echo "== rewrite-check over the SDK (Roslyn, MSBuild, F#, NuGet: ~915k methods, both probe styles; ~70 s CPU)"
+SDK_DIR="$(dotnet --list-sdks | sed -n 's/^\([^ ]*\) \[\(.*\)\]$/\2\/\1/p' | sort -V | tail -1)"
+[ -n "$SDK_DIR" ] && [ -d "$SDK_DIR" ] || { echo "test: no .NET SDK found" >&2; exit 1; }
+time .venv/bin/dotcov debug rewrite-check --probes all "$SDK_DIR"
+
 echo "== Python and end-to-end (pytest)"
 .venv/bin/python -m pytest -q "$@"
 
