@@ -63,8 +63,11 @@ SUITES = {
     "bench": ("Bench.Tests", "CPU-bound (samples/Bench.Tests: ~1.5e9 sequence-point hits)"),
     "all": ("All.sln", "largest (samples/All.sln: 3 test projects, C# and F#)"),
 }
-TOOLS = ["plain", "coverlet", "ms", "dotcov", "dotcov-ctx"]
-DEFAULT_TOOLS = "plain,coverlet,ms,dotcov"
+TOOLS = ["plain", "coverlet", "ms", "dotcov"]
+# dotcov variants --tools can add, each its settings (environment, and arguments of `dotcov run`): the JIT-time IL
+# path instead of ReJIT versions, the helper-call probe design instead of inline increments, per-test contexts.
+DOTCOV_VARIANTS = {"dotcov-jit": ({"DOTCOV_REJIT": "0"}, []), "dotcov-call": ({"DOTCOV_PROBE": "call"}, []),
+                   "dotcov-ctx": ({}, ["--contexts", "test"])}
 COVERLET_ADAPTER = Path.home() / ".nuget/packages/coverlet.collector/6.0.4/build/netstandard2.0"
 SAMPLE_PERIOD = 0.05
 
@@ -269,15 +272,16 @@ def tool_command(tool: str, target: str, config: str, work: Path) -> list[str]:
                        "--test-adapter-path", str(COVERLET_ADAPTER)]
     if tool == "ms":
         return test + ["--collect", "Code Coverage;Format=cobertura", "--results-directory", str(work / "out")]
-    if tool == "dotcov":
-        return [str(DOTCOV), "run", "--no-report", "--data-dir", str(work / "out"), "--"] + test
-    if tool == "dotcov-ctx":
-        return [str(DOTCOV), "run", "--contexts", "test", "--no-report", "--data-dir", str(work / "out"), "--"] + test
+    if tool == "dotcov" or tool in DOTCOV_VARIANTS:
+        env_settings, run_args = DOTCOV_VARIANTS.get(tool, ({}, []))
+        settings = [f"{k}={v}" for k, v in env_settings.items()]
+        return (["env", *settings] if settings else []) + [
+            str(DOTCOV), "run", *run_args, "--no-report", "--data-dir", str(work / "out"), "--"] + test
     raise ValueError(tool)
 
 
 def run_suite(suite: str, config: str, runs: int, env: dict[str, str], scratch: Path, has_html: bool,
-              tools: list[str] = TOOLS[:4]) -> dict:
+              tools: list[str] = TOOLS) -> dict:
     target = SUITES[suite][0]
     samples: dict[str, list[dict]] = {t: [] for t in tools}
     rounds = runs + 1  # round 0 is a warm-up, discarded
@@ -485,15 +489,16 @@ def main() -> None:
     ap.add_argument("--matrix", default="calc:Debug,bench:Debug,all:Debug,bench:Release",
                     help="comma-separated SUITE:CONFIG pairs, suites: " + ",".join(SUITES)
                     + " (default: every suite in Debug, the CPU-bound one also in Release)")
-    ap.add_argument("--tools", default=DEFAULT_TOOLS,
-                    help=f"comma-separated tools to compare, plain first (default {DEFAULT_TOOLS}; also dotcov-ctx)")
     ap.add_argument("--no-writers", action="store_true", help="skip the synthetic report-writer timing")
     ap.add_argument("--output", type=Path, default=RESULTS / "latest.json")
+    ap.add_argument("--tools", default=",".join(TOOLS),
+                    help="comma-separated tools to compare, plain first (default: %(default)s; also "
+                    + ", ".join(DOTCOV_VARIANTS) + ")")
     args = ap.parse_args()
-    runs = 2 if args.quick else args.runs
     tools = [t for t in args.tools.split(",") if t]
-    if tools[:1] != ["plain"] or any(t not in TOOLS for t in tools):
-        sys.exit(f"--tools: plain first, then any of {', '.join(TOOLS[1:])}")
+    if not tools or tools[0] != "plain" or any(t not in TOOLS and t not in DOTCOV_VARIANTS for t in tools):
+        ap.error("--tools: plain first, then any of " + ", ".join(TOOLS[1:] + list(DOTCOV_VARIANTS)))
+    runs = 2 if args.quick else args.runs
     matrix = [tuple(p.split(":")) for p in args.matrix.split(",") if p]
     if not make_subreaper():
         print("warning: could not become a child subreaper; orphaned processes' CPU time is not counted",

@@ -10,7 +10,10 @@ boundary moved to the start of the probes in front of its instruction. With
 branch-outcome probes (il_find_branches / il_insert_probes(branch_probes=...))
 it also follows each outcome of every instrumented branch through the rewritten
 code and checks that exactly that outcome's probe runs before the original
-successor or target is reached.
+successor or target is reached. Every rewrite is checked in each probe style
+(the inline increment, the agent's default, and the helper call) and against
+the IL offset map it returns: one entry per original instruction at the start
+of its group, every rewritten offset translating back to its instruction.
 """
 
 from __future__ import annotations
@@ -43,6 +46,11 @@ CATCH, FILTER, FINALLY, FAULT = 0, 1, 2, 4
 
 COND1 = [0x2C, 0x2D]  # brfalse.s, brtrue.s (pop 1)
 COND2 = list(range(0x2E, 0x38))  # beq.s ... blt.un.s (pop 2)
+
+COUNTERS = 0x7F0000001000  # inline style: counter of slot s at COUNTERS + 8 * s
+LDC_I8 = 0x21
+INLINE_TAIL = [0xE0, DUP, 0x4C, 0x17, 0x6A, 0x58, 0x55]  # conv.u dup ldind.i8 ldc.i4.1 conv.i8 add stind.i8
+STYLES = ("inline", "call")
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -316,7 +324,31 @@ def bodies_with_probes(draw):
     return body, probes
 
 
-def _walk(new, by_offset, start: int, stop: int) -> list[int]:
+def insert(body: bytes, probes, style: str, branch_probes=(), il_map=False):
+    """il_insert_probes in `style`."""
+    return _native.il_insert_probes(body, probes, HELPER, branch_probes=list(branch_probes),
+                                    counters_base=COUNTERS if style == "inline" else 0, il_map=il_map)
+
+
+def _probe_slot(ins, k: int, style: str):
+    """(slot, length) of the counter probe at ins[k] in `style`, or None."""
+    if style == "call":
+        if ins[k][1] == LDC_I4 and k + 1 < len(ins) and ins[k + 1][1:] == (CALL, HELPER):
+            return ins[k][2], 2
+        return None
+    if ins[k][1] != LDC_I8 or [i[1] for i in ins[k + 1:k + 8]] != INLINE_TAIL:
+        return None
+    slot, rest = divmod(ins[k][2] - COUNTERS, 8)
+    return (slot, 8) if rest == 0 and slot >= 0 else None
+
+
+def _expect_probe(ins, j: int, slot: int, style: str) -> int:
+    found = _probe_slot(ins, j, style)
+    assert found is not None and found[0] == slot, (ins[j], slot, style)
+    return found[1]
+
+
+def _walk(new, by_offset, start: int, stop: int, style: str) -> list[int]:
     """Slots of the counter probes executed going from `start` to `stop` through
     probes and unconditional `br`s only (anything else fails)."""
     ins, slots, pc = new["instructions"], [], start
@@ -325,9 +357,10 @@ def _walk(new, by_offset, start: int, stop: int) -> list[int]:
             return slots
         k = by_offset[pc]
         _, opcode, operand = ins[k]
-        if opcode == LDC_I4 and k + 1 < len(ins) and ins[k + 1][1:] == (CALL, HELPER):
-            slots.append(operand)
-            pc = ins[k + 2][0] if k + 2 < len(ins) else new["code_size"]
+        probe = _probe_slot(ins, k, style)
+        if probe is not None:
+            slots.append(probe[0])
+            pc = ins[k + probe[1]][0] if k + probe[1] < len(ins) else new["code_size"]
         elif opcode in (0x2B, 0x38):  # br.s, br
             pc = operand
         else:
@@ -335,18 +368,18 @@ def _walk(new, by_offset, start: int, stop: int) -> list[int]:
     raise AssertionError(f"walk from {start} loops")
 
 
-def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=()) -> None:
-    """Rewrites with before-probes and branch-outcome probes, then checks that the
-    result verifies, is the original plus the probes (each instrumented branch
-    followed by <F>; br, then <Tk>; br per target), that each outcome of an
-    instrumented branch runs exactly its own probe on the way to the original
-    successor/target, and that everything else maps to the probe starts."""
+def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=(), style: str = "call") -> None:
+    """Rewrites with before-probes and branch-outcome probes in `style`, then
+    checks that the result verifies, is the original plus the probes (each
+    instrumented branch followed by <F>; br, then <Tk>; br per target), that each
+    outcome of an instrumented branch runs exactly its own probe on the way to
+    the original successor/target, that everything else maps to the probe
+    starts, and that the IL offset map translates every rewritten offset back to
+    the original instruction whose group (probes, itself, outcome blocks) holds it."""
     orig = _native.il_decode(body)
     _native.il_verify(body, 0, CALLS)  # the generator makes valid bodies
-    if branch_probes:
-        new_body = _native.il_insert_probes(body, probes, HELPER, branch_probes=list(branch_probes))
-    else:
-        new_body = _native.il_insert_probes(body, probes, HELPER)
+    new_body, il_map = insert(body, probes, style, branch_probes, il_map=True)
+    assert new_body == insert(body, probes, style, branch_probes)
     new = _native.il_decode(new_body)
     _native.il_verify(new_body, 0, CALLS)
 
@@ -355,14 +388,12 @@ def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=()) 
         by_offset[offset].append(slot)
     branches = {offset: (fall, list(targets)) for offset, fall, targets in branch_probes}
     new_ins = new["instructions"]
-    label, pairs, blocks, j = {}, [], {}, 0
+    label, pairs, blocks, owner, j = {}, [], {}, {}, 0
     for ins in orig["instructions"]:
-        start = None
+        start, group = None, j
         for slot in by_offset.get(ins[0], []):
-            assert new_ins[j][1:] == (LDC_I4, slot), (new_ins[j], slot)
-            assert new_ins[j + 1][1:] == (CALL, HELPER)
             start = new_ins[j][0] if start is None else start
-            j += 2
+            j += _expect_probe(new_ins, j, slot, style)
         assert new_ins[j][1] == ins[1] or new_ins[j][1] == SHORT_TO_LONG.get(ins[1]), (ins, new_ins[j])
         label[ins[0]] = new_ins[j][0] if start is None else start
         pairs.append((ins, new_ins[j], j))
@@ -371,12 +402,17 @@ def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=()) 
             fall, targets = branches[ins[0]]
             begin = new_ins[j][0]
             for slot in [fall] + targets:  # <probe>; br
-                assert new_ins[j][1:] == (LDC_I4, slot), (new_ins[j], slot)
-                assert new_ins[j + 1][1:] == (CALL, HELPER)
-                assert new_ins[j + 2][1] in (0x2B, 0x38)
-                j += 3
-            blocks[ins[0]] = (begin, new_ins[j][0])
+                j += _expect_probe(new_ins, j, slot, style)
+                assert new_ins[j][1] in (0x2B, 0x38)
+                j += 1
+            blocks[ins[0]] = (begin, new_ins[j][0] if j < len(new_ins) else new["code_size"])
+        owner.update((new_ins[k][0], ins[0]) for k in range(group, j))
     assert j == len(new_ins), "extra instructions in the rewritten body"
+
+    # The IL offset map, as the runtime reads it for stack traces and stepping.
+    assert il_map == [(ins[0], label[ins[0]]) for ins in orig["instructions"]]
+    for new_offset, old_offset in owner.items():
+        assert _native.il_translate_to_original(il_map, new_offset) == old_offset, (new_offset, old_offset)
 
     index = {ins[0]: k for k, ins in enumerate(new_ins)}
     orig_ins = orig["instructions"]
@@ -384,14 +420,14 @@ def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=()) 
         if offset in branches:
             fall, targets = branches[offset]
             # Fall-through: exactly F, then the original next instruction (its probes).
-            assert _walk(new, index, new_ins[k + 1][0], label[orig_ins[n + 1][0]]) == [fall]
+            assert _walk(new, index, new_ins[k + 1][0], label[orig_ins[n + 1][0]], style) == [fall]
             old_targets = operand if opcode == SWITCH else [operand]
             new_targets = new_operand if opcode == SWITCH else [new_operand]
             assert len(old_targets) == len(targets)
             for old, entry, slot in zip(old_targets, new_targets, targets):
                 begin, end = blocks[offset]
                 assert begin <= entry < end
-                assert _walk(new, index, entry, label[old]) == [slot]
+                assert _walk(new, index, entry, label[old], style) == [slot]
         elif opcode in BRANCHES:
             assert new_operand == label[operand]
         elif opcode == SWITCH:
@@ -412,29 +448,34 @@ def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=()) 
                 assert (nts <= o < nts + ntl) == (ts <= offset < ts + tl)
                 assert (nhs <= o < nhs + nhl) == (hs <= offset < hs + hl)
 
-    assert new["max_stack"] == orig["max_stack"] + (1 if probes or branch_probes else 0)
+    probe_stack = 3 if style == "inline" else 1  # ldc.i8 addr; dup; ldind.i8 ... / ldc.i4 slot
+    assert new["max_stack"] == orig["max_stack"] + (probe_stack if probes or branch_probes else 0)
     assert new["local_var_sig_token"] == orig["local_var_sig_token"]
     assert new["init_locals"] == orig["init_locals"]
 
 
+@pytest.mark.parametrize("style", STYLES)
 @SETTINGS
 @given(bodies_with_probes())
-def test_probes_preserve_the_method(case):
+def test_probes_preserve_the_method(style, case):
     body, probes = case
-    check_rewrite(body, probes)
+    check_rewrite(body, probes, style=style)
 
 
+@pytest.mark.parametrize("style", STYLES)
 @SETTINGS
 @given(method_bodies())
-def test_probe_everywhere_and_unchanged_reencoding(body):
-    assert _native.il_insert_probes(body, [], HELPER) == body
+def test_probe_everywhere_and_unchanged_reencoding(style, body):
+    assert insert(body, [], style) == body
+    assert insert(body, [], style, il_map=True)[1] == [(ins[0], ins[0]) for ins in _native.il_decode(body)["instructions"]]
     legal = _legal_offsets(_native.il_decode(body)["instructions"])
-    check_rewrite(body, [(offset, slot) for slot, offset in enumerate(legal)])
+    check_rewrite(body, [(offset, slot) for slot, offset in enumerate(legal)], style=style)
 
 
+@pytest.mark.parametrize("style", STYLES)
 @SETTINGS
 @given(method_bodies(), st.data())
-def test_illegal_offsets_are_rejected(body, data):
+def test_illegal_offsets_are_rejected(style, body, data):
     decoded = _native.il_decode(body)
     instructions = decoded["instructions"]
     legal = set(_legal_offsets(instructions))
@@ -445,7 +486,7 @@ def test_illegal_offsets_are_rejected(body, data):
     offset = data.draw(st.sampled_from(illegal))
     probes = [(o, i) for i, o in enumerate(sorted(legal))][:3] + [(offset, 99)]
     with pytest.raises(ValueError) as e:
-        _native.il_insert_probes(body, probes, HELPER)
+        insert(body, probes, style)
     message = str(e.value)
     if offset not in boundaries:
         assert "not an instruction boundary" in message
@@ -476,41 +517,44 @@ def bodies_with_branch_probes(draw):
     return body, probes, branch_probes
 
 
+@pytest.mark.parametrize("style", STYLES)
 @SETTINGS
 @given(bodies_with_branch_probes())
-def test_branch_outcome_probes(case):
+def test_branch_outcome_probes(style, case):
     body, probes, branch_probes = case
-    check_rewrite(body, probes, branch_probes)
+    check_rewrite(body, probes, branch_probes, style)
 
 
+@pytest.mark.parametrize("style", STYLES)
 @SETTINGS
 @given(method_bodies())
-def test_every_branch_with_probes_everywhere(body):
+def test_every_branch_with_probes_everywhere(style, body):
     instructions = _native.il_decode(body)["instructions"]
     sites = _native.il_find_branches(body)
     assert sites == _expected_branches(instructions)
     legal = _legal_offsets(instructions)
     branch_probes = [(offset, 5000 + 100 * i, [5001 + 100 * i + k for k in range(count)])
                      for i, (offset, count) in enumerate(sites)]
-    check_rewrite(body, [(offset, slot) for slot, offset in enumerate(legal)], branch_probes)
+    check_rewrite(body, [(offset, slot) for slot, offset in enumerate(legal)], branch_probes, style)
 
 
+@pytest.mark.parametrize("style", STYLES)
 @SETTINGS
 @given(method_bodies(), st.data())
-def test_bad_branch_probes_are_rejected(body, data):
+def test_bad_branch_probes_are_rejected(style, body, data):
     instructions = _native.il_decode(body)["instructions"]
     sites = dict(_native.il_find_branches(body))
     others = [ins[0] for ins in instructions if ins[0] not in sites]
     if others:
         offset = data.draw(st.sampled_from(others))
         with pytest.raises(ValueError, match="not a conditional branch|prefix|last instruction"):
-            _native.il_insert_probes(body, [], HELPER, branch_probes=[(offset, 1, [2])])
+            insert(body, [], style, [(offset, 1, [2])])
     if sites:
         offset, count = data.draw(st.sampled_from(sorted(sites.items())))
         with pytest.raises(ValueError, match="targets"):
-            _native.il_insert_probes(body, [], HELPER, branch_probes=[(offset, 1, list(range(count + 1)))])
+            insert(body, [], style, [(offset, 1, list(range(count + 1)))])
         with pytest.raises(ValueError, match="already instrumented"):
-            _native.il_insert_probes(body, [], HELPER, branch_probes=[(offset, 1, [2] * count)] * 2)
+            insert(body, [], style, [(offset, 1, [2] * count)] * 2)
 
 
 def test_branch_probe_layout():
@@ -523,7 +567,24 @@ def test_branch_probe_layout():
     assert [o for o, _ in ops] == [0x02, 0x2D, LDC_I4, CALL, 0x2B, LDC_I4, CALL, 0x2B, NOP, RET]
     assert ops[1][1] == offsets[5] and ops[4][1] == offsets[8] and ops[7][1] == offsets[9]
     assert (ops[2][1], ops[5][1]) == (7, 8)
-    check_rewrite(body, [(1, 1), (3, 2), (4, 3)], [(1, 7, [8])])
+    for style in STYLES:
+        check_rewrite(body, [(1, 1), (3, 2), (4, 3)], [(1, 7, [8])], style)
+
+
+def test_inline_branch_probe_layout_and_map():
+    # ldarg.0; brtrue.s L; nop; L: ret -- inline style, with the IL map.
+    body = bytes([0x2 | (5 << 2), 0x02, 0x2D, 0x01, NOP, RET])
+    new_body, il_map = insert(body, [], "inline", [(1, 7, [8])], il_map=True)
+    new = _native.il_decode(new_body)
+    ops = [opcode for _, opcode, _ in new["instructions"]]
+    increment = [LDC_I8] + INLINE_TAIL
+    assert ops == [0x02, 0x2D] + increment + [0x2B] + increment + [0x2B, NOP, RET]
+    assert new["instructions"][2][2] == COUNTERS + 8 * 7 and new["instructions"][11][2] == COUNTERS + 8 * 8
+    nop_at, ret_at = new["instructions"][-2][0], new["instructions"][-1][0]
+    assert il_map == [(0, 0), (1, 1), (3, nop_at), (4, ret_at)]
+    # Both outcome blocks translate back to the branch.
+    for offset, _, _ in new["instructions"][2:-2]:
+        assert _native.il_translate_to_original(il_map, offset) == 1
 
 
 def test_widening_of_a_short_branch_over_probes():
@@ -531,9 +592,10 @@ def test_widening_of_a_short_branch_over_probes():
     code = bytes([0x2B, 100]) + bytes(100) + bytes([RET])
     body = struct.pack("<HHII", 0x3003, 1, len(code), 0) + code
     probes = [(2 + i, i) for i in range(100)]
-    check_rewrite(body, probes)
-    new = _native.il_decode(_native.il_insert_probes(body, probes, HELPER))
-    assert new["instructions"][0][1] == 0x38
+    for style in STYLES:
+        check_rewrite(body, probes, style=style)
+        new = _native.il_decode(insert(body, probes, style))
+        assert new["instructions"][0][1] == 0x38
 
 
 def test_bad_bodies_raise_value_error():

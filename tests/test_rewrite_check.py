@@ -94,7 +94,7 @@ def test_cli_prints_failures_and_exits_1(tmp_path, monkeypatch):
     asm = tmp_path / "A.dll"
     asm.write_bytes(b"")
 
-    def fake(path):
+    def fake(path, probe_styles):
         return {"managed": True, "methods": 3, "failures": [(0x06000002, "branch at IL offset 0x4 retargeted wrongly")]}
 
     monkeypatch.setattr(_native, "rewrite_check", fake)
@@ -105,3 +105,36 @@ def test_cli_prints_failures_and_exits_1(tmp_path, monkeypatch):
         "1 assemblies checked, 0 non-managed files skipped, 0 unreadable",
         "3 methods, 1 failures",
     ]
+
+
+def test_each_probe_style_alone_and_both():
+    path = str(DATA / "portable" / "Sample.dll")
+    both = _native.rewrite_check(path)
+    for style in ("inline", "call"):
+        one = _native.rewrite_check(path, [style])
+        assert one["failures"] == [] and one["methods"] == both["methods"]
+        assert one["branches"] == both["branches"]  # counted once, whatever the number of styles
+    with pytest.raises(ValueError, match="unknown probe style"):
+        _native.rewrite_check(path, ["jump"])
+    with pytest.raises(ValueError, match="no probe style"):
+        _native.rewrite_check(path, [])
+
+
+def test_cli_probe_option_chooses_the_styles(tmp_path, monkeypatch):
+    asm = tmp_path / "A.dll"
+    asm.write_bytes(b"")
+    seen = []
+
+    def fake(path, probe_styles):
+        seen.append(list(probe_styles))
+        return {"managed": True, "methods": 1, "failures": []}
+
+    monkeypatch.setattr(_native, "rewrite_check", fake)
+    for option, styles in ((["--probes", "inline"], ["inline"]), (["--probes", "call"], ["call"]),
+                           ([], ["inline", "call"])):
+        seen.clear()
+        r = CliRunner(mix_stderr=False).invoke(cli, ["debug", "rewrite-check", *option, str(asm)])
+        assert r.exit_code == 0, r.output
+        assert seen == [styles]
+    r = CliRunner(mix_stderr=False).invoke(cli, ["debug", "rewrite-check", "--probes", "jump", str(asm)])
+    assert r.exit_code == 2

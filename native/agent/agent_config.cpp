@@ -23,6 +23,7 @@ AgentConfig AgentConfig::FromEnvironment() {
   c.test_fail_rewrite = Env("DOTCOV_TEST_FAIL_REWRITE");
   c.rejit = Env("DOTCOV_REJIT") != "0";
   c.contexts = Env("DOTCOV_CONTEXTS") == "test";
+  c.test_stall_rejit = Env("DOTCOV_TEST_STALL_REJIT");
   return c;
 }
 

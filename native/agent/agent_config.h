@@ -29,6 +29,10 @@ struct AgentConfig {
   // DOTCOV_CONTEXTS=test: per-test contexts (docs/architecture.md, "Per-test
   // contexts"): test methods are wrapped and probes record which test ran them.
   bool contexts = false;
+  // DOTCOV_TEST_STALL_REJIT=<file name>: for tests only, the ReJIT request of
+  // the module so named is held back until its load stops waiting, to prove the
+  // JIT-time fallback still measures it exactly.
+  std::string test_stall_rejit;
 
   static AgentConfig FromEnvironment();
 };

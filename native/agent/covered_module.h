@@ -13,6 +13,7 @@
 #include "clr_abi.h"
 #include "dotcov/data_file.h"
 #include "dotcov/test_methods.h"
+#include "dotcov/rewrite_policy.h"
 
 namespace dotcov::agent {
 
@@ -22,7 +23,6 @@ struct CoveredModule {
   uint32_t slot_base = 0;     // counter i of sites[] is slot_base + i
   ModuleRecordRef record;     // its record in the data file (per-method states)
   std::vector<uint32_t> fail_rewrite;  // method tokens of DOTCOV_TEST_FAIL_REWRITE
-  uint32_t helper_ref = 0;    // MemberRef to DotCov.Probes::Hit in this module
   bool has_record = true;     // false: a test module loaded only for its test methods' contexts
   // Per-test contexts: MemberRefs to DotCov.Probes HitCtx/Enter/Exit (0 when contexts are off),
   // the module's test methods and, per test, its extended locals signature token (0: not wrapped).
@@ -36,26 +36,20 @@ struct CoveredModule {
     *locals_token = test_locals[it->second];
     return &tests[it->second];
   }
+  uint32_t helper_ref = 0;    // MemberRef to DotCov.Probes::Hit in this module (call probes only)
   // ReJIT mode: its methods' IL goes to their ReJIT versions (GetReJITParameters);
   // false when the ReJIT request failed, so JITCompilationStarted rewrites them.
   std::atomic<bool> rejit{false};
   std::vector<ProbeSite> sites;  // sorted by (method token, IL offset)
-  // sites of method rid r are [method_first[r], method_first[r + 1]).
-  std::vector<uint32_t> method_first;
-  // Per method rid: the rewrite epoch once its IL is final (0 = not yet).
-  std::unique_ptr<std::atomic<uint64_t>[]> rewritten;
+  MethodSites methods;           // which sites each method has (rewrite_policy.h)
+  std::unique_ptr<FinalMethods> final_methods;  // per method: once its IL is final, the epoch
   std::mutex rewrite_mu;
 
-  uint32_t method_count() const { return method_first.empty() ? 0 : uint32_t(method_first.size() - 2); }
+  uint32_t method_count() const { return methods.method_count(); }
 
-  void Index(uint32_t methods) {
-    method_first.assign(methods + 2, 0);
-    size_t i = 0;
-    for (uint32_t rid = 0; rid <= methods + 1; ++rid) {
-      while (i < sites.size() && (sites[i].method_token & 0x00FFFFFF) < rid) ++i;
-      method_first[rid] = uint32_t(i);
-    }
-    rewritten = std::make_unique<std::atomic<uint64_t>[]>(methods + 2);
+  void Index(uint32_t method_rows) {
+    methods = MethodSites(sites, method_rows);
+    final_methods = std::make_unique<FinalMethods>(method_rows);
   }
 };
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -21,6 +22,7 @@
 #include "dotcov/module_filter.h"
 #include "dotcov/module_sites.h"
 #include "dotcov/process_filter.h"
+#include "dotcov/rewrite_policy.h"
 #include "dotcov/stress_sites.h"
 #include "dotcov/test_methods.h"
 #include "dotcov/utf.h"
@@ -30,6 +32,9 @@ namespace {
 
 // Address space for counters and module records; touched pages only cost memory.
 constexpr size_t kCounterCapacity = size_t(1) << 30;
+
+// How long a module load waits for its ReJIT request (normally milliseconds).
+constexpr std::chrono::milliseconds kRejitRequestBound{10000};
 
 std::vector<std::string> ReadCommandLine() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
@@ -63,11 +68,8 @@ bool EndsWith(const std::string& s, const char* suffix) {
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
-// The JIT compilations in progress on this thread, innermost last, with the
-// epoch at which each started (see JITInlining). Plain TLS: no destructor.
-constexpr int kMaxJitDepth = 64;
-thread_local uint64_t t_jit_epochs[kMaxJitDepth];
-thread_local int t_jit_depth = 0;
+// The JIT compilations in progress on this thread (see JITInlining). Plain TLS: no destructor.
+constinit thread_local JitNesting t_jit;
 
 }  // namespace
 
@@ -83,6 +85,7 @@ clr::HRESULT Profiler::Initialize(clr::IUnknown* info_unknown) {
     return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
   InitLog(config_.log, config_.data_dir);
+  use_helper_ = NeedsCoreLibHelper({config_.inline_probes, config_.contexts});
   Log("agent loaded: %s (%s)", Join(argv).c_str(), decision.reason.c_str());
   if (info_unknown->QueryInterface(clr::IID_ICorProfilerInfo5, reinterpret_cast<void**>(&info_)) != clr::S_OK) {
     Log("ICorProfilerInfo5 unavailable; declining");
@@ -156,7 +159,7 @@ clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT sta
     std::string fx = dir.substr(0, dir.rfind('/'));
     if (EndsWith(fx, "/shared/Microsoft.NETCore.App")) runtime_dir_ = fx.substr(0, fx.rfind('/'));
     std::string error;
-    if (!helper_.InjectIntoCoreLib(info_, module, writer_.base(), &error))
+    if (use_helper_ && !helper_.InjectIntoCoreLib(info_, module, writer_.base(), &error))
       Log("CoreLib helper injection failed, nothing will be covered: %s", error.c_str());
     else if (config_.contexts && !helper_.InjectContexts(info_, module, writer_.base(), contexts_.last_context(),
                                                          &ContextRecorder::Record, &error))
@@ -226,7 +229,7 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
     identity = IdentityOf(symbols);
     why = d.reason;
   }
-  if (!helper_.ready()) {
+  if (use_helper_ && !helper_.ready()) {
     Log("skip %s: the CoreLib helper is not available", path.c_str());
     return;
   }
@@ -237,7 +240,7 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   m->sites = std::move(sites);
   m->Index(method_count);
   ProbeHelper::Refs refs;
-  if (!helper_.ReferenceFrom(info_, module, &refs, &error)) {
+  if (use_helper_ && !helper_.ReferenceFrom(info_, module, &refs, &error)) {
     Log("skip %s: %s", path.c_str(), error.c_str());
     return;
   }
@@ -264,8 +267,9 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
       why.c_str());
   std::vector<uint32_t> methods;
   if (rejit_) {
-    for (uint32_t rid = 1; rid <= m->method_count(); ++rid)
-      if (m->method_first[rid] < m->method_first[rid + 1] || m->test_index.count(rid)) methods.push_back(0x06000000 | rid);
+    methods = m->methods.MethodsToRejit();
+    for (const auto& [rid, index] : m->test_index)
+      if (!m->methods.HasProbes(rid)) methods.push_back(0x06000000 | rid);
     m->rejit = !methods.empty();
   }
   std::shared_ptr<CoveredModule> covered = m;
@@ -275,10 +279,16 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   }
   if (!methods.empty()) {
     // Before any method of the module runs, its ReJIT versions must be requested ("pre-ReJIT").
-    clr::HRESULT hr = rejit_requester_.Request(module, methods);
-    if (hr != clr::S_OK) {
+    // The wait is bounded: past it the module's methods are rewritten at their JIT instead.
+    bool stall = !config_.test_stall_rejit.empty() && EndsWith(path, ("/" + config_.test_stall_rejit).c_str());
+    RejitRequester::Outcome r = rejit_requester_.Request(module, methods, kRejitRequestBound, stall);
+    if (r.timed_out || r.hr != clr::S_OK) {
       covered->rejit = false;  // its methods are rewritten at their JIT instead
-      Log("ReJIT request for %s failed 0x%08x; rewriting at JIT time", path.c_str(), unsigned(hr));
+      if (r.timed_out)
+        Log("ReJIT request for %s not done after %lld ms; rewriting at JIT time", path.c_str(),
+            static_cast<long long>(kRejitRequestBound.count()));
+      else
+        Log("ReJIT request for %s failed 0x%08x; rewriting at JIT time", path.c_str(), unsigned(r.hr));
     }
   }
 }
@@ -349,9 +359,13 @@ void Profiler::ConsiderTestModule(clr::ModuleID module, const std::string& path)
     std::unique_lock lock(modules_mu_);
     modules_[module] = std::move(m);
   }
-  if (rejit_ && rejit_requester_.Request(module, methods) != clr::S_OK) {
-    covered->rejit = false;
-    Log("ReJIT request for %s failed; wrapping its tests at JIT time", path.c_str());
+  if (rejit_) {
+    RejitRequester::Outcome r = rejit_requester_.Request(module, methods, kRejitRequestBound, false);
+    if (r.timed_out || r.hr != clr::S_OK) {
+      covered->rejit = false;
+      Log("ReJIT request for %s %s; wrapping its tests at JIT time", path.c_str(),
+          r.timed_out ? "not done in time" : "failed");
+    }
   }
 }
 
@@ -397,12 +411,12 @@ static clr::HRESULT SetRejitBody(clr::ICorProfilerFunctionControl* control, cons
 
 bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID function,
                                clr::ICorProfilerFunctionControl* control) {
-  uint32_t rid = token & 0x00FFFFFF;
-  if ((token & 0xFF000000) != 0x06000000 || rid == 0 || rid > m.method_count()) return true;  // not ours
-  if (m.rewritten[rid].load(std::memory_order_acquire)) return true;
+  uint32_t rid = m.methods.RidOf(token);
+  if (rid == 0) return true;  // not ours
+  if (m.final_methods->IsFinal(rid)) return true;
   std::lock_guard<std::mutex> lock(m.rewrite_mu);
-  if (m.rewritten[rid].load(std::memory_order_acquire)) return true;
-  uint32_t first = m.method_first[rid], end = m.method_first[rid + 1];
+  if (m.final_methods->IsFinal(rid)) return true;
+  uint32_t first = m.methods.First(rid), end = m.methods.End(rid);
   uint32_t test_locals = 0;
   const TestMethod* test = m.enter_ref ? m.TestOf(rid, &test_locals) : nullptr;
   if (!test_locals) test = nullptr;  // a test that cannot be wrapped (logged when its module loaded)
@@ -410,21 +424,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
     const uint8_t* header = nullptr;
     clr::ULONG size = 0;
     clr::HRESULT hr = info_->GetILFunctionBody(m.id, token, &header, &size);
-    std::vector<std::pair<uint32_t, uint32_t>> probes;
-    std::vector<il::BranchProbe> branch_probes;
-    for (uint32_t i = first; i < end; ++i) {
-      const ProbeSite& s = m.sites[i];
-      uint32_t slot = m.slot_base + i;
-      if (s.kind == kSequencePoint) {
-        probes.emplace_back(s.il_offset, slot);
-      } else if (s.kind == kBranchFallThrough) {
-        branch_probes.push_back({s.il_offset, slot, {}});
-      } else if (s.kind == kValueFalse) {
-        branch_probes.push_back({s.il_offset, slot, {}, /*value=*/true});  // kValueTrue follows
-      } else if (!branch_probes.empty() && branch_probes.back().il_offset == s.il_offset) {
-        branch_probes.back().target_slots.push_back(slot);  // sites are sorted: targets follow in order
-      }
-    }
+    auto [probes, branch_probes] = ProbesOf(m.sites, first, end, m.slot_base);
     std::vector<uint8_t> body;
     std::vector<il::RefusedProbe> refused;
     std::vector<il::OffsetMapEntry> il_map;
@@ -499,7 +499,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
     }
   }
   // Final either way: the IL never changes again (OSR may swap bodies mid-method).
-  m.rewritten[rid].store(epoch_.fetch_add(1) + 1, std::memory_order_release);
+  m.final_methods->MarkFinal(rid, clock_.Tick());
   return true;
 }
 
@@ -569,8 +569,7 @@ void Profiler::RecordRewrite(CoveredModule& m, uint32_t token, const std::string
 }
 
 clr::HRESULT Profiler::JITCompilationStarted(clr::FunctionID function, clr::BOOL) {
-  if (t_jit_depth < kMaxJitDepth) t_jit_epochs[t_jit_depth] = epoch_.load(std::memory_order_acquire);
-  ++t_jit_depth;
+  t_jit.Enter(clock_.Now());
   clr::ClassID cls = 0;
   clr::ModuleID module = 0;
   clr::mdToken token = 0;
@@ -581,7 +580,7 @@ clr::HRESULT Profiler::JITCompilationStarted(clr::FunctionID function, clr::BOOL
 }
 
 clr::HRESULT Profiler::JITCompilationFinished(clr::FunctionID, clr::HRESULT, clr::BOOL) {
-  if (t_jit_depth > 0) --t_jit_depth;
+  t_jit.Leave();
   return clr::S_OK;
 }
 
@@ -613,21 +612,12 @@ clr::HRESULT Profiler::JITInlining(clr::FunctionID caller, clr::FunctionID calle
   if (info_->GetFunctionInfo(callee, &cls, &module, &token) != clr::S_OK) return clr::S_OK;
   auto m = Find(module);
   if (!m) return clr::S_OK;
-  uint32_t rid = token & 0x00FFFFFF;
-  if ((token & 0xFF000000) != 0x06000000 || rid == 0 || rid > m->method_count()) return clr::S_OK;
-  if (m->rejit.load(std::memory_order_acquire)) {
-    // The runtime blocks inlining of ReJIT'd methods (COR_PRF_REJIT_BLOCK_INLINING), whose
-    // original IL an inline would copy; say the same. Methods without probes inline freely.
-    if (m->method_first[rid] < m->method_first[rid + 1] || m->test_index.count(rid)) *should_inline = 0;
-    return clr::S_OK;
-  }
-  uint64_t done = m->rewritten[rid].load(std::memory_order_acquire);
-  // The JIT read the callee's IL after the caller's compilation started. Only
-  // IL that was final before then certainly has its probes; otherwise veto
-  // this inline (the callee is then called, and rewritten at its own JIT).
-  int depth = t_jit_depth;
-  uint64_t started = depth > 0 && depth <= kMaxJitDepth ? t_jit_epochs[depth - 1] : 0;
-  if (done == 0 || done > started) *should_inline = 0;
+  uint32_t rid = m->methods.RidOf(token);
+  if (rid == 0) return clr::S_OK;
+  // A test method wrapped in its context is rewritten like one with probes.
+  InlineFacts facts{m->rejit.load(std::memory_order_acquire), m->methods.HasProbes(rid) || m->test_index.count(rid),
+                    m->final_methods->FinalEpoch(rid), t_jit.InnermostStart()};
+  if (!MayInline(facts)) *should_inline = 0;  // rewrite_policy.h says why
   return clr::S_OK;
 }
 

@@ -70,9 +70,10 @@ class Profiler final : public CallbackBase {
   ProbeHelper helper_;
   ContextRecorder contexts_;                     // per-test contexts (config_.contexts)
   std::atomic<uint32_t> next_context_{1};        // context ids of this process's data file
+  bool use_helper_ = false;  // DotCov.Probes injected into CoreLib (NeedsCoreLibHelper)
   std::mutex data_file_mu_;  // one creation, even when modules load on several threads
   bool data_file_failed_ = false;
-  std::atomic<uint64_t> epoch_{1};
+  RewriteClock clock_;  // epochs at which methods' IL became final (rewrite_policy.h)
   std::string runtime_dir_;  // CoreLib's directory: the shared framework, never covered
 
   std::shared_mutex modules_mu_;

@@ -15,12 +15,14 @@ bool RejitRequester::Start(clr::ICorProfilerInfo10* info) {
 void RejitRequester::Run() {
   info_->InitializeCurrentThread();
   for (;;) {
-    Job* job = nullptr;
+    std::shared_ptr<Job> job;
     {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [&] { return !queue_.empty(); });
       job = queue_.front();
       queue_.pop_front();
+      if (job->test_stall) cv_.wait(lock, [&] { return job->abandoned; });
+      if (job->abandoned) continue;  // its module already took the JIT-time path
     }
     std::vector<clr::ModuleID> modules(job->methods.size(), job->module);
     std::vector<clr::mdMethodDef> methods(job->methods.begin(), job->methods.end());
@@ -34,13 +36,21 @@ void RejitRequester::Run() {
   }
 }
 
-clr::HRESULT RejitRequester::Request(clr::ModuleID module, const std::vector<uint32_t>& methods) {
-  Job job{module, methods};
+RejitRequester::Outcome RejitRequester::Request(clr::ModuleID module, const std::vector<uint32_t>& methods,
+                                                std::chrono::milliseconds bound, bool test_stall) {
+  auto job = std::make_shared<Job>();
+  job->module = module;
+  job->methods = methods;
+  job->test_stall = test_stall;
   std::unique_lock lock(mu_);
-  queue_.push_back(&job);
+  queue_.push_back(job);
   cv_.notify_all();
-  cv_.wait(lock, [&] { return job.done; });  // the job lives in this frame
-  return job.hr;
+  if (!cv_.wait_for(lock, bound, [&] { return job->done; })) {
+    job->abandoned = true;
+    cv_.notify_all();
+    return {true, clr::S_OK};
+  }
+  return {false, job->hr};
 }
 
 }  // namespace dotcov::agent

@@ -2,13 +2,16 @@
 // code, exception sections), then checks:
 //  - the unchanged body re-encodes, decodes back to the same model, and
 //    re-encoding that is a fixed point;
-//  - il::InsertProbes at every decoded instruction offset either fails cleanly
-//    or yields a body that decodes;
+//  - in each probe style (the inline increment, the agent's default, and the
+//    helper call): il::InsertProbes at every decoded instruction offset either
+//    fails cleanly or yields a body that decodes, with an IL offset map of one
+//    entry per original instruction, strictly increasing;
 //  - with probes at every legal offset (not after a prefix, not the ret of a
 //    tail call): when the original passes il::Verify, the rewrite succeeds
 //    (unless max stack would overflow) and the result passes il::Verify too;
-//  - the rewriter self-check (CheckMethodBody) only fails on its documented
-//    preconditions.
+//  - the rewriter self-check (CheckMethodBody, which also checks branch-outcome
+//    probes and the IL offset map) only fails on its documented preconditions,
+//    in each style.
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +63,18 @@ bool ProbeAllowed(const std::vector<Instruction>& ins, size_t i) {
 
 bool Contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
+// The map a successful rewrite returns: one entry per original instruction, in
+// order, both offsets strictly increasing, inside the new code.
+void CheckMap(const std::vector<OffsetMapEntry>& map, const std::vector<Instruction>& ins, const MethodBody& nb) {
+  FUZZ_CHECK(map.size() == ins.size());
+  for (size_t i = 0; i < map.size(); ++i) {
+    FUZZ_CHECK(map[i].old_offset == ins[i].offset);
+    FUZZ_CHECK(map[i].new_offset < nb.code_size());
+    if (i > 0) FUZZ_CHECK(map[i].new_offset > map[i - 1].new_offset);
+    FUZZ_CHECK(TranslateToOriginal(map, map[i].new_offset) == ins[i].offset);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -100,36 +115,44 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   VerifyOptions bare;
   Sink(Verify(body, &error, bare));
 
-  // A probe before every decoded instruction.
+  // A probe before every decoded instruction, then at every legal offset, in
+  // each style.
   std::vector<std::pair<uint32_t, uint32_t>> every, legal;
   for (size_t i = 0; i < ins.size(); ++i) {
     every.emplace_back(ins[i].offset, static_cast<uint32_t>(i));
     if (ProbeAllowed(ins, i)) legal.emplace_back(ins[i].offset, static_cast<uint32_t>(i));
   }
-  std::vector<uint8_t> out;
-  if (InsertProbes(input, every, kHelper, &out, &error)) {
-    MethodBody nb;
-    FUZZ_CHECK(MethodBody::Decode(Bytes(out), &nb, &error));
-    FUZZ_CHECK(nb.instructions().size() == ins.size() + 2 * every.size());
-    if (valid) FUZZ_CHECK(Verify(nb, &error, options));
-  }
-
-  // A probe at every legal offset.
-  out.clear();
-  bool inserted = InsertProbes(input, legal, kHelper, &out, &error);
-  if (!inserted) {
-    FUZZ_CHECK(!error.empty());
-    if (valid && !Contains(error, "max stack overflows")) {
-      std::fprintf(stderr, "rewrite of a verified body failed: %s\n", error.c_str());
-      FUZZ_CHECK(!"rewrite of a verified body failed");
+  for (ProbeStyles which : {kInlineProbes, kCallProbes}) {
+    const ProbeStyle style = CheckStyle(which, kHelper);
+    const size_t probe_size = style.Make(0).size();
+    std::vector<uint8_t> out;
+    std::vector<OffsetMapEntry> map;
+    if (InsertProbes(input, every, {}, style, &out, &error, &map)) {
+      MethodBody nb;
+      FUZZ_CHECK(MethodBody::Decode(Bytes(out), &nb, &error));
+      FUZZ_CHECK(nb.instructions().size() == ins.size() + probe_size * every.size());
+      CheckMap(map, ins, nb);
+      if (valid) FUZZ_CHECK(Verify(nb, &error, options));
     }
-  } else {
-    MethodBody nb;
-    FUZZ_CHECK(MethodBody::Decode(Bytes(out), &nb, &error));
-    FUZZ_CHECK(nb.instructions().size() == ins.size() + 2 * legal.size());
-    if (valid && !Verify(nb, &error, options)) {
-      std::fprintf(stderr, "rewritten body fails verification: %s\n", error.c_str());
-      FUZZ_CHECK(!"rewritten body fails verification");
+
+    out.clear();
+    map.clear();
+    bool inserted = InsertProbes(input, legal, {}, style, &out, &error, &map);
+    if (!inserted) {
+      FUZZ_CHECK(!error.empty());
+      if (valid && !Contains(error, "max stack overflows")) {
+        std::fprintf(stderr, "rewrite of a verified body failed: %s\n", error.c_str());
+        FUZZ_CHECK(!"rewrite of a verified body failed");
+      }
+    } else {
+      MethodBody nb;
+      FUZZ_CHECK(MethodBody::Decode(Bytes(out), &nb, &error));
+      FUZZ_CHECK(nb.instructions().size() == ins.size() + probe_size * legal.size());
+      CheckMap(map, ins, nb);
+      if (valid && !Verify(nb, &error, options)) {
+        std::fprintf(stderr, "rewritten body fails verification: %s\n", error.c_str());
+        FUZZ_CHECK(!"rewritten body fails verification");
+      }
     }
   }
 
@@ -150,15 +173,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
 
-  // The rewriter self-check (rewrite_check.h) on the same bytes.
-  std::string reason;
-  if (!CheckMethodBody(input, kHelper, Resolve, -1, &reason)) {
-    bool expected = Contains(reason, "unchanged re-encoding differs") || Contains(reason, "fails verification") ||
-                    Contains(reason, "max stack overflows") || Contains(reason, "cannot delimit");
-    if (valid && Contains(reason, "rewritten body fails verification")) expected = false;
-    if (!expected) {
-      std::fprintf(stderr, "CheckMethodBody: %s\n", reason.c_str());
-      FUZZ_CHECK(!"CheckMethodBody failed unexpectedly");
+  // The rewriter self-check (rewrite_check.h) on the same bytes, each style.
+  for (ProbeStyles which : {kInlineProbes, kCallProbes}) {
+    std::string reason;
+    if (!CheckMethodBody(input, CheckStyle(which, kHelper), Resolve, -1, &reason)) {
+      bool expected = Contains(reason, "unchanged re-encoding differs") || Contains(reason, "fails verification") ||
+                      Contains(reason, "max stack overflows") || Contains(reason, "cannot delimit");
+      if (valid && Contains(reason, "rewritten body fails verification")) expected = false;
+      if (!expected) {
+        std::fprintf(stderr, "CheckMethodBody: %s\n", reason.c_str());
+        FUZZ_CHECK(!"CheckMethodBody failed unexpectedly");
+      }
     }
   }
   return 0;

@@ -18,11 +18,18 @@ namespace {
 
 Bytes AsBytes(const std::string& s) { return Bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
 
-py::dict RewriteCheckPath(const std::string& path) {
+py::dict RewriteCheckPath(const std::string& path, const std::vector<std::string>& probe_styles) {
+  unsigned styles = 0;
+  for (const std::string& name : probe_styles) {
+    if (name == "inline") styles |= kInlineProbes;
+    else if (name == "call") styles |= kCallProbes;
+    else throw py::value_error("unknown probe style '" + name + "' (inline, call)");
+  }
+  if (styles == 0) throw py::value_error("no probe style to check");
   RewriteCheckResult r;
   {
     py::gil_scoped_release release;
-    r = RewriteCheckFile(path);
+    r = RewriteCheckFile(path, styles);
   }
   if (r.status == RewriteCheckStatus::kError) throw py::value_error(path + ": " + r.error);
   py::dict out;
@@ -79,18 +86,31 @@ using BranchProbeTuple = std::tuple<uint32_t, uint32_t, std::vector<uint32_t>>;
 
 using ValueProbeTuple = std::tuple<uint32_t, uint32_t, uint32_t>;
 
-py::bytes IlInsertProbes(const py::bytes& data, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
-                         uint32_t helper_token, const std::vector<BranchProbeTuple>& branch_probes,
-                         const std::vector<ValueProbeTuple>& value_probes) {
+py::object IlInsertProbes(const py::bytes& data, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                          uint32_t helper_token, const std::vector<BranchProbeTuple>& branch_probes,
+                          const std::vector<ValueProbeTuple>& value_probes, uint64_t counters_base, bool il_map) {
   std::string body = data;
   std::vector<il::BranchProbe> branches;
   for (const auto& [offset, fall_through, targets] : branch_probes) branches.push_back({offset, fall_through, targets});
   for (const auto& [offset, false_slot, true_slot] : value_probes)
     branches.push_back({offset, false_slot, {true_slot}, /*value=*/true});
   std::vector<uint8_t> out;
+  std::vector<il::OffsetMapEntry> map;
   std::string error;
-  if (!il::InsertProbes(AsBytes(body), probes, branches, helper_token, &out, &error)) throw py::value_error(error);
-  return py::bytes(reinterpret_cast<const char*>(out.data()), out.size());
+  if (!il::InsertProbes(AsBytes(body), probes, branches, il::ProbeStyle{helper_token, counters_base}, &out, &error,
+                        &map))
+    throw py::value_error(error);
+  py::bytes rewritten(reinterpret_cast<const char*>(out.data()), out.size());
+  if (!il_map) return rewritten;
+  py::list entries;
+  for (const auto& e : map) entries.append(py::make_tuple(e.old_offset, e.new_offset));
+  return py::make_tuple(rewritten, entries);
+}
+
+uint32_t IlTranslateToOriginal(const std::vector<std::pair<uint32_t, uint32_t>>& il_map, uint32_t new_offset) {
+  std::vector<il::OffsetMapEntry> map;
+  for (const auto& [old_offset, new_off] : il_map) map.push_back({old_offset, new_off});
+  return il::TranslateToOriginal(map, new_offset);
 }
 
 py::list IlFindBranches(const py::bytes& data) {
@@ -128,22 +148,29 @@ void IlVerify(const py::bytes& data, int return_values, const std::map<uint32_t,
 
 void RegisterIl(py::module_& m) {
   m.def("rewrite_check", &RewriteCheckPath, py::arg("path"),
+        py::arg("probe_styles") = std::vector<std::string>{"inline", "call"},
         "Checks the IL rewriter on every method body of an assembly (probes at every legal offset, then also "
-        "outcome probes on every conditional branch and switch): dict(managed, methods, branches, "
-        "failures=[(token, reason)]), branches = branches instrumented in passing methods. managed is False (and "
-        "methods 0) for a file that is not a managed PE image; raises ValueError when the file cannot be read or "
-        "its headers/metadata are broken.");
+        "outcome probes on every conditional branch and switch, in each of probe_styles: 'inline', 'call'; each "
+        "rewrite's IL offset map checked too): dict(managed, methods, branches, failures=[(token, reason)]), "
+        "branches = branches instrumented in passing methods (once, whatever the number of styles). managed is "
+        "False (and methods 0) for a file that is not a managed PE image; raises ValueError when the file cannot "
+        "be read or its headers/metadata are broken, or a style is unknown.");
   m.def("il_decode", &IlDecode, py::arg("body"),
         "Decodes a method body: header fields, instructions [(offset, opcode, operand or switch targets)] (branch "
         "operands are absolute targets), clauses [(flags, try_offset, try_length, handler_offset, handler_length, "
         "class_token_or_filter_offset)], eh_sections [(fat, count)]. Raises ValueError.");
   m.def("il_insert_probes", &IlInsertProbes, py::arg("body"), py::arg("probes"), py::arg("helper_token"),
         py::arg("branch_probes") = std::vector<BranchProbeTuple>{},
-        py::arg("value_probes") = std::vector<ValueProbeTuple>{},
-        "Inserts `ldc.i4 slot; call helper_token` before each (offset, slot), and on the outcomes of each "
-        "conditional branch / switch in branch_probes [(offset, fall_through_slot, [target slots])], and a value "
-        "probe after each value in value_probes [(offset, false_slot, true_slot)]; raises ValueError with the "
-        "reason.");
+        py::arg("value_probes") = std::vector<ValueProbeTuple>{}, py::arg("counters_base") = 0,
+        py::arg("il_map") = false,
+        "Inserts a counter probe before each (offset, slot), on the outcomes of each conditional branch / switch in "
+        "branch_probes [(offset, fall_through_slot, [target slots])], and a value probe after each value in "
+        "value_probes [(offset, false_slot, true_slot)]: `ldc.i4 slot; call helper_token` (counters_base 0), else "
+        "the inline increment of the counter at counters_base + 8 * slot (il_rewriter.h ProbeStyle). Returns the "
+        "new body, or (body, [(old_offset, new_offset)]) with il_map. Raises ValueError with the reason.");
+  m.def("il_translate_to_original", &IlTranslateToOriginal, py::arg("il_map"), py::arg("new_offset"),
+        "The runtime's reading of an IL offset map (il::TranslateToOriginal): the original offset of a rewritten "
+        "one.");
   m.def("il_find_branches", &IlFindBranches, py::arg("body"),
         "The conditional branches and switches that can get outcome probes: [(offset, target_count)]. Raises "
         "ValueError when the body does not decode.");

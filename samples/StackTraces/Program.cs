@@ -25,6 +25,14 @@ internal static class Program
             Report.Bodies();
             return 0;
         }
+        if (args.Length == 1 && args[0] == "corelib")
+        {
+            // CoreLib as reflection sees it: its type count, and whether dotcov's helper type is among them.
+            Assembly corelib = typeof(object).Assembly;
+            Console.WriteLine($"corelib types={corelib.GetTypes().Length} " +
+                              $"DotCov.Probes={corelib.GetType("DotCov.Probes") is not null}");
+            return 0;
+        }
         RunShapes(args.Length == 1 ? args[0] : "");
         return 0;
     }

@@ -42,11 +42,14 @@ def _assemblies(paths) -> list[Path]:
     return out
 
 
-def _check(path: Path):
+_PROBE_STYLES = ("inline", "call")
+
+
+def _check(path: Path, probe_styles: list[str]):
     from dotcov import _native
 
     try:
-        return path, _native.rewrite_check(str(path)), None
+        return path, _native.rewrite_check(str(path), probe_styles), None
     except (ValueError, OSError) as e:
         return path, None, str(e)
 
@@ -54,11 +57,15 @@ def _check(path: Path):
 @debug.command("rewrite-check")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Assemblies checked in parallel (default: CPU count).")
-def rewrite_check(paths, jobs):
+@click.option("--probes", "probe_styles", type=click.Choice(_PROBE_STYLES + ("all",)), default="all", show_default=True,
+              help="Probe style to instrument with: the inline increment (the agent's default), the helper call, or both.")
+def rewrite_check(paths, jobs, probe_styles):
     """Instrument every method body of the assemblies in PATHS (files or folders) with a probe at
-    every legal IL offset, without running anything, and check that each rewritten body is the
-    original one plus the probes: unchanged re-encoding is byte-identical, instructions, branch
-    targets and exception regions map onto the rewritten code, and the result verifies.
+    every legal IL offset and on every branch outcome, in each probe style, without running
+    anything, and check that each rewritten body is the original one plus the probes: unchanged
+    re-encoding is byte-identical, instructions, branch targets and exception regions map onto the
+    rewritten code, the IL offset map translates every rewritten offset back to its instruction,
+    and the result verifies.
 
     Prints each failure as `ASSEMBLY 0xTOKEN: reason` and ends with `N methods, M failures`;
     exits 1 if there is any failure.
@@ -66,7 +73,8 @@ def rewrite_check(paths, jobs):
     files = _assemblies(paths)
     methods = failures = assemblies = skipped = unreadable = 0
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        for path, result, error in pool.map(_check, files):
+        styles = list(_PROBE_STYLES) if probe_styles == "all" else [probe_styles]
+        for path, result, error in pool.map(lambda p: _check(p, styles), files):
             if error is not None:
                 unreadable += 1
                 click.echo(f"dotcov: cannot check {path}: {error}", err=True)

@@ -35,3 +35,21 @@ def test_reflection_sees_the_original_bodies(sample_builds, dotcov_run, dotnet, 
     lines = coverage_by_file(run.data_dir, SAMPLES)[str(PROGRAM)].lines
     assert lines[line_of("int q = a / b;")] > 0
     assert lines[line_of("byte[] il = body.GetILAsByteArray() ?? [];")] > 0
+
+
+@pytest.mark.parametrize("config", ["default", "helper-call-probes"])
+def test_corelib_gets_the_helper_type_only_for_call_probes(sample_builds, dotcov_run, dotnet, config):  # noqa: F811
+    """Inline probes (the default) write their counters themselves: nothing is injected into CoreLib, whose
+    types reflection lists exactly as in a plain run. Call probes need DotCov.Probes.Hit: one type more."""
+    dll = sample_builds["Debug"]
+    plain = plain_run(dotnet, dll, {}, args=["corelib"])
+    assert plain.returncode == 0, plain.stderr
+    assert "DotCov.Probes=False" in plain.stdout
+    run = dotcov_run([dotnet, str(dll), "corelib"], cwd=SAMPLES, env_extra=CONFIGURATIONS[config],
+                     args=["--no-report"])
+    assert run.status == 0, run.stderr
+    if config == "default":
+        assert run.stdout == plain.stdout
+    else:
+        count = int(plain.stdout.split("types=")[1].split()[0])
+        assert run.stdout == f"corelib types={count + 1} DotCov.Probes=True\n"

@@ -73,9 +73,13 @@ bool SameInstruction(const Instruction& original, const Instruction& rewritten) 
   return original.operand == rewritten.operand;
 }
 
-bool IsCounterProbe(const std::vector<Instruction>& out, size_t j, uint32_t slot, uint32_t helper_token) {
-  return j + 1 < out.size() && out[j].opcode == il::op::kLdcI4 && out[j].operand == static_cast<int32_t>(slot) &&
-         out[j + 1].opcode == il::op::kCall && out[j + 1].operand == helper_token;
+// Whether out[j...] is exactly the probe `style` makes for `slot`.
+bool IsCounterProbe(const std::vector<Instruction>& out, size_t j, uint32_t slot, const il::ProbeStyle& style) {
+  const std::vector<Instruction> probe = style.Make(slot);
+  if (j + probe.size() > out.size()) return false;
+  for (size_t k = 0; k < probe.size(); ++k)
+    if (out[j + k].opcode != probe[k].opcode || out[j + k].operand != probe[k].operand) return false;
+  return true;
 }
 
 bool IsBr(const Instruction& ins) { return ins.opcode == il::op::kBr || ins.opcode == il::op::kBrS; }
@@ -84,11 +88,13 @@ bool IsBr(const Instruction& ins) { return ins.opcode == il::op::kBr || ins.opco
 // the instruction) and, when `with_branches`, outcome probes on every branch
 // FindBranches reports (slots from the instruction count up: fall-through,
 // then each target), then checks the result structurally and with Verify.
-bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, uint32_t helper_token,
+bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const il::ProbeStyle& style,
                        const il::VerifyOptions& options, bool with_branches, std::string* reason,
                        uint64_t* branches_checked) {
   std::string error;
-  const std::string what = with_branches ? " (with branch probes)" : "";
+  const std::string what = std::string(" (") + (style.counters_base ? "inline" : "call") + " probes" +
+                           (with_branches ? ", with branch probes)" : ")");
+  const size_t probe_size = style.Make(0).size();
   const std::vector<Instruction>& ins = original.instructions();
   std::vector<bool> probed(ins.size(), false);
   std::vector<std::pair<uint32_t, uint32_t>> probes;
@@ -111,10 +117,11 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, uint32_
     }
   }
   std::vector<uint8_t> rewritten_bytes;
-  if (!il::InsertProbes(original_bytes, probes, branch_probes, helper_token, &rewritten_bytes, &error))
+  std::vector<il::OffsetMapEntry> il_map;
+  if (!il::InsertProbes(original_bytes, probes, branch_probes, style, &rewritten_bytes, &error, &il_map))
     return Fail(reason, "inserting " + std::to_string(probes.size()) + " probes" +
                             (with_branches ? " and " + std::to_string(branch_probes.size()) + " branch probes" : "") +
-                            " failed: " + error);
+                            what + " failed: " + error);
 
   // (c) Structural comparison: stripping the probes, and after each
   // instrumented branch its outcome blocks (<F probe>; br NEXT, then per target
@@ -131,36 +138,60 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, uint32_
     std::vector<size_t> taken_br;      // index in `out` of each block's `br target`
   };
   std::vector<Outcomes> outcomes(branch_probes.size());
+  std::vector<size_t> owner(out.size(), 0);  // index in `out` -> original index of its group
   size_t j = 0;
   for (size_t i = 0; i < ins.size(); ++i) {
+    const size_t group = j;
     if (probed[i]) {
-      if (!IsCounterProbe(out, j, static_cast<uint32_t>(i), helper_token))
+      if (!IsCounterProbe(out, j, static_cast<uint32_t>(i), style))
         return Fail(reason, "probe for IL offset " + Hex(ins[i].offset) + " missing or malformed" + what);
       label[i] = out[j].offset;
-      j += 2;
+      j += probe_size;
     }
     if (j >= out.size() || !SameInstruction(ins[i], out[j]))
       return Fail(reason, "instruction at IL offset " + Hex(ins[i].offset) + " changed" + what);
     if (!probed[i]) label[i] = out[j].offset;
     at[i] = j++;
-    if (plan[i] < 0) continue;
-    const il::BranchProbe& b = branch_probes[static_cast<size_t>(plan[i])];
-    Outcomes& o = outcomes[static_cast<size_t>(plan[i])];
-    if (!IsCounterProbe(out, j, b.fall_through_slot, helper_token) || j + 2 >= out.size() || !IsBr(out[j + 2]))
-      return Fail(reason, "fall-through block of the branch at IL offset " + Hex(ins[i].offset) +
-                              " missing or malformed");
-    o.fall_br = j + 2;
-    j += 3;
-    for (uint32_t slot : b.target_slots) {
-      if (!IsCounterProbe(out, j, slot, helper_token) || j + 2 >= out.size() || !IsBr(out[j + 2]))
-        return Fail(reason, "target block " + std::to_string(o.entry.size()) + " of the branch at IL offset " +
-                                Hex(ins[i].offset) + " missing or malformed");
-      o.entry.push_back(out[j].offset);
-      o.taken_br.push_back(j + 2);
-      j += 3;
+    if (plan[i] >= 0) {
+      const il::BranchProbe& b = branch_probes[static_cast<size_t>(plan[i])];
+      Outcomes& o = outcomes[static_cast<size_t>(plan[i])];
+      if (!IsCounterProbe(out, j, b.fall_through_slot, style) || j + probe_size >= out.size() ||
+          !IsBr(out[j + probe_size]))
+        return Fail(reason, "fall-through block of the branch at IL offset " + Hex(ins[i].offset) +
+                                " missing or malformed" + what);
+      o.fall_br = j + probe_size;
+      j += probe_size + 1;
+      for (uint32_t slot : b.target_slots) {
+        if (!IsCounterProbe(out, j, slot, style) || j + probe_size >= out.size() || !IsBr(out[j + probe_size]))
+          return Fail(reason, "target block " + std::to_string(o.entry.size()) + " of the branch at IL offset " +
+                                  Hex(ins[i].offset) + " missing or malformed" + what);
+        o.entry.push_back(out[j].offset);
+        o.taken_br.push_back(j + probe_size);
+        j += probe_size + 1;
+      }
     }
+    for (size_t k = group; k < j; ++k) owner[k] = i;
   }
   if (j != out.size()) return Fail(reason, "rewritten body has extra instructions" + what);
+
+  // (e) The IL offset map: one entry per original instruction, at its group's
+  // start, so every rewritten offset translates back to the instruction whose
+  // group holds it (a probe to the statement it precedes, an outcome block to
+  // its branch), as the runtime reads the map for stack traces and stepping.
+  if (il_map.size() != ins.size()) return Fail(reason, "IL map has " + std::to_string(il_map.size()) +
+                                                           " entries for " + std::to_string(ins.size()) +
+                                                           " instructions" + what);
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (il_map[i].old_offset != ins[i].offset || il_map[i].new_offset != label[i])
+      return Fail(reason, "IL map entry for IL offset " + Hex(ins[i].offset) + " is " + Hex(il_map[i].old_offset) +
+                              " -> " + Hex(il_map[i].new_offset) + ", not -> " + Hex(label[i]) + what);
+  }
+  for (size_t k = 0; k < out.size(); ++k) {
+    uint32_t back = il::TranslateToOriginal(il_map, out[k].offset);
+    if (back != ins[owner[k]].offset)
+      return Fail(reason, "rewritten IL offset " + Hex(out[k].offset) + " translates back to " + Hex(back) +
+                              ", not to its instruction at " + Hex(ins[owner[k]].offset) + what);
+  }
 
   auto map = [&](uint64_t original_offset, bool allow_end, uint64_t* mapped) {
     if (allow_end && original_offset == original.code_size()) {
@@ -236,7 +267,7 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, uint32_
   }
 
   bool any = !probes.empty() || !branch_probes.empty();
-  uint32_t want_stack = uint32_t{original.max_stack()} + (any ? 1 : 0);
+  uint32_t want_stack = uint32_t{original.max_stack()} + (any ? uint32_t(style.max_stack()) : 0);
   if (rewritten.max_stack() != want_stack)
     return Fail(reason, "max stack " + std::to_string(rewritten.max_stack()) + ", expected " +
                             std::to_string(want_stack) + what);
@@ -251,7 +282,7 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, uint32_
   return true;
 }
 
-bool CheckMethodBodyImpl(Bytes body, uint32_t helper_token, const il::CallResolver& call_resolver,
+bool CheckMethodBodyImpl(Bytes body, const il::ProbeStyle& style, const il::CallResolver& call_resolver,
                          int return_values, std::string* reason, uint64_t* branches) {
   MethodBody original;
   std::string error;
@@ -278,8 +309,8 @@ bool CheckMethodBodyImpl(Bytes body, uint32_t helper_token, const il::CallResolv
 
   // (b) A probe at every legal boundary, then again with outcome probes on
   // every conditional branch and switch as well.
-  if (!CheckInstrumented(original, original_bytes, helper_token, options, false, reason, nullptr)) return false;
-  return CheckInstrumented(original, original_bytes, helper_token, options, true, reason, branches);
+  if (!CheckInstrumented(original, original_bytes, style, options, false, reason, nullptr)) return false;
+  return CheckInstrumented(original, original_bytes, style, options, true, reason, branches);
 }
 
 std::optional<uint32_t> SignatureBlobOf(const MetadataReader& md, uint32_t token, int depth) {
@@ -307,7 +338,7 @@ std::optional<uint32_t> SignatureBlobOf(const MetadataReader& md, uint32_t token
   }
 }
 
-RewriteCheckResult RewriteCheckImpl(Bytes file, const std::string& path) {
+RewriteCheckResult RewriteCheckImpl(Bytes file, const std::string& path, unsigned styles) {
   RewriteCheckResult result;
   std::string error;
   auto pe = PeImage::Parse(file, &error);
@@ -346,11 +377,21 @@ RewriteCheckResult RewriteCheckImpl(Bytes file, const std::string& path) {
     Bytes body = pe->MethodBodyAt(rva);
     std::string reason;
     if (body.empty()) {
-      reason = "method body RVA " + Hex(rva) + " is not in the image";
-    } else if (CheckMethodBody(body, helper, resolver, pushes, &reason, &result.branches_checked)) {
+      result.failures.push_back({path, token, "method body RVA " + Hex(rva) + " is not in the image"});
       continue;
     }
-    result.failures.push_back({path, token, reason});
+    uint64_t branches = 0;  // of one style: each style instruments the same branches
+    bool passed = true;
+    for (ProbeStyles style : {kInlineProbes, kCallProbes}) {
+      if ((styles & style) == 0) continue;
+      branches = 0;
+      if (!CheckMethodBody(body, CheckStyle(style, helper), resolver, pushes, &reason, &branches)) {
+        result.failures.push_back({path, token, reason});
+        passed = false;
+        break;
+      }
+    }
+    if (passed) result.branches_checked += branches;
   }
   return result;
 }
@@ -400,10 +441,14 @@ il::CallResolver MetadataCallResolver(const MetadataReader& md, uint32_t helper_
   };
 }
 
-bool CheckMethodBody(Bytes body, uint32_t helper_token, const il::CallResolver& call_resolver, int return_values,
-                     std::string* reason, uint64_t* branches_checked) {
+il::ProbeStyle CheckStyle(ProbeStyles style, uint32_t helper_token) {
+  return style == kInlineProbes ? il::ProbeStyle{0, kCheckCountersBase} : il::ProbeStyle{helper_token, 0};
+}
+
+bool CheckMethodBody(Bytes body, const il::ProbeStyle& style, const il::CallResolver& call_resolver,
+                     int return_values, std::string* reason, uint64_t* branches_checked) {
   try {
-    return CheckMethodBodyImpl(body, helper_token, call_resolver, return_values, reason, branches_checked);
+    return CheckMethodBodyImpl(body, style, call_resolver, return_values, reason, branches_checked);
   } catch (const std::exception& e) {
     return Fail(reason, std::string("exception while checking: ") + e.what());
   } catch (...) {
@@ -411,9 +456,9 @@ bool CheckMethodBody(Bytes body, uint32_t helper_token, const il::CallResolver& 
   }
 }
 
-RewriteCheckResult RewriteCheck(Bytes file, const std::string& path) {
+RewriteCheckResult RewriteCheck(Bytes file, const std::string& path, unsigned styles) {
   try {
-    return RewriteCheckImpl(file, path);
+    return RewriteCheckImpl(file, path, styles);
   } catch (const std::exception& e) {
     RewriteCheckResult r;
     r.status = RewriteCheckStatus::kError;
@@ -427,7 +472,7 @@ RewriteCheckResult RewriteCheck(Bytes file, const std::string& path) {
   }
 }
 
-RewriteCheckResult RewriteCheckFile(const std::string& path) {
+RewriteCheckResult RewriteCheckFile(const std::string& path, unsigned styles) {
   std::vector<uint8_t> bytes;
   std::string error;
   bool ok = false;
@@ -442,7 +487,7 @@ RewriteCheckResult RewriteCheckFile(const std::string& path) {
     r.error = error;
     return r;
   }
-  return RewriteCheck(bytes, path);
+  return RewriteCheck(bytes, path, styles);
 }
 
 }  // namespace dotcov

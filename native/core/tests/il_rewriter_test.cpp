@@ -1126,8 +1126,12 @@ TEST(IlBranchProbes, RewriteCheckInstrumentsEveryBranch) {
   VerifyOptions opts = Opts();
   std::string reason;
   uint64_t branches = 0;
-  EXPECT_TRUE(CheckMethodBody(body, kHelper, opts.call_resolver, 0, &reason, &branches)) << reason;
-  EXPECT_EQ(branches, 6u);
+  for (ProbeStyles style : {kInlineProbes, kCallProbes}) {
+    branches = 0;
+    EXPECT_TRUE(CheckMethodBody(body, CheckStyle(style, kHelper), opts.call_resolver, 0, &reason, &branches))
+        << reason;
+    EXPECT_EQ(branches, 6u);
+  }
   BranchRewriteAndCheck(body, AllOffsets(body), AllBranches(body));
 }
 

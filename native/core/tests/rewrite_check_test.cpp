@@ -72,8 +72,12 @@ std::vector<uint8_t> FatWithSmallEh(const Code& c, uint16_t max_stack, const std
   return h.b;
 }
 
+// Checks in every probe style: the inline increment (the agent's default) and
+// the helper call; the first failure's reason names its style.
 bool Check(const std::vector<uint8_t>& body, int return_values, std::string* reason) {
-  return CheckMethodBody(body, kHelper, Resolver(), return_values, reason);
+  for (ProbeStyles style : {kInlineProbes, kCallProbes})
+    if (!CheckMethodBody(body, CheckStyle(style, kHelper), Resolver(), return_values, reason)) return false;
+  return true;
 }
 
 TEST(RewriteCheck, StraightLineTinyBody) {
@@ -175,6 +179,47 @@ TEST(RewriteCheck, MethodSignatureStackEffects) {
   EXPECT_FALSE(MethodSigStackEffect({}, &pops, &pushes));
   const std::vector<uint8_t> truncated{0x20, 0x02};
   EXPECT_FALSE(MethodSigStackEffect(truncated, &pops, &pushes));
+}
+
+TEST(RewriteCheck, FailuresNameTheirProbeStyle) {
+  Code c;
+  c.op(0x16).op(op::kRet);
+  std::string reason;
+  // max stack 0xFFFF: no room for either style's probe.
+  Code h;
+  h.u16(0x3 | 0x3000).u16(0xFFFF).u32(static_cast<uint32_t>(c.b.size())).u32(0);
+  h.b.insert(h.b.end(), c.b.begin(), c.b.end());
+  EXPECT_FALSE(CheckMethodBody(h.b, CheckStyle(kInlineProbes, kHelper), Resolver(), 1, &reason));
+  EXPECT_NE(reason.find("(inline probes)"), std::string::npos) << reason;
+  EXPECT_FALSE(CheckMethodBody(h.b, CheckStyle(kCallProbes, kHelper), Resolver(), 1, &reason));
+  EXPECT_NE(reason.find("(call probes)"), std::string::npos) << reason;
+}
+
+TEST(RewriteCheck, InlineProbesAreTheIncrementAtTheCountersAddress) {
+  // A body whose every instruction takes a probe, a branch and a switch: the
+  // inline check recognises exactly ProbeStyle::Make's sequence (a call-style
+  // probe where an inline one is expected is a failure, and vice versa).
+  Code c;
+  c.op(0x16).op(0x2D /*brtrue.s*/).u8(0).op(0x16).op(op::kSwitch).u32(1).u32(0).op(op::kRet);
+  std::string reason;
+  uint64_t branches = 0;
+  EXPECT_TRUE(CheckMethodBody(Tiny(c), CheckStyle(kInlineProbes, kHelper), Resolver(), 0, &reason, &branches))
+      << reason;
+  EXPECT_EQ(branches, 2u);
+  EXPECT_TRUE(CheckMethodBody(Tiny(c), CheckStyle(kCallProbes, kHelper), Resolver(), 0, &reason)) << reason;
+}
+
+TEST(RewriteCheck, CheckingBothStylesCountsBranchesOnce) {
+  fs::path dll = fs::path(__FILE__).parent_path() / "data" / "portable" / "Sample.dll";
+  RewriteCheckResult inline_only = RewriteCheckFile(dll.string(), kInlineProbes);
+  RewriteCheckResult call_only = RewriteCheckFile(dll.string(), kCallProbes);
+  RewriteCheckResult both = RewriteCheckFile(dll.string());
+  ASSERT_EQ(both.status, RewriteCheckStatus::kChecked) << both.error;
+  EXPECT_GT(both.branches_checked, 0u);
+  EXPECT_EQ(inline_only.branches_checked, both.branches_checked);
+  EXPECT_EQ(call_only.branches_checked, both.branches_checked);
+  EXPECT_EQ(inline_only.methods_checked, both.methods_checked);
+  EXPECT_TRUE(both.failures.empty());
 }
 
 TEST(RewriteCheck, NonPeAndBrokenImagesAreClassified) {

@@ -1,8 +1,10 @@
 // Self-check of the IL rewriter over a real assembly: every method body is
 // decoded from the image, re-encoded unchanged (must be byte-identical),
 // instrumented with a probe at every legal instruction boundary (then also with
-// outcome probes on every conditional branch and switch), and the result
-// is decoded again and checked structurally and with il::Verify (call effects
+// outcome probes on every conditional branch and switch), in each probe style
+// asked for (the inline increment the agent uses by default, the helper call),
+// and the result is decoded again and checked structurally, against the IL
+// offset map the rewriter returns with it, and with il::Verify (call effects
 // read from the assembly's own metadata). Never throws; never reads out of
 // bounds, whatever the input.
 #pragma once
@@ -17,6 +19,16 @@
 namespace dotcov {
 
 class MetadataReader;
+
+// Which probe styles (il::ProbeStyle) a check instruments with: a bit set.
+enum ProbeStyles : unsigned {
+  kInlineProbes = 1,  // the increment itself (the agent's default)
+  kCallProbes = 2,    // ldc.i4 slot; call helper
+  kAllProbeStyles = kInlineProbes | kCallProbes,
+};
+
+// The inline style's counter base address in checks: any non-zero value does.
+constexpr uint64_t kCheckCountersBase = 0x00007F0000001000ull;
 
 struct RewriteFailure {
   std::string assembly;      // path as given
@@ -40,25 +52,34 @@ struct RewriteCheckResult {
 
 // Checks every MethodDef with an IL body (RVA != 0; not abstract, not
 // pinvokeimpl, IL code type, not internalcall/runtime) of the assembly whose
-// file bytes are `file`. `path` only labels failures.
-RewriteCheckResult RewriteCheck(Bytes file, const std::string& path);
+// file bytes are `file`, in each style of `styles`. `path` only labels
+// failures; a failure's reason names the style.
+RewriteCheckResult RewriteCheck(Bytes file, const std::string& path, unsigned styles = kAllProbeStyles);
 
 // Reads the file at `path` and checks it; status kError with the reason when
 // the file cannot be read.
-RewriteCheckResult RewriteCheckFile(const std::string& path);
+RewriteCheckResult RewriteCheckFile(const std::string& path, unsigned styles = kAllProbeStyles);
 
 // Checks one method body (the bytes starting at its header; trailing bytes are
-// ignored): instrumented with a probe at every legal boundary, and again with
-// those plus outcome probes on every conditional branch and switch that
-// il::FindBranches reports; each result must be the original plus the probes
-// (fall-through of a branch: its fall-through probe then `br` to the original
-// successor; each taken edge: its own probe block then `br` to the original
-// target), map exception regions as before and verify. `return_values` and
-// `call_resolver` are passed to il::Verify (the resolver must know the helper
-// token: static void(int32)). On failure *reason says what went wrong. Adds the
-// number of instrumented branches to *branches_checked (if given) on success.
-bool CheckMethodBody(Bytes body, uint32_t helper_token, const il::CallResolver& call_resolver, int return_values,
-                     std::string* reason, uint64_t* branches_checked = nullptr);
+// ignored): instrumented in `style` with a probe at every legal boundary, and
+// again with those plus outcome probes on every conditional branch and switch
+// that il::FindBranches reports; each result must be the original plus the
+// probes (fall-through of a branch: its fall-through probe then `br` to the
+// original successor; each taken edge: its own probe block then `br` to the
+// original target), map exception regions as before and verify, and its IL
+// offset map must have one entry per original instruction at the start of its
+// group (its probes, itself, its outcome blocks), so that every rewritten
+// offset translates back (il::TranslateToOriginal) to the instruction it
+// belongs to. `return_values` and `call_resolver` are passed to il::Verify (for
+// the call style the resolver must know the helper token: static void(int32)).
+// On failure *reason says what went wrong. Adds the number of instrumented
+// branches to *branches_checked (if given) on success.
+bool CheckMethodBody(Bytes body, const il::ProbeStyle& style, const il::CallResolver& call_resolver,
+                     int return_values, std::string* reason, uint64_t* branches_checked = nullptr);
+
+// The style of one bit of ProbeStyles in checks (helper_token for the call
+// style, kCheckCountersBase for the inline one).
+il::ProbeStyle CheckStyle(ProbeStyles style, uint32_t helper_token);
 
 // Stack effect of a method signature blob (MethodDefSig / MethodRefSig /
 // StandAloneMethodSig) as il::CallResolver wants it. False if it is not one.
