@@ -8,6 +8,7 @@ hits are that test's sites goes through `results.build`, and the test ran a line
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 import subprocess
 import sys
@@ -149,3 +150,40 @@ def test_nunit_mstest_and_xunit_v3_tests_get_their_contexts(dotcov_run, dotnet, 
     want = {line: rename[frozenset(names)] for line, names in read_context_marks(work).items()
             if frozenset(names) in rename}
     assert per_line.get(str(work), {}) == want
+
+
+def test_reports_show_the_recorded_contexts(built_samples, dotcov_run, dotnet, tmp_path):
+    """`dotcov json --show-contexts` gives each line exactly its marked tests, `dotcov html --show-contexts` names
+    them on the page, and `dotcov report --contexts` limits the table to one test's lines: real recorded data."""
+    import json
+
+    run = dotcov_run([dotnet, "test", "Contexts.Tests", "--no-build", "--nologo"], cwd=SAMPLES,
+                     args=["--contexts", "test", "--no-report"])
+    assert run.status == 0, run.stdout + run.stderr
+
+    def dotcov(*args):
+        proc = subprocess.run([sys.executable, "-m", "dotcov", *args, "--data-dir", str(run.data_dir)], cwd=SAMPLES,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc
+
+    out = tmp_path / "c.json"
+    dotcov("json", "--show-contexts", "-o", str(out))
+    doc = json.loads(out.read_text())
+    (work,) = [f for f in doc["files"] if f["path"] == "Contexts/Work.cs"]
+    want = {str(line): sorted(names) for line, names in read_context_marks(LIBRARY / "Work.cs").items() if names}
+    assert work["contexts"] == want
+
+    dotcov("html", "--show-contexts", "-d", str(tmp_path / "html"))
+    pages = "".join(p.read_text() for p in (tmp_path / "html").glob("*.html"))
+    for names in want.values():
+        for name in names:
+            assert name in pages, name
+
+    nested = "Contexts.Tests.Outer+Inner.Nested"
+    only = {int(line) for line, names in want.items() if nested in names}
+    out = tmp_path / "nested.json"
+    dotcov("json", "--contexts", "^" + re.escape(nested) + "$", "-o", str(out))
+    (work,) = [f for asm in json.loads(out.read_text())["assemblies"] for f in asm["files"]
+               if f["path"] == "Contexts/Work.cs"]
+    assert {int(line) for line, hits in work["lines"].items() if hits} == only

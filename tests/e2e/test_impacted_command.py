@@ -1,53 +1,45 @@
 """`dotcov impacted` on a real run: samples/Calc in a git repository with committed and uncommitted edits
-(the `dotcov diff` fixture, tests/e2e/diff_edits.py).
+(the `dotcov diff` fixture, tests/e2e/diff_edits.py), run under `dotcov run --contexts test`.
 
-Until `dotcov run --contexts test` records contexts, the run's data gets them here on load: one test that ran
-every site the run hit (so a changed line is "run by a test" exactly when the run covered it) and one that ran
-Calculator.cs's points only. The command runs in-process so the loaded data can be given them.
+The expected tests are read from the sample: Calculator.cs line 39 (`Add`) is run only by
+CalculatorTests.AddCountsOperations, Sequences.cs line 15 (`SumAsync`) only by
+ShapesAndSequencesTests.SumAsyncAwaits (an async test: its hits come from continuations on other threads); the
+other changed statement lines no test runs (their `// @miss` marks).
 """
 
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 
 import pytest
-from click.testing import CliRunner
-
-from dotcov import data
-from dotcov.cli import cli
 
 from . import diff_edits
 
 pytestmark = pytest.mark.e2e
 
-EVERYTHING = "Calc.Tests.Everything"
+ADD = "Calc.Tests.CalculatorTests.AddCountsOperations"
+SUM_ASYNC = "Calc.Tests.ShapesAndSequencesTests.SumAsyncAwaits"
 
 
 @pytest.fixture
-def impacted(calc_git_sample, monkeypatch):
-    real_read = data.read_file
-
-    def read_file(path, into, *args, **kwargs):
-        real_read(path, into, *args, **kwargs)
-        for m in into.modules.values():
-            m.contexts = {EVERYTHING: {i for i, h in enumerate(m.hits) if h}}
-
-    monkeypatch.setattr(data, "read_file", read_file)
-    monkeypatch.chdir(calc_git_sample.repo)
-
+def impacted(calc_git_sample):
     def run(*args):
-        return CliRunner(mix_stderr=False).invoke(
-            cli, ["impacted", "--data-dir", str(calc_git_sample.data_dir), *args], catch_exceptions=False)
+        return subprocess.run([sys.executable, "-m", "dotcov", "impacted", "--data-dir",
+                               str(calc_git_sample.data_dir), *args], cwd=calc_git_sample.repo,
+                              capture_output=True, text=True, timeout=300)
 
     return run
 
 
-def test_untested_changes_are_the_diff_commands_missed_lines(impacted, calc_git_sample):
+def test_the_tests_that_ran_changed_lines_and_the_changes_no_test_ran(impacted, calc_git_sample):
     r = impacted("--format", "json")
-    assert r.exit_code == 0, r.stderr
+    assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["base"] == calc_git_sample.base  # default: the merge base with main, as dotcov diff
-    assert doc["tests"] == [EVERYTHING]
+    assert doc["tests"] == [ADD, SUM_ASYNC]
     assert doc["changed_statements"] == sum(len(c) for c, _ in diff_edits.EXPECTED.values())
     assert {f["path"]: f["lines"] for f in doc["untested_changes"]} == {
         path: missed for path, (_c, missed) in diff_edits.EXPECTED.items() if missed}
@@ -56,10 +48,24 @@ def test_untested_changes_are_the_diff_commands_missed_lines(impacted, calc_git_
 
 def test_since_head_only_the_uncommitted_edits(impacted):
     r = impacted("--format", "json", "--base", "HEAD")
+    assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert {f["path"]: f["lines"] for f in doc["untested_changes"]} == {
         "Calc/Extra.cs": [7, 8, 9], "Calc/Sequences.cs": [27]}
-    assert doc["tests"] == [EVERYTHING]  # Sequences.cs line 15 ran
-    r = impacted("--format", "filter", "--fail-untested")
-    assert r.exit_code == 2
-    assert r.stdout == f"FullyQualifiedName={EVERYTHING}|FullyQualifiedName~{EVERYTHING}\\(\n"
+    assert doc["tests"] == [SUM_ASYNC]  # Sequences.cs line 15
+    r = impacted("--format", "filter", "--base", "HEAD", "--fail-untested")
+    assert r.returncode == 2
+    assert r.stdout == f"FullyQualifiedName={SUM_ASYNC}|FullyQualifiedName~{SUM_ASYNC}\\(\n"
+
+
+def test_the_filter_runs_exactly_the_impacted_tests(impacted, calc_git_sample, dotnet):
+    """The printed expression, given to `dotnet test --filter`, runs the two impacted tests and no other."""
+    r = impacted("--format", "filter")
+    assert r.returncode == 0, r.stderr
+    expression = r.stdout.strip()
+    proc = subprocess.run([dotnet, "test", "Calc.sln", "--no-build", "--nologo", "--filter", expression,
+                           "--logger", "console;verbosity=normal"], cwd=calc_git_sample.repo, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ran = set(re.findall(r"^\s+Passed (\S+) \[", proc.stdout, re.M))
+    assert ran == {ADD, SUM_ASYNC}, proc.stdout
