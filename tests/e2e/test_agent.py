@@ -14,14 +14,16 @@ pytestmark = pytest.mark.e2e
 CRASH_DLL = SAMPLES / "Crash" / "bin" / "Debug" / "net10.0" / "Crash.dll"
 
 
-def test_agent_loads_injects_helper_and_counts(built_samples, dotcov_run, dotnet):
-    """Fails at once on a wrong vtable slot or IID: QI, metadata emit and IL rewrite all have to work."""
-    run = dotcov_run([dotnet, str(CRASH_DLL), "ok"], cwd=SAMPLES, args=["--log"])
+@pytest.mark.parametrize("probes", ["inline", "call"])
+def test_agent_loads_injects_helper_and_counts(built_samples, dotcov_run, dotnet, probes):
+    """Fails at once on a wrong vtable slot or IID: QI, metadata emit and IL rewrite all have to work. The CoreLib
+    helper is injected only for the probes that call it (docs/architecture.md)."""
+    run = dotcov_run([dotnet, str(CRASH_DLL), "ok"], cwd=SAMPLES, args=["--log"], env_extra={"DOTCOV_PROBE": probes})
     assert run.status == 0, run.stderr
     logs = list((run.data_dir / "logs").glob("agent.*.log"))
     assert len(logs) == 1, logs
     log = logs[0].read_text()
-    assert "helper DotCov.Probes::Hit injected into CoreLib" in log, log
+    assert ("helper DotCov.Probes::Hit injected into CoreLib" in log) == (probes == "call"), log
     assert f"cover {CRASH_DLL}" in log, log
     assert "left uninstrumented" not in log, log
     cov = data.load(run.data_dir)
