@@ -37,4 +37,8 @@ Public Module Decisions
         End If ' @hit
         Return a < 0 OrElse b < 0 ' @hit @branches 2/4
     End Function ' @hit @count 2
+
+    Public Function Either(ok As Boolean, flag As Boolean) As Boolean ' @hit @count 2
+        Return ok OrElse flag ' @hit @count 2 @branches 3/4
+    End Function ' @hit @count 2
 End Module
