@@ -151,7 +151,7 @@ py::dict ReadMethodBodies(const std::string& path) {
 }
 
 // The conditions computed into a value the agent gives value probes (module_sites: il::FindValueConditions with
-// the assembly's bool-returning calls), per method: {rid: [IL offsets]}, for methods that have any.
+// what the metadata says is bool: BoolTypesOf), per method: {rid: [IL offsets]}, for methods that have any.
 py::dict ReadValueConditions(const std::string& path) {
   std::vector<uint8_t> file;
   std::string error;
@@ -164,7 +164,7 @@ py::dict ReadValueConditions(const std::string& path) {
   for (const auto& m : md->MethodDefs()) {
     il::MethodBody body;
     if (m.rva == 0 || !il::MethodBody::Decode(pe->MethodBodyAt(m.rva), &body, &error)) continue;
-    auto found = il::FindValueConditions(body, [&](uint32_t t) { return ReturnsBool(*md, t); });
+    auto found = il::FindValueConditions(body, BoolTypesOf(*md, 0x06000000 | m.rid, body));
     if (!found.empty()) out[py::int_(m.rid)] = found;
   }
   return out;

@@ -3,8 +3,8 @@ namespace FsLowering
 module Lambdas =
     let trimmedLength : string -> int =
         fun s ->
-            let t = s.Trim() // @hit @count 2
-            t.Length // @hit @count 2
+            let t = s.Trim() // @hit @count 2 @debug-only (fsc -O keeps one point in this lambda, on the next line)
+            t.Length // @hit @count 2 @release-miss (fsc -O inlines the lambda into the test assembly: this copy never runs)
 
     let neverCalled : string -> int =
         fun s ->

@@ -63,5 +63,9 @@ public class LoweringTests
         Assert.True(Conditions.StartsAndEnds("abz"));
         Assert.Equal(4, Conditions.Code(() => 4));
         Assert.Equal(3, Conditions.Code(() => throw new CodedException(3)));
+        Assert.True(new Switches(true).NegativeAndEnabled(-1));
+        Assert.False(new Switches(true).NegativeAndEnabled(1));
+        Assert.True(Switches.Quiet(true));
+        Assert.False(Switches.Quiet(false));
     }
 }

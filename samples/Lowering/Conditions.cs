@@ -38,6 +38,23 @@ public static class Conditions
     } // @hit @count 2 @also-release
 }
 
+/// <summary>The last operand of `&&` / `||` a bool field or static field (docs/branches.md, "Which values count").
+/// With a bool local or argument there, Roslyn emits no short circuit at all (`ldarg ok; ldarg flag; or`), the
+/// gap docs/branches.md names; F# and VB keep the branch (samples/VbLowering `Either`).</summary>
+public sealed class Switches(bool enabled) // @hit @count 2 (the primary constructor)
+{
+    public static bool Verbose;
+    private readonly bool _enabled = enabled; // @hit @count 2
+
+    public bool NegativeAndEnabled(int x)
+    { // @hit @count 2
+        bool b = x < 0 && _enabled; // @hit @count 2 @branches 3/4
+        return b; // @hit @count 2
+    } // @hit @count 2
+
+    public static bool Quiet(bool ok) => ok && !Verbose; // @hit @count 2 @branches 3/4
+}
+
 public sealed class CodedException(int code) : Exception // @hit (the primary constructor)
 {
     public int Code { get; } = code; // @hit

@@ -18,5 +18,7 @@ Public Class DecisionTests
         Assert.Equal(-1, Decisions.Sign(-6))
         Assert.True(Decisions.Both(1, 1))
         Assert.False(Decisions.Both(1, 0))
+        Assert.True(Decisions.Either(True, False))
+        Assert.False(Decisions.Either(False, False))
     End Sub
 End Class

@@ -61,6 +61,22 @@ def debug_only_lines(path: Path) -> set[int]:
                                       or "@debug-only" in line)}
 
 
+RELEASE_COUNT = re.compile(r"@release-count\s+(\d+)\b")
+
+
+def release_misses(path: Path) -> set[int]:
+    """`@hit` lines marked `@release-miss`: statements that do not run in a Release build (where the language's
+    optimizer moved the code elsewhere; the mark's line says why)."""
+    return {n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+            if "@release-miss" in line and MARK.search(line)}
+
+
+def release_counts(path: Path) -> dict[int, int]:
+    """`@release-count N`: the line's hits in a Release build, where its sequence point sits elsewhere in the IL."""
+    return {n: int(m.group(1)) for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+            if (m := RELEASE_COUNT.search(line))}
+
+
 CONTEXTS = re.compile(r"(?://|')\s*ctx:\s*(.*?)\s*$")
 
 

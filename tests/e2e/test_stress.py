@@ -11,6 +11,7 @@ import pytest
 from lxml import etree
 
 from dotcov import data, results
+from dotcov.branches import VALUE_FALSE, VALUE_TRUE
 
 from .conftest import SAMPLES, _dotnet_env, assert_matches_marks
 
@@ -58,6 +59,10 @@ def test_stress_run_changes_no_test_result(built_samples, dotcov_run, dotnet, tm
         assert expected_module in names, sorted(names)
     assert "System.Private.CoreLib.dll" not in names
     assert sum(1 for m in cov.modules.values() for h in m.hits if h) > 50_000
+    # Conditions computed into a value take their value probes too (both outcomes counted somewhere).
+    value_kinds = {kind for m in cov.modules.values() for (_t, _o, kind), h in zip(m.sites, m.hits)
+                   if h and kind in (VALUE_FALSE, VALUE_TRUE)}
+    assert value_kinds == {VALUE_FALSE, VALUE_TRUE}
 
     # The library's coverage is still exact under stress.
     (module,) = [m for m in cov.modules.values() if Path(m.path).name == f"{library}.dll"]

@@ -349,9 +349,32 @@ long LoadedLocal(const Instruction& i) {
   return (i.opcode == 0x11 || i.opcode == 0xFE0C) ? static_cast<long>(i.operand) : -1;
 }
 
+// The argument an ldarg names, or -1.
+long LoadedArgument(const Instruction& i) {
+  if (i.opcode >= 0x02 && i.opcode <= 0x05) return i.opcode - 0x02;
+  return (i.opcode == 0x0E || i.opcode == 0xFE09) ? static_cast<long>(i.operand) : -1;
+}
+
+// Whether the instruction leaves a bool the last operand of a short-circuit can be: a comparison, a call
+// returning bool, a load of a bool local, argument or field.
+bool LeavesBool(const Instruction& i, const BoolTypes& types) {
+  const uint16_t v = i.opcode;
+  if (v >= 0xFE01 && v <= 0xFE05) return true;  // ceq, cgt, cgt.un, clt, clt.un
+  const auto known = [](const std::vector<bool>& flags, long index) {
+    return index >= 0 && static_cast<size_t>(index) < flags.size() && flags[static_cast<size_t>(index)];
+  };
+  if (known(types.locals, LoadedLocal(i)) || known(types.arguments, LoadedArgument(i))) return true;
+  const bool by_token = v == op::kCall || v == 0x6F /*callvirt*/ || v == 0x7B /*ldfld*/ || v == 0x7E /*ldsfld*/;
+  return by_token && types.token_is_bool && types.token_is_bool(static_cast<uint32_t>(i.operand));
+}
+
 }  // namespace
 
 std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall& returns_bool) {
+  return FindValueConditions(body, BoolTypes{returns_bool, {}, {}});
+}
+
+std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolTypes& types) {
   const auto& ins = body.instructions();
   const size_t n = ins.size();
   std::set<uint32_t> entered;  // jump targets and region boundaries: where control can arrive from elsewhere
@@ -412,11 +435,7 @@ std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall
       if (!ji || (ji->flow != FlowKind::kNext && ji->flow != FlowKind::kCall)) break;
       const Instruction& next = ins[j + 1];
       if (!IsBr(next.opcode) && next.opcode != op::kRet && StoredLocal(next) < 0) continue;
-      const uint16_t v = ins[j].opcode;
-      const bool boolean = (v >= 0xFE01 && v <= 0xFE05) ||  // ceq, cgt, cgt.un, clt, clt.un
-                           ((v == op::kCall || v == 0x6F) && returns_bool &&
-                            returns_bool(static_cast<uint32_t>(ins[j].operand)));
-      if (boolean && !entered.count(next.offset) && leaves_one_value(ins[j]) &&
+      if (LeavesBool(ins[j], types) && !entered.count(next.offset) && leaves_one_value(ins[j]) &&
           !IsPrefix(ins[j > 0 ? j - 1 : 0].opcode) && !flows_into_test(j + 1))
         out.insert(ins[j].offset);
       break;

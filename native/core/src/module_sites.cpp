@@ -6,6 +6,7 @@
 #include "dotcov/il_rewriter.h"
 #include "dotcov/metadata.h"
 #include "dotcov/pe_image.h"
+#include "dotcov/signature_types.h"
 
 namespace dotcov {
 
@@ -58,27 +59,47 @@ void SortSites(std::vector<ProbeSite>* sites) {
   });
 }
 
+namespace {
+
+// The signature blob of a MethodDef, FieldDef or MemberRef token of `md`; empty for other tables or no such row.
+Bytes MemberSignature(const MetadataReader& md, uint32_t token) {
+  const uint32_t rid = token & 0x00FFFFFF;
+  const auto row = [&](TableId table, int column) {
+    return rid == 0 || rid > md.RowCount(table) ? Bytes{} : md.GetBlob(md.GetColumn(table, rid, column));
+  };
+  switch (token >> 24) {
+    case 0x06: return row(TableId::kMethodDef, 4);  // RVA, ImplFlags, Flags, Name, Signature
+    case 0x04: return row(TableId::kField, 2);      // Flags, Name, Signature
+    case 0x0A: return row(TableId::kMemberRef, 2);  // Class, Name, Signature
+    default: return {};                            // MethodSpec etc.: not needed for the shapes Roslyn emits
+  }
+}
+
+constexpr uint8_t kFieldSig = 0x06;
+
+}  // namespace
+
 bool ReturnsBool(const MetadataReader& md, uint32_t call_token) {
-  const uint32_t rid = call_token & 0x00FFFFFF;
-  Bytes sig;
-  if ((call_token >> 24) == 0x06) {
-    sig = md.GetBlob(md.GetColumn(TableId::kMethodDef, rid, 4));  // MethodDef: RVA, ImplFlags, Flags, Name, Signature
-  } else if ((call_token >> 24) == 0x0A) {
-    sig = md.GetBlob(md.GetColumn(TableId::kMemberRef, rid, 2));  // MemberRef: Class, Name, Signature
-  } else {
-    return false;  // MethodSpec etc.: not needed for the shapes Roslyn emits
-  }
-  ByteReader r(sig);
-  uint8_t conv = r.U8();
-  uint32_t n = 0;
-  if ((conv & 0x10) && !r.ReadCompressedU32(&n)) return false;  // generic parameter count
-  if (!r.ReadCompressedU32(&n)) return false;                    // parameter count
-  uint8_t t = r.U8();
-  while (r.ok() && (t == 0x1F || t == 0x20)) {  // custom modifiers: modreq / modopt <TypeDefOrRef>
-    if (!r.ReadCompressedU32(&n)) return false;
-    t = r.U8();
-  }
-  return r.ok() && t == 0x02;  // ELEMENT_TYPE_BOOLEAN
+  Bytes sig = MemberSignature(md, call_token);
+  return !sig.empty() && sig[0] != kFieldSig && SignatureIsBool(sig);
+}
+
+bool IsBoolField(const MetadataReader& md, uint32_t field_token) {
+  Bytes sig = MemberSignature(md, field_token);
+  return !sig.empty() && sig[0] == kFieldSig && SignatureIsBool(sig);
+}
+
+il::BoolTypes BoolTypesOf(const MetadataReader& md, uint32_t method_token, const il::MethodBody& body) {
+  il::BoolTypes types;
+  types.token_is_bool = [&md](uint32_t token) { return ReturnsBool(md, token) || IsBoolField(md, token); };
+  Bytes method_sig = MemberSignature(md, method_token);
+  if ((method_token >> 24) == 0x06 && !method_sig.empty()) BoolArguments(method_sig, &types.arguments);
+  const uint32_t locals = body.local_var_sig_token();
+  const uint32_t locals_rid = locals & 0x00FFFFFF;
+  if ((locals >> 24) == uint32_t(TableId::kStandAloneSig) && locals_rid != 0 &&
+      locals_rid <= md.RowCount(TableId::kStandAloneSig))
+    BoolLocals(md.GetBlob(md.GetColumn(TableId::kStandAloneSig, locals_rid, 0)), &types.locals);
+  return types;
 }
 
 void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites) {
@@ -99,7 +120,7 @@ void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites) {
       sites->push_back({token, b.il_offset, kBranchFallThrough});
       for (uint32_t k = 0; k < b.target_count; ++k) sites->push_back({token, b.il_offset, kBranchTarget + k});
     }
-    for (uint32_t offset : il::FindValueConditions(body, [&](uint32_t t) { return ReturnsBool(*md, t); })) {
+    for (uint32_t offset : il::FindValueConditions(body, BoolTypesOf(*md, token, body))) {
       sites->push_back({token, offset, kValueFalse});
       sites->push_back({token, offset, kValueTrue});
     }

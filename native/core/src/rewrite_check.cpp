@@ -1,5 +1,6 @@
 #include "dotcov/rewrite_check.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -73,13 +74,16 @@ bool SameInstruction(const Instruction& original, const Instruction& rewritten) 
   return original.operand == rewritten.operand;
 }
 
-// Whether out[j...] is exactly the probe `style` makes for `slot`.
-bool IsCounterProbe(const std::vector<Instruction>& out, size_t j, uint32_t slot, const il::ProbeStyle& style) {
-  const std::vector<Instruction> probe = style.Make(slot);
+// Whether out[j...] is exactly `probe`.
+bool IsProbe(const std::vector<Instruction>& out, size_t j, const std::vector<Instruction>& probe) {
   if (j + probe.size() > out.size()) return false;
   for (size_t k = 0; k < probe.size(); ++k)
     if (out[j + k].opcode != probe[k].opcode || out[j + k].operand != probe[k].operand) return false;
   return true;
+}
+
+bool IsCounterProbe(const std::vector<Instruction>& out, size_t j, uint32_t slot, const il::ProbeStyle& style) {
+  return IsProbe(out, j, style.Make(slot));
 }
 
 bool IsBr(const Instruction& ins) { return ins.opcode == il::op::kBr || ins.opcode == il::op::kBrS; }
@@ -87,7 +91,9 @@ bool IsBr(const Instruction& ins) { return ins.opcode == il::op::kBr || ins.opco
 // Instruments `original` with a probe at every legal boundary (slot = index of
 // the instruction) and, when `with_branches`, outcome probes on every branch
 // FindBranches reports (slots from the instruction count up: fall-through,
-// then each target), then checks the result structurally and with Verify.
+// then each target) and value probes on every condition FindValueConditions
+// finds without type knowledge (comparisons, filters; two slots each, after the
+// branches'), then checks the result structurally and with Verify.
 bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const il::ProbeStyle& style,
                        const il::VerifyOptions& options, bool with_branches, std::string* reason,
                        uint64_t* branches_checked) {
@@ -105,6 +111,7 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
   }
   std::vector<il::BranchProbe> branch_probes;
   std::vector<long> plan(ins.size(), -1);  // original index -> index into branch_probes
+  std::vector<long> value_after(ins.size(), -1);  // original index -> the value probe before it (branch_probes)
   if (with_branches) {
     uint32_t slot = static_cast<uint32_t>(ins.size());
     for (const il::BranchSite& site : il::FindBranches(original)) {
@@ -114,6 +121,12 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
       for (uint32_t k = 0; k < site.target_count; ++k) b.target_slots.push_back(slot++);
       plan[static_cast<size_t>(original.FindInstruction(site.il_offset))] = static_cast<long>(branch_probes.size());
       branch_probes.push_back(std::move(b));
+    }
+    for (uint32_t offset : il::FindValueConditions(original)) {
+      const size_t i = static_cast<size_t>(original.FindInstruction(offset));
+      value_after[i + 1] = static_cast<long>(branch_probes.size());
+      branch_probes.push_back(il::BranchProbe{offset, slot, {slot + 1}, true});
+      slot += 2;
     }
   }
   std::vector<uint8_t> rewritten_bytes;
@@ -147,6 +160,15 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
         return Fail(reason, "probe for IL offset " + Hex(ins[i].offset) + " missing or malformed" + what);
       label[i] = out[j].offset;
       j += probe_size;
+    }
+    if (value_after[i] >= 0) {  // after the sequence-point probe: InsertAfterValue appends to the same group
+      const il::BranchProbe& v = branch_probes[static_cast<size_t>(value_after[i])];
+      const std::vector<Instruction> probe = style.MakeValue(v.fall_through_slot, v.target_slots[0]);
+      if (!IsProbe(out, j, probe))
+        return Fail(reason, "value probe after IL offset " + Hex(v.il_offset) + " missing or malformed" + what);
+      if (!probed[i]) label[i] = out[j].offset;
+      probed[i] = true;
+      j += probe.size();
     }
     if (j >= out.size() || !SameInstruction(ins[i], out[j]))
       return Fail(reason, "instruction at IL offset " + Hex(ins[i].offset) + " changed" + what);
@@ -267,7 +289,9 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
   }
 
   bool any = !probes.empty() || !branch_probes.empty();
-  uint32_t want_stack = uint32_t{original.max_stack()} + (any ? uint32_t(style.max_stack()) : 0);
+  const bool values = std::any_of(branch_probes.begin(), branch_probes.end(), [](const auto& b) { return b.value; });
+  uint32_t want_stack = uint32_t{original.max_stack()} +
+                        (any ? uint32_t(std::max(style.max_stack(), values ? style.value_max_stack() : 0)) : 0);
   if (rewritten.max_stack() != want_stack)
     return Fail(reason, "max stack " + std::to_string(rewritten.max_stack()) + ", expected " +
                             std::to_string(want_stack) + what);

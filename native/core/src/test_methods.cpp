@@ -5,6 +5,7 @@
 #include "dotcov/il_method.h"
 #include "dotcov/metadata.h"
 #include "dotcov/pe_image.h"
+#include "dotcov/signature_types.h"
 
 namespace dotcov {
 namespace {
@@ -21,61 +22,7 @@ constexpr const char* kTestAttributes[] = {
 };
 
 // ECMA-335 II.23.1.16 element types used below.
-enum : uint8_t {
-  kVoid = 0x01, kString = 0x0E, kPtr = 0x0F, kByRef = 0x10, kValueType = 0x11, kClass = 0x12, kVar = 0x13,
-  kArray = 0x14, kGenericInst = 0x15, kTypedByRef = 0x16, kI = 0x18, kU = 0x19, kFnPtr = 0x1B, kObject = 0x1C,
-  kSzArray = 0x1D, kMVar = 0x1E, kCModReqd = 0x1F, kCModOpt = 0x20, kPinned = 0x45, kI4 = 0x08,
-};
-
-// Skips one Type (II.23.2.12) with its custom modifiers; false when it does not decode.
-bool SkipType(ByteReader& r, int depth) {
-  if (depth > 64) return false;
-  uint32_t v = 0;
-  for (;;) {
-    uint8_t t = r.U8();
-    if (!r.ok()) return false;
-    if (t == kCModReqd || t == kCModOpt) {
-      if (!r.ReadCompressedU32(&v)) return false;
-      continue;
-    }
-    if ((t >= 0x02 && t <= 0x0E) || t == kI || t == kU || t == kObject || t == kTypedByRef) return true;
-    switch (t) {
-      case kPtr:
-      case kByRef:
-      case kSzArray:
-      case kPinned:
-        return SkipType(r, depth + 1);
-      case kValueType:
-      case kClass:
-      case kVar:
-      case kMVar:
-        return r.ReadCompressedU32(&v);
-      case kGenericInst: {
-        uint8_t kind = r.U8();
-        uint32_t n = 0;
-        if (!r.ok() || (kind != kClass && kind != kValueType) || !r.ReadCompressedU32(&v) ||
-            !r.ReadCompressedU32(&n) || n > 1024)
-          return false;
-        for (uint32_t i = 0; i < n; ++i)
-          if (!SkipType(r, depth + 1)) return false;
-        return true;
-      }
-      case kArray: {
-        uint32_t rank = 0, sizes = 0, bounds = 0;
-        if (!SkipType(r, depth + 1) || !r.ReadCompressedU32(&rank) || !r.ReadCompressedU32(&sizes) || sizes > 64)
-          return false;
-        for (uint32_t i = 0; i < sizes; ++i)
-          if (!r.ReadCompressedU32(&v)) return false;
-        if (!r.ReadCompressedU32(&bounds) || bounds > 64) return false;
-        for (uint32_t i = 0; i < bounds; ++i)
-          if (!r.ReadCompressedU32(&v)) return false;
-        return true;
-      }
-      default:
-        return false;  // FNPTR and anything unknown: not wrapped
-    }
-  }
-}
+enum : uint8_t { kVoid = 0x01, kTypedByRef = 0x16, kCModReqd = 0x1F, kCModOpt = 0x20, kI4 = 0x08 };
 
 void PutCompressed(std::vector<uint8_t>* out, uint32_t v) {
   if (v < 0x80) {
@@ -129,7 +76,7 @@ bool ReturnTypeOf(Bytes sig, Bytes* return_type, std::string* error) {
     return true;
   }
   if (t == kTypedByRef) return *error = "returns a TypedReference", false;
-  if (!SkipType(r, 0)) return *error = "return type does not decode", false;
+  if (!SkipSignatureType(r)) return *error = "return type does not decode", false;
   *return_type = sig.subspan(start, r.pos() - start);
   return true;
 }
@@ -143,7 +90,7 @@ bool ExtendLocals(Bytes locals, Bytes return_type, std::vector<uint8_t>* out, ui
     if (r.U8() != 0x07 || !r.ReadCompressedU32(&count)) return *error = "not a locals signature", false;
     types = locals.subspan(r.pos());
     for (uint32_t i = 0; i < count; ++i)
-      if (!SkipType(r, 0)) return *error = "locals signature does not decode", false;
+      if (!SkipSignatureType(r)) return *error = "locals signature does not decode", false;
     if (r.remaining() != 0) return *error = "locals signature has trailing bytes", false;
   }
   uint32_t added = return_type.empty() ? 1 : 2;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "dotcov/il_rewriter.h"
@@ -12,6 +13,7 @@
 #include "dotcov/module_sites.h"
 #include "dotcov/pe_image.h"
 #include "dotcov/probe_fallback.h"
+#include "dotcov/signature_types.h"
 #include "il_assembler.h"
 
 namespace dotcov::il {
@@ -88,6 +90,102 @@ TEST(IlValueConditions, NotWhenABranchAlreadyCountsTheValueOrNoShortCircuit) {
   l.op(kLdarg0).br(kBrfalseS, "f").label("in").op(kLdarg1).op(kStloc0).br(op::kBrS, "in").label("f").op(kLdcI40);
   l.op(op::kRet);
   EXPECT_TRUE(FindValueConditions(Decoded(Fat(l.code(), 2, 0x11000001))).empty());
+}
+
+// The last operand a bool variable: Debug `bool b = x < 0 && <load>; return b;` in an instance method
+// (ldarg.0 is `this`, ldarg.1 is x).
+Asm DebugAndLoad(const std::function<void(Asm&)>& load) {
+  Asm a;
+  a.op(op::kNop).op(kLdarg1).op(kLdcI40).br(kBgeS, "c0").label("first");
+  load(a);
+  a.br(op::kBrS, "j").label("c0").op(kLdcI40).label("j").op(kStloc0).op(kLdloc0).op(op::kRet);
+  return a;
+}
+
+TEST(IlValueConditions, LastOperandABoolVariable) {
+  constexpr uint16_t kLdfld = 0x7B, kLdsfld = 0x7E, kLdarg2 = 0x04, kLdargS = 0x0E, kLdlocS = 0x11;
+  constexpr uint32_t kBoolField = 0x04000001, kIntField = 0x04000002, kBoolRefField = 0x0A000009;
+  BoolTypes types;
+  types.token_is_bool = [&](uint32_t t) { return t == kBoolField || t == kBoolRefField; };
+  types.arguments = {false, false, true, false};     // this, int x, bool flag, int count
+  types.locals = {false, true, false, false, false, true};  // int, bool, int, ..., bool at 5
+  struct Shape {
+    const char* name;
+    std::function<void(Asm&)> load;
+    bool condition;
+  };
+  const Shape shapes[] = {
+      {"bool field `_enabled`", [](Asm& a) { a.op(kLdarg0).label("v").tok(kLdfld, kBoolField); }, true},
+      {"bool field of another type (MemberRef)", [](Asm& a) { a.op(kLdarg0).label("v").tok(kLdfld, kBoolRefField); },
+       true},
+      {"static bool field", [](Asm& a) { a.label("v").tok(kLdsfld, kBoolField); }, true},
+      {"bool argument `flag`", [](Asm& a) { a.label("v").op(kLdarg2); }, true},
+      {"bool argument by ldarg.s", [](Asm& a) { a.label("v").op(kLdargS).u8(2); }, true},
+      {"bool local", [](Asm& a) { a.label("v").op(kLdloc1); }, true},
+      {"bool local by ldloc.s", [](Asm& a) { a.label("v").op(kLdlocS).u8(5); }, true},
+      {"`!flag`", [](Asm& a) { a.op(kLdarg2).op(kLdcI40).label("v").op(kCeq); }, true},
+      // `c ? <int> : 0`: the same IL around a value that is no bool.
+      {"int field", [](Asm& a) { a.op(kLdarg0).label("v").tok(kLdfld, kIntField); }, false},
+      {"int argument", [](Asm& a) { a.label("v").op(kLdarg1); }, false},
+      {"`this`", [](Asm& a) { a.label("v").op(kLdarg0); }, false},
+      {"argument past the signature", [](Asm& a) { a.label("v").op(kLdargS).u8(9); }, false},
+      {"int local", [](Asm& a) { a.label("v").op(kLdloc0); }, false},
+      {"local past the signature", [](Asm& a) { a.label("v").op(kLdlocS).u8(6); }, false},
+  };
+  for (const Shape& shape : shapes) {
+    Asm a = DebugAndLoad(shape.load);
+    MethodBody body = Decoded(Fat(a.code(), 2, 0x11000001));
+    auto expected = shape.condition ? std::vector<uint32_t>{a.at("v")} : std::vector<uint32_t>{};
+    EXPECT_EQ(FindValueConditions(body, types), expected) << shape.name;
+    // Without type knowledge only the comparison counts.
+    if (std::string(shape.name) != "`!flag`") {
+      EXPECT_TRUE(FindValueConditions(body).empty()) << shape.name;
+    }
+  }
+  // Release `return ok || flag;` (static method: ldarg.0 is ok, ldarg.1 flag): brtrue.s T; ldarg.1; ret; T: ldc.i4.1.
+  Asm r;
+  r.op(kLdarg0).br(kBrtrueS, "t").label("v").op(kLdarg1).op(op::kRet).label("t").op(kLdcI41).op(op::kRet);
+  BoolTypes two_bools;
+  two_bools.arguments = {true, true};
+  EXPECT_EQ(FindValueConditions(Decoded(Fat(r.code(), 2)), two_bools), (std::vector<uint32_t>{r.at("v")}));
+  // Debug `if (ok || flag)`: the value goes on to brfalse, whose outcomes already count it.
+  Asm d;
+  d.op(kLdarg0).br(kBrtrueS, "t").op(kLdarg1).br(op::kBrS, "j").label("t").op(kLdcI41).label("j").op(kStloc0);
+  d.op(kLdloc0).br(kBrfalseS, "e").op(kLdcI41).op(op::kRet).label("e").op(kLdcI40).op(op::kRet);
+  EXPECT_TRUE(FindValueConditions(Decoded(Fat(d.code(), 2, 0x11000001)), two_bools).empty());
+  // A bool load that is not the last operand of a short circuit (`return flag;`): none.
+  Asm g;
+  g.op(kLdarg1).op(op::kRet);
+  EXPECT_TRUE(FindValueConditions(Decoded(Fat(g.code(), 2)), two_bools).empty());
+}
+
+TEST(SignatureTypes, BoolLocalsArgumentsFieldsAndReturns) {
+  std::vector<bool> flags;
+  // LOCAL_SIG: int32, bool, ref bool, pinned bool, modopt(T) bool, List<bool>, bool[]
+  const std::vector<uint8_t> locals = {0x07, 7, 0x08, 0x02, 0x10, 0x02, 0x45, 0x02, 0x20, 0x05, 0x02,
+                                       0x15, 0x12, 0x09, 1, 0x02, 0x1D, 0x02};
+  ASSERT_TRUE(BoolLocals(locals, &flags));
+  EXPECT_EQ(flags, (std::vector<bool>{false, true, false, false, true, false, false}));
+  EXPECT_FALSE(BoolLocals(std::vector<uint8_t>{0x07, 2, 0x02}, &flags));  // truncated
+  EXPECT_TRUE(flags.empty());
+  EXPECT_FALSE(BoolLocals(std::vector<uint8_t>{0x06, 0x02}, &flags));  // a field signature
+  // Instance `bool M(int, bool, ref bool)`: `this` first.
+  ASSERT_TRUE(BoolArguments(std::vector<uint8_t>{0x20, 3, 0x02, 0x08, 0x02, 0x10, 0x02}, &flags));
+  EXPECT_EQ(flags, (std::vector<bool>{false, false, true, false}));
+  // Static generic `void M<T>(bool, T)`.
+  ASSERT_TRUE(BoolArguments(std::vector<uint8_t>{0x10, 1, 2, 0x01, 0x02, 0x1E, 0}, &flags));
+  EXPECT_EQ(flags, (std::vector<bool>{true, false}));
+  // EXPLICITTHIS: `this` is the first listed parameter.
+  ASSERT_TRUE(BoolArguments(std::vector<uint8_t>{0x60, 1, 0x01, 0x02}, &flags));
+  EXPECT_EQ(flags, (std::vector<bool>{true}));
+  EXPECT_FALSE(BoolArguments(std::vector<uint8_t>{0x00, 2, 0x01, 0x02}, &flags));  // truncated
+  EXPECT_TRUE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x02}));                   // bool field
+  EXPECT_TRUE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x1F, 0x09, 0x02}));       // modreq(IsVolatile) bool
+  EXPECT_FALSE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x08}));                  // int field
+  EXPECT_TRUE(SignatureIsBool(std::vector<uint8_t>{0x20, 0, 0x02}));                // bool M()
+  EXPECT_FALSE(SignatureIsBool(std::vector<uint8_t>{0x20, 0, 0x10, 0x02}));         // ref bool M()
+  EXPECT_FALSE(SignatureIsBool(std::vector<uint8_t>{0x07, 1, 0x02}));               // locals
+  EXPECT_FALSE(SignatureIsBool(std::vector<uint8_t>{}));
 }
 
 // `try { ldarg.0; callvirt; stloc.0; leave.s E } filter { isinst; dup; brtrue.s L; pop; ldc.i4.0; br.s F;

@@ -209,6 +209,21 @@ TEST(RewriteCheck, InlineProbesAreTheIncrementAtTheCountersAddress) {
   EXPECT_TRUE(CheckMethodBody(Tiny(c), CheckStyle(kCallProbes, kHelper), Resolver(), 0, &reason)) << reason;
 }
 
+TEST(RewriteCheck, ValueConditionsTakeTheirValueProbes) {
+  // `return 0 != 0 && 0 < 1;` as Release emits it: brfalse.s F; <0 < 1: clt>; br.s J; F: ldc.i4.0; J: ret. The
+  // clt is a value condition (il::FindValueConditions): its value probe follows it, after the sequence-point probe
+  // of the `br.s`, in both styles.
+  Code c;
+  c.op(0x16).op(0x2C /*brfalse.s*/).u8(6).op(0x16).op(0x17).op(0xFE04 /*clt*/).op(0x2B /*br.s*/).u8(1);
+  c.op(0x16).op(op::kRet);
+  for (auto style : {kInlineProbes, kCallProbes}) {
+    std::string reason;
+    uint64_t checked = 0;
+    EXPECT_TRUE(CheckMethodBody(Tiny(c), CheckStyle(style, kHelper), Resolver(), 1, &reason, &checked)) << reason;
+    EXPECT_EQ(checked, 2u) << "the branch and the value condition";
+  }
+}
+
 TEST(RewriteCheck, CheckingBothStylesCountsBranchesOnce) {
   fs::path dll = fs::path(__FILE__).parent_path() / "data" / "portable" / "Sample.dll";
   RewriteCheckResult inline_only = RewriteCheckFile(dll.string(), kInlineProbes);

@@ -122,12 +122,24 @@ std::vector<BranchSite> FindBranches(const MethodBody& body);
 //    computed into a value: a conditional branch whose target is `ldc.i4.0` or
 //    `ldc.i4.1` (skipping nops), then straight-line code nothing else enters
 //    ending in the value, which leaves by `br`, `ret` or `stloc`; the value a
-//    comparison (ceq, cgt, cgt.un, clt, clt.un) or a call `returns_bool` says
-//    returns bool (so `c ? Foo() : 0` is none); not when that value flows
+//    comparison (ceq, cgt, cgt.un, clt, clt.un), a call whose signature returns
+//    bool, or a load of a bool local, argument or field (ldloc, ldarg, ldfld,
+//    ldsfld), as `types` says (so `c ? Foo() : 0` and `c ? count : 0` are
+//    none); not when that value flows
 //    (through `br`, `stloc N; ldloc N`) into `brtrue`/`brfalse` (a Debug
 //    `if (a || b)`, whose final branch already counts it);
 //  - an exception filter's condition: in a filter block, the value before the
 //    closing `[stloc N; ldloc N;] ldc.i4.0; cgt.un; endfilter`.
+// What the finder knows of the types of a method's values; what it does not
+// know is not bool.
+struct BoolTypes {
+  // By token: a call's (MethodDef, MemberRef) signature returns bool, or a
+  // field's (FieldDef, MemberRef) type is bool.
+  std::function<bool(uint32_t token)> token_is_bool;
+  std::vector<bool> locals;     // by local index
+  std::vector<bool> arguments;  // by IL argument index (0 is `this` in an instance method)
+};
+std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolTypes& types);
 using BoolCall = std::function<bool(uint32_t call_token)>;
 std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall& returns_bool = {});
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dotcov/data_file.h"
+#include "dotcov/il_rewriter.h"
 #include "dotcov/metadata.h"
 #include "dotcov/module_filter.h"
 #include "dotcov/module_info.h"
@@ -29,6 +30,14 @@ void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites);
 // Whether the method a call token names (MethodDef or MemberRef of `md`) returns bool, read from its
 // signature (il::FindValueConditions counts such a call's result as a condition). False when unknown.
 bool ReturnsBool(const MetadataReader& md, uint32_t call_token);
+
+// Whether a field token (FieldDef or MemberRef of `md`) names a bool field. False when unknown.
+bool IsBoolField(const MetadataReader& md, uint32_t field_token);
+
+// What `md` says is bool in the method `method_token` (a MethodDef) with body `body`, for
+// il::FindValueConditions: call results and fields by token, the method's arguments (its signature) and
+// locals (its StandAloneSig). `md` must outlive the result.
+il::BoolTypes BoolTypesOf(const MetadataReader& md, uint32_t method_token, const il::MethodBody& body);
 
 // Sorts sites by (token, IL offset, kind), the order the data file and the agent expect.
 void SortSites(std::vector<ProbeSite>* sites);

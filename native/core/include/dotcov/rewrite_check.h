@@ -63,17 +63,19 @@ RewriteCheckResult RewriteCheckFile(const std::string& path, unsigned styles = k
 // Checks one method body (the bytes starting at its header; trailing bytes are
 // ignored): instrumented in `style` with a probe at every legal boundary, and
 // again with those plus outcome probes on every conditional branch and switch
-// that il::FindBranches reports; each result must be the original plus the
-// probes (fall-through of a branch: its fall-through probe then `br` to the
-// original successor; each taken edge: its own probe block then `br` to the
-// original target), map exception regions as before and verify, and its IL
+// that il::FindBranches reports and value probes on every condition
+// il::FindValueConditions finds without type knowledge; each result must be the
+// original plus the probes (fall-through of a branch: its fall-through probe
+// then `br` to the original successor; each taken edge: its own probe block then
+// `br` to the original target; a value probe right after its value, behind the
+// next instruction's sequence-point probe), map exception regions as before and verify, and its IL
 // offset map must have one entry per original instruction at the start of its
 // group (its probes, itself, its outcome blocks), so that every rewritten
 // offset translates back (il::TranslateToOriginal) to the instruction it
 // belongs to. `return_values` and `call_resolver` are passed to il::Verify (for
 // the call style the resolver must know the helper token: static void(int32)).
 // On failure *reason says what went wrong. Adds the number of instrumented
-// branches to *branches_checked (if given) on success.
+// branches and value conditions to *branches_checked (if given) on success.
 bool CheckMethodBody(Bytes body, const il::ProbeStyle& style, const il::CallResolver& call_resolver,
                      int return_values, std::string* reason, uint64_t* branches_checked = nullptr);
 

@@ -16,7 +16,9 @@ namespace dotcov {
 // right after a prefix and the `ret` that follows a `tail.` call.
 std::vector<uint32_t> ProbeableOffsets(const il::MethodBody& body);
 
-// Sites for every method with a body in the assembly file `image`, sorted by
+// Sites for every method with a body in the assembly file `image` (every
+// probeable offset, every branch outcome, both outcomes of every value
+// condition as module_sites finds them), sorted by
 // (token, offset); *method_count is the MethodDef row count and *mvid the
 // module's MVID. Methods whose bodies do not decode get no sites.
 bool StressSites(Bytes image, std::vector<ProbeSite>* sites, uint32_t* method_count,
