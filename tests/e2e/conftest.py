@@ -115,8 +115,8 @@ def _git(repo: Path, *args: str) -> str:
 @pytest.fixture(scope="session")
 def calc_git_sample(dotnet, tmp_path_factory) -> GitSample:
     """samples/Calc in a fresh git repository with the edits of tests/e2e/diff_edits.py since `main` (some
-    committed on branch feature, some not), rebuilt and run under dotcov with per-test contexts: the setting of
-    `dotcov diff` and `dotcov impacted`."""
+    committed on branch feature, some not), rebuilt and run under dotcov: the setting of `dotcov diff` (and of
+    `dotcov impacted`, which records its own run with contexts)."""
     from .diff_edits import apply_edits
 
     repo = tmp_path_factory.mktemp("gitsample") / "repo"
@@ -144,9 +144,8 @@ def calc_git_sample(dotnet, tmp_path_factory) -> GitSample:
     subprocess.run([dotnet, "build", "Calc.sln", "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], cwd=repo, env=env,
                    check=True)
     data_dir = repo / ".dotcov"
-    # With per-test contexts, for `dotcov impacted` (the diff tests read only the counts).
-    proc = subprocess.run([sys.executable, "-m", "dotcov", "run", "--contexts", "test", "--no-report", "--", dotnet,
-                           "test", "Calc.sln", "--no-build", "--nologo"], cwd=repo, env=env, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "dotcov", "run", "--no-report", "--", dotnet, "test",
+                           "Calc.sln", "--no-build", "--nologo"], cwd=repo, env=env, capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return GitSample(repo, data_dir, base)

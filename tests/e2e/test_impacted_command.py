@@ -17,6 +17,7 @@ import sys
 import pytest
 
 from . import diff_edits
+from .conftest import _dotnet_env
 
 pytestmark = pytest.mark.e2e
 
@@ -24,12 +25,23 @@ ADD = "Calc.Tests.CalculatorTests.AddCountsOperations"
 SUM_ASYNC = "Calc.Tests.ShapesAndSequencesTests.SumAsyncAwaits"
 
 
+@pytest.fixture(scope="module")
+def contexts_data(calc_git_sample, dotnet, tmp_path_factory):
+    """The sample's tests run under `dotcov run --contexts test` into a data directory of this module's own (other
+    tests run `dotcov run` in the same repository and replace its .dotcov)."""
+    data_dir = tmp_path_factory.mktemp("impacted") / "data"
+    proc = subprocess.run([sys.executable, "-m", "dotcov", "run", "--contexts", "test", "--no-report", "--data-dir",
+                           str(data_dir), "--", dotnet, "test", "Calc.sln", "--no-build", "--nologo"],
+                          cwd=calc_git_sample.repo, env=_dotnet_env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return data_dir
+
+
 @pytest.fixture
-def impacted(calc_git_sample):
+def impacted(calc_git_sample, contexts_data):
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "dotcov", "impacted", "--data-dir",
-                               str(calc_git_sample.data_dir), *args], cwd=calc_git_sample.repo,
-                              capture_output=True, text=True, timeout=300)
+        return subprocess.run([sys.executable, "-m", "dotcov", "impacted", "--data-dir", str(contexts_data), *args],
+                              cwd=calc_git_sample.repo, capture_output=True, text=True, timeout=300)
 
     return run
 
