@@ -1,6 +1,8 @@
 #include "native_symbols.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 
 #include <pybind11/stl.h>
 
@@ -24,16 +26,31 @@ py::str ToStr(std::string_view s) { return py::reinterpret_steal<py::str>(PyUnic
 
 // Everything reports need from an assembly and its portable PDB; raises
 // ValueError with a human-facing message when they cannot be read.
+// An assembly file read and parsed down to its metadata; ValueError naming the file when it is not one. Heap
+// allocated: the image and the metadata reader point into `file`.
+struct Assembly {
+  std::vector<uint8_t> file;
+  std::optional<PeImage> pe;
+  std::optional<MetadataReader> md;
+};
+
+std::unique_ptr<Assembly> OpenAssembly(const std::string& path) {
+  auto a = std::make_unique<Assembly>();
+  std::string error;
+  if (!ReadWholeFile(path, &a->file, &error)) throw py::value_error(error);
+  a->pe = PeImage::Parse(a->file, &error);
+  if (!a->pe) throw py::value_error(path + ": " + error);
+  a->md = MetadataReader::Parse(a->pe->metadata(), &error);
+  if (!a->md) throw py::value_error(path + ": " + error);
+  return a;
+}
+
 py::dict ReadSymbols(const std::string& path) {
   ModuleSymbols sym;
   std::string error;
   if (!LoadModuleSymbols(path, &sym, &error)) throw py::value_error(error);
-  std::vector<uint8_t> file;
-  if (!ReadWholeFile(path, &file, &error)) throw py::value_error(error);
-  auto pe = PeImage::Parse(file, &error);
-  if (!pe) throw py::value_error(path + ": " + error);
-  auto md = MetadataReader::Parse(pe->metadata(), &error);
-  if (!md) throw py::value_error(path + ": " + error);
+  auto assembly = OpenAssembly(path);
+  const MetadataReader* md = &*assembly->md;
 
   py::dict out;
   out["mvid"] = ToBytes(sym.mvid.data(), 16);
@@ -132,13 +149,10 @@ py::dict ReadSymbols(const std::string& path) {
 // Method bodies of an assembly, {method rid: body bytes (header + code + EH sections)},
 // for the methods whose bodies decode; for analysing branches after a run.
 py::dict ReadMethodBodies(const std::string& path) {
-  std::vector<uint8_t> file;
+  auto assembly = OpenAssembly(path);
+  const PeImage* pe = &*assembly->pe;
+  const MetadataReader* md = &*assembly->md;
   std::string error;
-  if (!ReadWholeFile(path, &file, &error)) throw py::value_error(error);
-  auto pe = PeImage::Parse(file, &error);
-  if (!pe) throw py::value_error(path + ": " + error);
-  auto md = MetadataReader::Parse(pe->metadata(), &error);
-  if (!md) throw py::value_error(path + ": " + error);
   py::dict out;
   for (const auto& m : md->MethodDefs()) {
     if (m.rva == 0) continue;
@@ -153,13 +167,10 @@ py::dict ReadMethodBodies(const std::string& path) {
 // The conditions computed into a value the agent gives value probes (module_sites: il::FindValueConditions with
 // what the metadata says is bool: BoolTypesOf), per method: {rid: [IL offsets]}, for methods that have any.
 py::dict ReadValueConditions(const std::string& path) {
-  std::vector<uint8_t> file;
+  auto assembly = OpenAssembly(path);
+  const PeImage* pe = &*assembly->pe;
+  const MetadataReader* md = &*assembly->md;
   std::string error;
-  if (!ReadWholeFile(path, &file, &error)) throw py::value_error(error);
-  auto pe = PeImage::Parse(file, &error);
-  if (!pe) throw py::value_error(path + ": " + error);
-  auto md = MetadataReader::Parse(pe->metadata(), &error);
-  if (!md) throw py::value_error(path + ": " + error);
   py::dict out;
   for (const auto& m : md->MethodDefs()) {
     il::MethodBody body;
