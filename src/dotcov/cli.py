@@ -382,6 +382,30 @@ def badge(data_dir, output: Path, precision, **filters):
     _file_report(data_dir, output, filters, lambda cov, out: cov.badge(out, precision=digits), "coverage badge")
 
 
+def _git_changes(base: str | None):
+    """(repository root, resolved base, changed lines) for `dotcov diff` and `dotcov impacted`; exits on git errors."""
+    from dotcov.gitdiff import GitError, changed_lines, repository_root, resolve_base
+
+    try:
+        root = repository_root(Path.cwd())
+        rev = resolve_base(root, base)
+        return root, rev, changed_lines(root, rev.commit)
+    except GitError as e:
+        _fail(str(e))
+
+
+def _write_changes_report(cov, output: Path, text: str, stale) -> None:
+    """Warns of changed files newer than the data, then writes a diff/impacted report to `output` ('-': stdout)."""
+    from dotcov.api import CoverageError
+
+    for path in stale:
+        _warn(f"{path} changed after the coverage data was written; its line numbers may not match")
+    try:
+        cov.write_output(output, text.encode("utf-8"))
+    except CoverageError as e:
+        _fail(str(e))
+
+
 @cli.command()
 @_data_dir_option
 @click.option("--base", metavar="REV", default=None,
@@ -396,29 +420,16 @@ def diff(data_dir, base, fmt, output: Path, fail_under, fail_under_type, fail_un
 
     --fail-under applies to the changed lines. Schema and definitions: docs/reports.md."""
     from dotcov.diff_coverage import RENDERERS, compute, statement_lines
-    from dotcov.gitdiff import GitError, changed_lines, repository_root, resolve_base
 
     if fail_under_type or fail_under_scope:
         _fail("--fail-under-type and --fail-under-scope do not apply to 'dotcov diff'; "
               "its --fail-under is the coverage of the changed lines")
-    try:
-        root = repository_root(Path.cwd())
-        rev = resolve_base(root, base)
-        changed = changed_lines(root, rev.commit)
-    except GitError as e:
-        _fail(str(e))
-    from dotcov.api import CoverageError
-
+    root, rev, changed = _git_changes(base)
     settings = _settings(data_dir, fail_under=None, fail_under_type=(), fail_under_scope=None, **filters)
     cov = _coverage(settings)
     result = cov.result()
     report = compute(statement_lines(result), root, changed, rev, data_time=result.timestamp)
-    for path in report.stale:
-        _warn(f"{path} changed after the coverage data was written; its line numbers may not match")
-    try:
-        cov.write_output(output, RENDERERS[fmt](report).encode("utf-8"))
-    except CoverageError as e:
-        _fail(str(e))
+    _write_changes_report(cov, output, RENDERERS[fmt](report), report.stale)
     if str(output) != "-":
         click.echo(f"Wrote diff coverage to {output}")
     if fail_under is not None and report.percent < fail_under:
@@ -442,19 +453,12 @@ def impacted(data_dir, base, fmt, output: Path, fail_untested: bool, fail_under,
     """The tests that ran any statement line changed since a git revision (working tree included).
 
     Needs per-test contexts (dotcov run --contexts test). Definitions and formats: docs/reports.md."""
-    from dotcov.api import CoverageError
     from dotcov.contexts import NO_CONTEXTS
-    from dotcov.gitdiff import GitError, changed_lines, repository_root, resolve_base
     from dotcov.impacted import RENDERERS, compute_impact
 
     if fail_under is not None or fail_under_type or fail_under_scope:
         _fail("--fail-under does not apply to 'dotcov impacted' (see --fail-untested)")
-    try:
-        root = repository_root(Path.cwd())
-        rev = resolve_base(root, base)
-        changed = changed_lines(root, rev.commit)
-    except GitError as e:
-        _fail(str(e))
+    root, rev, changed = _git_changes(base)
     settings = _settings(data_dir, fail_under=None, fail_under_type=(), fail_under_scope=None, show_contexts=True,
                          **filters)
     cov = _coverage(settings)
@@ -464,12 +468,7 @@ def impacted(data_dir, base, fmt, output: Path, fail_untested: bool, fail_under,
     impact = compute_impact({f.path: f.contexts for f in analysis.files},
                             {f.path: set(f.lines) for f in analysis.files}, root, changed, rev,
                             data_time=analysis.timestamp)
-    for path in impact.stale:
-        _warn(f"{path} changed after the coverage data was written; its line numbers may not match")
-    try:
-        cov.write_output(output, RENDERERS[fmt](impact).encode("utf-8"))
-    except CoverageError as e:
-        _fail(str(e))
+    _write_changes_report(cov, output, RENDERERS[fmt](impact), impact.stale)
     if str(output) != "-":
         click.echo(f"Wrote {len(impact.tests)} impacted test(s) to {output}")
     if impact.untested and fmt == "filter":
