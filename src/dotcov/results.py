@@ -166,7 +166,8 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
     methods_at: dict[tuple[str, int], list[MethodCoverage]] = {}
     classes: dict[tuple[int, str], ClassCoverage] = {}
     methods: dict[tuple[int, str, int], MethodCoverage] = {}
-    spans: dict[str, list[tuple[line_rule.Span, ClassCoverage, MethodCoverage]]] = {}  # path -> points
+    # path -> (its points, each point's (class, method)), in the order read
+    spans: dict[str, tuple[list[PointCoverage], list[tuple[ClassCoverage, MethodCoverage]]]] = {}
     # Per-test contexts, only when asked for and recorded: (token, offset) -> tests, and each span's place.
     point_ctx, branch_ctx = site_contexts(module) if options.contexts and module.contexts else ({}, {})
     span_places: dict[str, list[tuple[int, int]]] = {}
@@ -195,65 +196,83 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
         class_name = sym.type_full_name(user_type) if user_type else "<Module>"
         if line_rule.generated_member(sym.raw["methods"][rid - 1][0], sym.raw.get("attributes", {}).get(token, [])):
             continue  # e.g. a record's copy constructor: no statement the user wrote
+        is_excluded = rid in excluded
+        why = unmeasured.get(rid) or unmeasured.get(owner_rid)
         last_path = fc = cc = mc = None
+        place = found = places = None
         for offset, start_line, _sc, end_line, _ec, doc in points:
             if not 0 < doc <= n_docs:
                 continue
             path = doc_paths[doc]
             if path is None:  # excluded by --exclude-by-file
                 continue
-            h = hits.get((token, offset), 0)
             if path is not last_path:
                 last_path, mc = path, None
                 fc = asm.files.get(path)
                 if fc is None:
                     fc = asm.files[path] = FileCoverage(path)
-            if rid in excluded:
+            if is_excluded:
                 fc.excluded.update(range(start_line, end_line + 1))
                 continue
-            why = unmeasured.get(rid) or unmeasured.get(owner_rid)
             if why is not None:
                 for line in range(start_line, end_line + 1):
                     fc.not_measured.setdefault(line, why)
                 continue
-            if mc is not None:  # the same method and file as the point before
-                pass
-            elif generated:
+            if mc is None:  # a new method or file: find its class and method, and the file's point lists
                 cc = classes.get((user_type, path))
                 if cc is None:
                     cc = classes[(user_type, path)] = ClassCoverage(class_name, path)
-                mc = next((m for m in cc.methods if m.name == name), None)
-                if mc is None:
-                    mc = MethodCoverage(name, sym.signature(owner_rid), token=0x06000000 | owner_rid)
-                    cc.methods.append(mc)
-            else:
-                cc = classes.get((user_type, path))
-                if cc is None:
-                    cc = classes[(user_type, path)] = ClassCoverage(class_name, path)
-                mkey = (user_type, path, owner_rid)
-                mc = methods.get(mkey)
-                if mc is None:
-                    mc = methods[mkey] = MethodCoverage(name, sym.signature(owner_rid), token=0x06000000 | owner_rid)
-                    cc.methods.append(mc)
-            mc.points.append(PointCoverage(token, offset, start_line, _sc, end_line, _ec, h))
-            spans.setdefault(path, []).append((line_rule.Span(start_line, _sc, end_line, _ec, h), cc, mc))
-            if point_ctx:
-                span_places.setdefault(path, []).append((token, offset))
-    for path, found in spans.items():  # each line decided by its own points (lines.py)
+                if generated:
+                    mc = next((m for m in cc.methods if m.name == name), None)
+                    if mc is None:
+                        mc = MethodCoverage(name, sym.signature(owner_rid), token=0x06000000 | owner_rid)
+                        cc.methods.append(mc)
+                else:
+                    mkey = (user_type, path, owner_rid)
+                    mc = methods.get(mkey)
+                    if mc is None:
+                        mc = methods[mkey] = MethodCoverage(name, sym.signature(owner_rid),
+                                                           token=0x06000000 | owner_rid)
+                        cc.methods.append(mc)
+                place = (cc, mc)
+                found = spans.get(path)
+                if found is None:
+                    found = spans[path] = ([], [])
+                if point_ctx:
+                    places = span_places.setdefault(path, [])
+            # The point is its own span (lines.py reads start_line, end_line and hits).
+            pc = PointCoverage(token, offset, start_line, _sc, end_line, _ec, hits.get((token, offset), 0))
+            mc.points.append(pc)
+            found[0].append(pc)
+            found[1].append(place)
+            if places is not None:
+                places.append((token, offset))
+    for path, (points, owners_of) in spans.items():  # each line decided by its own points (lines.py)
         text = line_rule.read_source(path)
         free = line_rule.code_free_lines(text, Path(path).suffix) if text is not None else set()
-        points = [s for s, _cc, _mc in found]
         places = span_places.get(path)
+        file_lines = asm.files[path].lines
         for line, ix in line_rule.deciding_points(points, free).items():
-            h = max(points[i].hits for i in ix)
-            asm.files[path].lines[line] = h
+            if len(ix) == 1:
+                i = ix[0]
+                h = points[i].hits
+                file_lines[line] = h
+                cc, mc = owners_of[i]
+                if line not in cc.lines or cc.lines[line] < h:
+                    cc.lines[line] = h
+                if line not in mc.lines or mc.lines[line] < h:
+                    mc.lines[line] = h
+            else:
+                h = max(points[i].hits for i in ix)
+                file_lines[line] = h
+                for i in ix:
+                    for lines in owners_of[i]:
+                        lines = lines.lines
+                        lines[line] = max(lines.get(line, 0), h)
             if places:  # the tests that ran the very points whose hits decide the line
                 ctx = frozenset().union(*(point_ctx.get(places[i], ()) for i in ix))
                 if ctx:
                     asm.files[path].contexts[line] = ctx
-            for i in ix:
-                for lines in (found[i][1].lines, found[i][2].lines):
-                    lines[line] = max(lines.get(line, 0), h)
     # (path, line) -> the methods with a statement there, and (path, token) -> its methods: no scans below.
     owners: dict[tuple[str, int], list[tuple[MethodCoverage, ClassCoverage]]] = {}
     for cc in classes.values():
