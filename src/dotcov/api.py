@@ -31,13 +31,16 @@ __all__ = ["Coverage", "CoverageError", "DataLostError"]
 @contextmanager
 def _no_gc():
     """Building the model allocates millions of small objects and frees almost none: the cyclic
-    collector's passes over them would be half the time (benchmarks/report_scale.py)."""
+    collector's passes over them would be half the time (benchmarks/report_scale.py). What was
+    built is then frozen (moved out of the collector's generations, `gc.freeze`): the model lives as
+    long as the report, and re-enabling the collector would otherwise walk all of it again."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
+            gc.freeze()
             gc.enable()
 
 
