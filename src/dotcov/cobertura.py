@@ -173,8 +173,10 @@ def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
             class_branches: dict[int, LineBranches | None] = {}
             methods_xml = XmlWriter(depth=body.depth + 2)
             for m in cls.methods:
-                mbranches = {line: line_branches(m, line) for line in m.lines}
-                found = [b for b in mbranches.values() if b is not None]
+                # Only lines with outcomes have an entry (the others read as None).
+                mbranches = {line: b for line in m.branches if line in m.lines
+                             and (b := line_branches(m, line)) is not None}
+                found = list(mbranches.values())
                 for line, b in mbranches.items():
                     if class_branches.get(line) is None:
                         class_branches[line] = b

@@ -162,8 +162,6 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
     documents = sym.raw["documents"]
     # Methods the agent could not instrument (token -> why): their lines are "not measured".
     unmeasured = {token & 0x00FFFFFF: why for token, why in getattr(module, "unmeasured", {}).items()}
-    # (path, line) -> the methods with a statement there, for placing branch records without a scan.
-    methods_at: dict[tuple[str, int], list[MethodCoverage]] = {}
     classes: dict[tuple[int, str], ClassCoverage] = {}
     methods: dict[tuple[int, str, int], MethodCoverage] = {}
     # path -> (its points, each point's (class, method)), in the order read
@@ -273,13 +271,11 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
                 ctx = frozenset().union(*(point_ctx.get(places[i], ()) for i in ix))
                 if ctx:
                     asm.files[path].contexts[line] = ctx
-    # (path, line) -> the methods with a statement there, and (path, token) -> its methods: no scans below.
+    # (path, token) -> its methods: no scans below.
     owners: dict[tuple[str, int], list[tuple[MethodCoverage, ClassCoverage]]] = {}
     for cc in classes.values():
         for mc in cc.methods:
             owners.setdefault((cc.filename, mc.token), []).append((mc, cc))
-            for line in mc.lines:
-                methods_at.setdefault((cc.filename, line), []).append(mc)
     hashes = sym.raw.get("document_hashes") or []
     for doc, (algorithm, expected) in enumerate(hashes, start=1):
         fc = asm.files.get(mapper.map(documents[doc - 1], near=module.path))
@@ -298,6 +294,17 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
     records = [r for r in records if (r.method_token & 0x00FFFFFF) not in excluded
                and _user_method(sym, r.method_token & 0x00FFFFFF) not in unmeasured
                and (r.method_token & 0x00FFFFFF) not in unmeasured]
+    # (path, line) -> the methods with a statement there, for the lines that have branch records only.
+    methods_at: dict[tuple[str, int], list[MethodCoverage]] = {}
+    wanted: dict[str, set[int]] = {}
+    for r in records:
+        wanted.setdefault(r.path, set()).add(r.line)
+    for cc in classes.values():
+        lines_wanted = wanted.get(cc.filename)
+        if lines_wanted:
+            for mc in cc.methods:
+                for line in lines_wanted.intersection(mc.lines):
+                    methods_at.setdefault((cc.filename, line), []).append(mc)
     for path, lines in branches.by_line(records, all_branches=options.all_branches).items():
         fc = asm.files.get(path)
         if fc is not None:
