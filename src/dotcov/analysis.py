@@ -394,8 +394,7 @@ def _single_class(cc: ClassCoverage) -> ClassAnalysis:
                 lines[line] = max(lines.get(line, 0), hits)
         if not mc.lines:
             continue
-        points = mc.points if all(point_order(a) <= point_order(b) for a, b in zip(mc.points, mc.points[1:])) \
-            else sorted(mc.points, key=point_order)
+        points = sorted(mc.points, key=point_order)  # (stable: already sorted points keep their order)
         methods.append(MethodAnalysis(mc.name, mc.signature, mc.token, _sorted_map(mc.lines), points,
                                       _sorted_map(mc.branches)))
     methods.sort(key=lambda m: (m.first_line, m.name, m.signature))
