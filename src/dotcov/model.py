@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-@dataclass
+@dataclass(slots=True)
 class PointCoverage:
-    """One sequence point (a statement) and its hits."""
+    """One sequence point (a statement) and its hits (slots: a million of them at scale)."""
 
     method_token: int
     il_offset: int
