@@ -94,13 +94,16 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--keep", action="store_true", help="keep the generated projects and data")
     ap.add_argument("--skip-build", action="store_true", help="reuse a --work directory already built and run")
+    ap.add_argument("--data", type=Path, default=None, help="the data directory to report (default WORK/data)")
+    ap.add_argument("--out", type=Path, default=None, help="where the XML and HTML go (default WORK)")
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="dotcov-scale-"))
     env = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1", DOTNET_CLI_USE_MSBUILD_SERVER="0",
                UseSharedCompilation="false")
     os.environ.update(env)
     py = sys.executable
-    data = work / "data"
+    data = args.data or work / "data"
+    out = args.out or work
     if not args.skip_build:
         generate(work, args.files, args.methods)
         t = time.perf_counter()
@@ -114,8 +117,8 @@ def main() -> None:
     rows = []
     commands = [
         ("report", ["report", "--data-dir", str(data)]),
-        ("xml", ["xml", "--data-dir", str(data), "-o", str(work / "coverage.cobertura.xml")]),
-        ("html", ["html", "--data-dir", str(data), "-d", str(work / "htmlcov")]),
+        ("xml", ["xml", "--data-dir", str(data), "-o", str(out / "coverage.cobertura.xml")]),
+        ("html", ["html", "--data-dir", str(data), "-d", str(out / "htmlcov")]),
     ]
     statements = None
     for name, cmd in commands:
