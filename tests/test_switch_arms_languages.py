@@ -50,3 +50,15 @@ def test_vb_select_case_line_and_case_labels():
     assert switch_arms._label(VB, point(3, 13, 19), 2, vb=True) == "`Case 1`"
     assert switch_arms._label(VB, point(5, 13, 22), 2, vb=True) == "`Case 2, 3`"
     assert switch_arms._label(VB, point(6, 13, 22), 2, vb=True) == "`Case Else`"
+
+
+def test_a_file_without_the_keyword_cannot_hold_a_switch():
+    """branches.analyse skips switch_arms.find for such a file: every switch line _switch_line can return has the
+    keyword, so the texts above (whose switches it finds) must pass and keyword-free text must not."""
+    assert switch_arms.may_hold_switches("\n".join(LINES), fsharp=True)
+    assert switch_arms.may_hold_switches("\n".join(VB), vb=True)
+    assert switch_arms.may_hold_switches("int F(int k)\n{\n    switch (k) { case 1: return 2; }\n}\n")
+    assert not switch_arms.may_hold_switches("if (x < 0)\n    return 1;\n// switches: none\n")
+    assert not switch_arms.may_hold_switches("\n".join(LINES))  # C#: `match` is not its keyword
+    assert not switch_arms.may_hold_switches("\n".join(LINES), vb=True)
+    assert not switch_arms.may_hold_switches("let f x = if x then 1 else 2", fsharp=True)

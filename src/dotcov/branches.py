@@ -562,14 +562,29 @@ class _Sources:
 
     def __init__(self) -> None:
         self._files: dict[str, list[str] | None] = {}
+        self._texts: dict[str, str | None] = {}
+        self._switches: dict[tuple[str, bool, bool], bool] = {}
 
     def lines(self, path: str) -> list[str] | None:
         if path not in self._files:
             try:
-                self._files[path] = Path(path).read_text(encoding="utf-8-sig").splitlines()
+                text = Path(path).read_text(encoding="utf-8-sig")
             except (OSError, UnicodeDecodeError):
-                self._files[path] = None
+                text = None
+            self._files[path] = text.splitlines() if text is not None else None
+            self._texts[path] = text
         return self._files[path]
+
+    def may_hold_switches(self, path: str, fsharp: bool, vb: bool) -> bool:
+        """switch_arms.may_hold_switches of the file's text, once per file."""
+        from dotcov import switch_arms  # (it builds on this module)
+
+        key = (path, fsharp, vb)
+        if key not in self._switches:
+            self.lines(path)
+            text = self._texts[path]
+            self._switches[key] = text is not None and switch_arms.may_hold_switches(text, fsharp, vb)
+        return self._switches[key]
 
     def slice(self, path: str, p: tuple, limit: int = 60) -> str:
         _off, sl, sc, el, ec, _doc = p
@@ -683,13 +698,14 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         grouped: set[int] = set()
         doc = points[0][5]
         path = path_of_doc(doc)
-        if il is not None and read_sources and path is not None:
+        fsharp, vb = path is not None and path.endswith((".fs", ".fsx", ".fsi")), path is not None and path.endswith(".vb")
+        if il is not None and read_sources and path is not None and sources.may_hold_switches(path, fsharp, vb):
             # Under a hidden point in MoveNext (Release async code loads the switch value from a hoisted field after
             # `GetResult()`), a dispatch the source confirms as a switch is the user's too.
             user = {offset: outcomes for offset, outcomes, _p, _b, g in rows
                     if g in (None, "hidden sequence point") and _b is not None}
             for sw in switch_arms.find(il, [q for q in points if q[5] == doc], user, sources.lines(path),
-                                       fsharp=path.endswith((".fs", ".fsx", ".fsi")), vb=path.endswith(".vb")):
+                                       fsharp=fsharp, vb=vb):
                 grouped.update(sw.offsets)
                 records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
                                             True, arms=sw.arms))

@@ -82,10 +82,20 @@ def _targets(br: b.Branch) -> dict[int, int]:
     return out
 
 
+def _keyword(fsharp: bool, vb: bool) -> re.Pattern:
+    return FS_MATCH_KEYWORD if fsharp else VB_SELECT_KEYWORD if vb else SWITCH_KEYWORD
+
+
+def may_hold_switches(text: str, fsharp: bool = False, vb: bool = False) -> bool:
+    """False when `find` cannot find a switch anywhere in this source text: no line has the keyword (a switch's
+    line is always one that does). Checked once per file, so a file without switches skips `find`."""
+    return _keyword(fsharp, vb).search(text) is not None
+
+
 def _switch_line(lines: list[str], anchor: tuple | None, first_arm_line: int, fsharp: bool = False,
                  vb: bool = False) -> int | None:
     """The line of the `switch` keyword (F#: `match`, VB: `Select Case`) the dispatch belongs to, from the source."""
-    keyword = FS_MATCH_KEYWORD if fsharp else VB_SELECT_KEYWORD if vb else SWITCH_KEYWORD
+    keyword = _keyword(fsharp, vb)
     if anchor is not None:
         _o, sl, sc, _el, _ec, _d = anchor
         if 0 < sl <= len(lines) and keyword.search(_code(lines[sl - 1][max(sc - 1, 0):])):
