@@ -97,7 +97,7 @@ class Numbers:
 def line_numbers(lines: dict[int, int], branches: dict[int, BranchCoverage] | None = None,
                  excluded: int = 0, not_measured: int = 0) -> Numbers:
     statements = len(lines)
-    missed = sum(1 for h in lines.values() if h == 0)
+    missed = list(lines.values()).count(0)
     n = Numbers(statements=statements, missed=missed, excluded=excluded, not_measured=not_measured)
     for line, b in (branches or {}).items():
         n.branches += b.total
@@ -215,13 +215,8 @@ def merge_files(files: Iterable[FileCoverage], path: str | None = None) -> FileC
 
 
 def _ascending(d: dict) -> bool:
-    it = iter(d)
-    prev = next(it, None)
-    for k in it:
-        if k < prev:
-            return False
-        prev = k
-    return True
+    keys = list(d)
+    return keys == sorted(keys)  # (one pass over keys already in order)
 
 
 # --- complexity and CRAP -----------------------------------------------------------
@@ -389,9 +384,10 @@ def _single_class(cc: ClassCoverage) -> ClassAnalysis:
     lines = dict(cc.lines)
     methods = []
     for mc in cc.methods:
-        for line, hits in mc.lines.items():
-            if line not in cc.lines:
-                lines[line] = max(lines.get(line, 0), hits)
+        if not mc.lines.keys() <= cc.lines.keys():  # (usually none: the class has every line of its methods)
+            for line, hits in mc.lines.items():
+                if line not in cc.lines:
+                    lines[line] = max(lines.get(line, 0), hits)
         if not mc.lines:
             continue
         points = sorted(mc.points, key=point_order)  # (stable: already sorted points keep their order)

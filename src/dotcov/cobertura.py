@@ -126,6 +126,11 @@ def _write_lines(w: XmlWriter, lines: dict[int, int], branches: dict[int, LineBr
     w.start("lines")
     indent = INDENT * w.depth
     parts = w.parts
+    if not branches:  # the common case: every line written directly (integers need no escaping)
+        parts += [f'{indent}<line number="{number}" hits="{lines[number]}" branch="False" />\n'
+                  for number in sorted(lines)]
+        w.end("lines")
+        return
     for number in sorted(lines):
         b = branches.get(number)
         if b is None:  # the common case, written directly (integers need no escaping)
