@@ -133,3 +133,20 @@ def test_properties_of_the_rule(spans, free):
 def test_deciding_points_name_the_points():
     spans = [Span(1, 1, 3, 2, 1), Span(2, 5, 2, 9, 0)]
     assert deciding_points(spans) == {1: [0], 2: [1], 3: [0]}
+
+
+def test_code_free_lines_asked_line_by_line_agree_with_the_set():
+    from dotcov.lines import CodeFreeLines
+
+    texts = [('var s = "// not a comment";\n/* a\n   block */\n#region x\n  } ;\nx(); // c\n', ".cs"),
+             ("a();\n  }; // x\n#region r\n  ( [ ] ) ,\nvar c = '{';\n  /// doc\n", ".cs"),
+             ("let x = 1\n(* a\n b *)\n// c\n  [\n  ]\n  (fun x ->\n", ".fs"),
+             ("let x = 1\n// c\n  [\n  ]\n", ".FS"),
+             ("Dim x = 1\n' comment\n\n", ".vb"),
+             ("x\n\n  \ny\n", ".txt")]
+    for text, suffix in texts:
+        free = CodeFreeLines(text, suffix)
+        expected = code_free_lines(text, suffix)
+        assert expected, text
+        assert {n for n in range(-1, text.count("\n") + 3) if n in free} == expected, (text, suffix)
+        assert "1" not in free

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from pygments.lexer import Lexer
 from pygments.lexers import CSharpLexer, FSharpLexer, VbNetLexer
@@ -53,12 +53,13 @@ class Span:
 def deciding_points(spans: Sequence[Span], code_free: Iterable[int] = ()) -> dict[int, list[int]]:
     """{line: indices into `spans` of the points that decide it} for every statement line (rules 1-3).
 
-    `code_free` holds the lines known to carry no code of their own (see code_free_lines); they
-    are statements only when a point starts on them."""
+    `spans`: anything with start_line and end_line (Span, model.PointCoverage). `code_free` holds the lines known
+    to carry no code of their own (see code_free_lines, CodeFreeLines); they are statements only when a point
+    starts on them."""
     starting: dict[int, list[int]] = {}
     for i, s in enumerate(spans):
         starting.setdefault(s.start_line, []).append(i)
-    skip = set(code_free)
+    skip = code_free if isinstance(code_free, (set, frozenset, CodeFreeLines)) else set(code_free)
     out: dict[int, list[int]] = {line: list(ix) for line, ix in starting.items()}
     inner: dict[int, tuple[int, list[int]]] = {}  # continuation line -> (start line of the innermost, its points)
     for i, s in enumerate(spans):
@@ -110,16 +111,10 @@ def code_free_lines(text: str, suffix: str, *, lex: bool = False) -> set[int]:
     is not a comment and a `/* ... */` block covers its inner lines. For an unknown suffix only
     blank lines are code-free. `lex` forces Pygments even where the line-by-line shortcut applies."""
     lines = text.splitlines()
-    blank = {n for n, line in enumerate(lines, start=1) if not line.strip()}
-    lexer_type = _LEXERS.get(suffix.lower())
-    if lexer_type is None:
-        return blank
-    openers = _MULTI_LINE_OPENERS.get(suffix.lower())
-    if not lex and openers is not None and not any(o in text for o in openers):
-        # No token can span lines (block comment, verbatim or raw string): each line on its own, ten times faster
-        # than lexing (benchmarks/line_rule.py); the same answer (tests/test_lines.py compares both).
-        return {n for n, line in enumerate(lines, start=1) if _LINE_WITHOUT_CODE.match(line)}
-    lexer = lexer_type(stripnl=False, stripall=False, ensurenl=True)
+    alone = _line_by_line(text, suffix, lex)
+    if alone is not None:
+        return {n for n, line in enumerate(lines, start=1) if alone(line)}
+    lexer = _LEXERS[suffix.lower()](stripnl=False, stripall=False, ensurenl=True)
     has_code: set[int] = set()
     line = 1
     for token, value in lexer.get_tokens(text):
@@ -135,6 +130,47 @@ def code_free_lines(text: str, suffix: str, *, lex: bool = False) -> set[int]:
                 has_code.add(line + k)
         line += value.count("\n")
     return {n for n in range(1, len(lines) + 1) if n not in has_code}
+
+
+def _blank(line: str) -> bool:
+    return not line.strip()
+
+
+def _no_code_alone(line: str) -> bool:
+    return _LINE_WITHOUT_CODE.match(line) is not None
+
+
+def _line_by_line(text: str, suffix: str, lex: bool = False) -> Callable[[str], bool] | None:
+    """The test of one line of code_free_lines when each line can be judged alone, else None (lex the text)."""
+    lexer_type = _LEXERS.get(suffix.lower())
+    if lexer_type is None:
+        return _blank  # an unknown language: blank lines only
+    openers = _MULTI_LINE_OPENERS.get(suffix.lower())
+    if not lex and openers is not None and not any(o in text for o in openers):
+        # No token can span lines (block comment, verbatim or raw string): each line on its own, ten times faster
+        # than lexing (benchmarks/line_rule.py); the same answer (tests/test_lines.py compares both).
+        return _no_code_alone
+    return None
+
+
+class CodeFreeLines:
+    """`n in CodeFreeLines(text, suffix)` is `n in code_free_lines(text, suffix)`, judging only the lines asked
+    about when each line can be judged alone (deciding_points asks only about continuation lines: few)."""
+
+    def __init__(self, text: str, suffix: str) -> None:
+        self._text, self._suffix = text, suffix
+        self._alone = _line_by_line(text, suffix)
+        self._lines: list[str] | None = None
+        self._set: set[int] | None = None
+
+    def __contains__(self, n: object) -> bool:
+        if self._alone is None:
+            if self._set is None:
+                self._set = code_free_lines(self._text, self._suffix)
+            return n in self._set
+        if self._lines is None:
+            self._lines = self._text.splitlines()
+        return type(n) is int and 1 <= n <= len(self._lines) and self._alone(self._lines[n - 1])
 
 
 def read_source(path: str) -> str | None:

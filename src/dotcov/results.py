@@ -247,7 +247,7 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
                 places.append((token, offset))
     for path, (points, owners_of) in spans.items():  # each line decided by its own points (lines.py)
         text = line_rule.read_source(path)
-        free = line_rule.code_free_lines(text, Path(path).suffix) if text is not None else set()
+        free = line_rule.CodeFreeLines(text, Path(path).suffix) if text is not None else set()
         places = span_places.get(path)
         file_lines = asm.files[path].lines
         for line, ix in line_rule.deciding_points(points, free).items():
