@@ -317,15 +317,17 @@ class ClassAnalysis:
         return n
 
 
-def merge_classes(classes: Iterable[ClassCoverage]) -> list[ClassAnalysis]:
+def merge_classes(classes: Iterable[ClassCoverage], memo: dict[int, ClassAnalysis] | None = None) -> list[ClassAnalysis]:
     """One entry per (type, file), sorted; the same method in several builds merged by the rule above.
 
     A class's lines are its own plus any of its methods' it left out; methods without lines are left
     out (as coverlet); methods are sorted by first line, name, signature; points by position.
+    `memo` (id of a model class -> its analysis) shares the analysis of a class only one build has between the
+    file, the merged file and the assembly that show it (Analysis.of keeps one per analysis; writers only read).
     """
     classes = list(classes)
     count = Counter((cc.name, cc.filename) for cc in classes)
-    out = [_single_class(cc) for cc in classes if count[(cc.name, cc.filename)] == 1
+    out = [_single_class(cc, memo) for cc in classes if count[(cc.name, cc.filename)] == 1
            and len({(m.name, m.signature) for m in cc.methods}) == len(cc.methods)]
     by_key: dict[tuple[str, str], ClassAnalysis] = {}
     methods: dict[tuple[str, str, str, str], MethodAnalysis] = {}
@@ -379,8 +381,13 @@ def _sorted_map(d: dict) -> dict:
     return d if _ascending(d) else dict(sorted(d.items()))
 
 
-def _single_class(cc: ClassCoverage) -> ClassAnalysis:
+def _single_class(cc: ClassCoverage, memo: dict[int, ClassAnalysis] | None = None) -> ClassAnalysis:
     """merge_classes of a class only one build has: the same result without copying points."""
+    if memo is not None:
+        have = memo.get(id(cc))
+        if have is None:
+            have = memo[id(cc)] = _single_class(cc)
+        return have
     lines = dict(cc.lines)
     methods = []
     for mc in cc.methods:
@@ -423,11 +430,12 @@ class FileAnalysis:
         return self._classes
 
     @classmethod
-    def of(cls, fc: FileCoverage, assemblies: list[str], sources: list[ClassCoverage]) -> FileAnalysis:
-        """`sources`: the model's classes in this file (every build's), merged lazily."""
+    def of(cls, fc: FileCoverage, assemblies: list[str], sources: list[ClassCoverage],
+           memo: dict[int, ClassAnalysis] | None = None) -> FileAnalysis:
+        """`sources`: the model's classes in this file (every build's), merged lazily (`memo`: merge_classes)."""
         f = cls(fc.path, fc.lines, fc.branches, fc.excluded, fc.not_measured, assemblies, fc.stale,
                 line_numbers(fc.lines, fc.branches, len(fc.excluded), len(fc.not_measured)),
-                fc.contexts, lambda: merge_classes(sources))
+                fc.contexts, lambda: merge_classes(sources, memo))
         f.numbers.files = 1
         # Methods (name and signature within a class; with lines), covered when any build ran them.
         methods: dict[tuple[str, str, str], bool] = {}
@@ -471,12 +479,13 @@ class AssemblyAnalysis:
     not_loaded: bool = False
     numbers: Numbers = field(default_factory=Numbers)
     _classes: list[ClassAnalysis] | None = field(default=None, repr=False)
+    _memo: dict[int, ClassAnalysis] | None = field(default=None, repr=False)  # see merge_classes
 
     @property
     def classes(self) -> list[ClassAnalysis]:
         """Its classes, its builds merged (computed when first asked for)."""
         if self._classes is None:
-            self._classes = merge_classes(self.sources)
+            self._classes = merge_classes(self.sources, self._memo)
         return self._classes
 
 
@@ -518,6 +527,7 @@ class Analysis:
         names: dict[str, set[str]] = {}
         classes_by_file: dict[str, list[ClassCoverage]] = {}
         assemblies = []
+        memo: dict[int, ClassAnalysis] = {}  # each class one build has, analysed once (merge_classes)
         for asm in result.assemblies:
             files = _assembly_files(asm)
             by_file: dict[str, list[ClassCoverage]] = {}
@@ -535,11 +545,11 @@ class Analysis:
                 else:  # the report's files are those the assemblies list
                     per_path.setdefault(path, []).append(fc)
                     names.setdefault(path, set()).add(asm.name)
-                own.append(FileAnalysis.of(merge_files([fc]), [asm.name], by_file.get(path, [])))
-            a = AssemblyAnalysis(asm.name, own, asm.classes, asm.not_loaded)
+                own.append(FileAnalysis.of(merge_files([fc]), [asm.name], by_file.get(path, []), memo))
+            a = AssemblyAnalysis(asm.name, own, asm.classes, asm.not_loaded, _memo=memo)
             a.numbers = sum((f.numbers for f in own), Numbers())
             assemblies.append(a)
-        files = [FileAnalysis.of(merge_files(per_path[p], p), sorted(names[p]), classes_by_file.get(p, []))
+        files = [FileAnalysis.of(merge_files(per_path[p], p), sorted(names[p]), classes_by_file.get(p, []), memo)
                  for p in sorted(per_path)]
         totals = sum((f.numbers for f in files), Numbers())
         measured = any(fc.branches for asm in result.assemblies for fc in asm.files.values())
