@@ -49,6 +49,7 @@ Where it departs from coverlet, and why:
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,16 +127,14 @@ def _write_lines(w: XmlWriter, lines: dict[int, int], branches: dict[int, LineBr
     w.start("lines")
     indent = INDENT * w.depth
     parts = w.parts
-    if not branches:  # the common case: every line written directly (integers need no escaping)
-        parts += [f'{indent}<line number="{number}" hits="{lines[number]}" branch="False" />\n'
-                  for number in sorted(lines)]
-        w.end("lines")
-        return
-    for number in sorted(lines):
-        b = branches.get(number)
-        if b is None:  # the common case, written directly (integers need no escaping)
-            parts.append(f'{indent}<line number="{number}" hits="{lines[number]}" branch="False" />\n')
-            continue
+    numbers = sorted(lines)
+    start = 0
+    for number in sorted(n for n, b in branches.items() if b is not None and n in lines):
+        # the lines before it have no branches: the common case, written directly (integers need no escaping)
+        at = bisect_left(numbers, number, start)
+        parts += [f'{indent}<line number="{n}" hits="{lines[n]}" branch="False" />\n' for n in numbers[start:at]]
+        start = at + 1
+        b = branches[number]
         attrs = [("number", number), ("hits", lines[number])]
         attrs += [("branch", "True"),
                   ("condition-coverage", f"{truncated_percent(b.covered, b.total)}% ({b.covered}/{b.total})")]
@@ -149,6 +148,7 @@ def _write_lines(w: XmlWriter, lines: dict[int, int], branches: dict[int, LineBr
                                   ("coverage", f"{truncated_percent(c.covered, c.total)}%")])
         w.end("conditions")
         w.end("line")
+    parts += [f'{indent}<line number="{n}" hits="{lines[n]}" branch="False" />\n' for n in numbers[start:]]
     w.end("lines")
 
 
