@@ -55,6 +55,8 @@ UNARY_BRANCHES = BRANCH_IF_TRUE | BRANCH_IF_FALSE
 COMPARE_BRANCHES = set(range(0x2E, 0x38)) | set(range(0x3B, 0x45))
 CONDITIONAL = UNARY_BRANCHES | COMPARE_BRANCHES
 UNCONDITIONAL = {BR_S, BR, LEAVE, LEAVE_S}
+_JUMPS = CONDITIONAL | UNCONDITIONAL  # (one membership test per instruction; SWITCH is in neither)
+_BRANCHES = CONDITIONAL | {SWITCH}
 LDC_I4 = set(range(LDC_I4_M1, LDC_I4_8 + 1)) | {LDC_I4_S, LDC_I4}
 CONSTANTS = LDC_I4 | {LDC_I8, LDNULL}
 ARITHMETIC = {ADD, SUB, CEQ, CGT, CGT_UN, CLT, CLT_UN}
@@ -134,12 +136,10 @@ class MethodIL:
 
     def __post_init__(self) -> None:
         self.index = {ins[0]: i for i, ins in enumerate(self.instructions)}
-        self.jump_targets: set[int] = set()
-        for off, op, arg in self.instructions:
+        self.jump_targets: set[int] = {arg for _off, op, arg in self.instructions if op in _JUMPS}
+        for _off, op, arg in self.instructions:
             if op == SWITCH:
                 self.jump_targets.update(arg)
-            elif op in CONDITIONAL or op in UNCONDITIONAL:
-                self.jump_targets.add(arg)
         for c in self.clauses:
             self.jump_targets.add(c[3])
         # Roslyn state machines start with `ldarg.0; ldfld <>1__state; stloc.0`.
@@ -153,15 +153,15 @@ class MethodIL:
 
     @classmethod
     def decode(cls, rid: int, body: bytes, **kw) -> MethodIL:
-        d = _native.il_decode(body)
-        return cls(rid, [tuple(i) for i in d["instructions"]], [tuple(c) for c in d["clauses"]], **kw)
+        d = _native.il_decode(body)  # (instructions and clauses are tuples already)
+        return cls(rid, list(d["instructions"]), list(d["clauses"]), **kw)
 
     def branches(self) -> list[Branch]:
         out = []
-        for i, (off, op, arg) in enumerate(self.instructions):
-            if op != SWITCH and op not in CONDITIONAL:
-                continue
-            nxt = self.instructions[i + 1][0] if i + 1 < len(self.instructions) else off + 1
+        ins = self.instructions
+        for i in [i for i, (_off, op, _arg) in enumerate(ins) if op in _BRANCHES]:
+            off, op, arg = ins[i]
+            nxt = ins[i + 1][0] if i + 1 < len(ins) else off + 1
             out.append(Branch(i, off, op, list(arg) if op == SWITCH else [arg], nxt))
         return out
 
