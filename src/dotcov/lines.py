@@ -32,9 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from pygments.lexer import Lexer
-from pygments.lexers import CSharpLexer, FSharpLexer, VbNetLexer
-from pygments.token import Comment, Name, Operator, Punctuation, String, Text, Whitespace
 
 COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
 
@@ -84,8 +81,10 @@ def line_hits(spans: Sequence[Span], code_free: Iterable[int] = ()) -> dict[int,
 
 # --- lines without code, from the source text ------------------------------------------------------------------
 
-_LEXERS: dict[str, type[Lexer]] = {".cs": CSharpLexer, ".fs": FSharpLexer, ".fsi": FSharpLexer, ".fsx": FSharpLexer,
-                                   ".vb": VbNetLexer}
+# Pygments' lexer per language, by class name: Pygments is imported only when a file needs lexing (most files are
+# judged line by line), which keeps it out of every command's start-up.
+_LEXERS: dict[str, str] = {".cs": "CSharpLexer", ".fs": "FSharpLexer", ".fsi": "FSharpLexer", ".fsx": "FSharpLexer",
+                           ".vb": "VbNetLexer"}
 
 
 _SEPARATORS = set("{}()[];,")
@@ -97,6 +96,8 @@ _LINE_WITHOUT_CODE = re.compile(r"^[\s{}()\[\];,]*(?://.*)?$|^\s*#.*$")
 
 
 def _no_code(token, value: str) -> bool:
+    from pygments.token import Comment, Operator, Punctuation, String, Text, Whitespace
+
     if token in Comment or token in String.Doc or token in Whitespace or (token in Text and not value.strip()):
         return True  # (Pygments' F# lexer calls `///` doc comments String.Doc)
     # Pygments' F# lexer calls brackets operators
@@ -114,7 +115,10 @@ def code_free_lines(text: str, suffix: str, *, lex: bool = False) -> set[int]:
     alone = _line_by_line(text, suffix, lex)
     if alone is not None:
         return {n for n, line in enumerate(lines, start=1) if alone(line)}
-    lexer = _LEXERS[suffix.lower()](stripnl=False, stripall=False, ensurenl=True)
+    import pygments.lexers
+    from pygments.token import Name
+
+    lexer = getattr(pygments.lexers, _LEXERS[suffix.lower()])(stripnl=False, stripall=False, ensurenl=True)
     has_code: set[int] = set()
     line = 1
     for token, value in lexer.get_tokens(text):
