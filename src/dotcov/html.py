@@ -15,9 +15,9 @@ Output is deterministic: nothing depends on the clock, the machine or dict order
 except the `timestamp` passed in. `index.html` is removed first and written last
 (atomically), so a directory with an `index.html` holds a complete report.
 
-Speed: each file is lexed once by Pygments (`get_tokens`, never per line) and the
-per-line HTML is built directly from the token stream; with many files the pages are
-rendered by a few worker processes.
+Speed: each file is lexed once (never per line): C# by html_csharp's single regular expression, which
+only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
+HTML directly. With many files the pages are rendered by a few worker processes.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from pygments.lexer import ExtendedRegexLexer, RegexLexer
 from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 
-from dotcov import __version__, html_dir, html_methods, html_search
+from dotcov import __version__, html_csharp, html_dir, html_methods, html_search
 from dotcov import history as history_mod
 from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
@@ -109,6 +109,7 @@ _LEXERS = {
     ".fs": FSharpLexer, ".fsi": FSharpLexer, ".fsx": FSharpLexer,
     ".vb": VbNetLexer,
 }
+_CSHARP = (".cs", ".csx")
 _lexer_cache: dict[type, object] = {}
 _css_cache: dict = {}
 
@@ -283,10 +284,19 @@ def _normalize(text: str, path: str) -> str:
 def highlight_lines(text: str, path: str) -> list[str]:
     """The source `text` as one HTML string per line (escaped, with token spans).
 
-    The file is lexed once; a token that spans lines (a block comment, a verbatim
+    C# is coloured by html_csharp (one regular expression, Pygments' classes for the coloured tokens); F#,
+    VB and other files by Pygments. The file is lexed once; a token that spans lines (a block comment, a verbatim
     string) is split into one span per line so every line stands on its own.
     """
     text = _normalize(text, path)
+    if os.path.splitext(path)[1].lower() in _CSHARP:
+        if text.startswith("\ufeff"):  # as Pygments' Lexer.get_tokens
+            text = text[1:]
+        html = html_csharp.highlight_escaped(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+        lines = html.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        return lines
     cache = _piece_cache
     if len(cache) > 200_000:
         cache.clear()
