@@ -93,13 +93,13 @@ def wrap_points(path: str) -> Markup:
     return Markup(_escape(path).replace("/", "/<wbr>"))
 
 
-_NAME_BREAKS = re.compile(r"(?<=[.,(<>+/])")
+_NAME_BREAKS = re.compile(r"[.,(+/]|&lt;|&gt;")  # in escaped text
 
 
 def wrap_name(name: str) -> Markup:
     """A type or method name escaped, with a line-break opportunity (<wbr>) after each `.`, `,`, `(`, `<`,
     `>`, `+` and `/`: long namespaces and generic signatures wrap between their parts, never inside a word."""
-    return Markup("<wbr>".join(_escape(p) for p in _NAME_BREAKS.split(name)))
+    return Markup(_NAME_BREAKS.sub(r"\g<0><wbr>", _escape(name)))
 
 
 # --- highlighting --------------------------------------------------------------
@@ -625,7 +625,8 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     env = _environment()
     for page, heading, rows in (("methods", "Methods", methods), ("hotspots", "Risk hotspots", hot)):
         _write(out / f"{page}.html", env.get_template("methods.html").render(
-            common, page=page, heading=heading, rows=rows, crap_threshold=html_methods.CRAP_THRESHOLD,
+            common, page=page, heading=heading, rows=rows, rows_html=html_methods.rows_html(rows, has_branches, wrap_name),
+            crap_threshold=html_methods.CRAP_THRESHOLD,
             complexity_threshold=html_methods.COMPLEXITY_THRESHOLD))
 
     # Index: groups by the assemblies that compile each file, files within by name.
