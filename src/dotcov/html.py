@@ -444,30 +444,30 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File,
     rows = []
     append = rows.append
     nsrc = len(source) if source is not None else 0
+    # Most lines have no branch and no special state: their title needs no escaping ("run 3×", "not run").
     for n in numbers:
         hits = lines.get(n)
         br = branches.get(n)
-        title = note = ""
+        note = ""
         if n in excluded:
-            cls, hits_text = "l exc", ""
-            title = "excluded from coverage"
+            cls, hits_text, title_attr = "l exc", "", ' title="excluded from coverage"'
         elif n in not_measured:
             cls, hits_text = "l nm", ""
-            title = f"not measured: {not_measured[n]}"
+            title_attr = f' title="{_escape(f"not measured: {not_measured[n]}")}"'
         elif hits is None:
-            cls, hits_text = "l", ""
+            cls, hits_text, title_attr = "l", "", ""
         elif hits == 0:
             cls, hits_text = "l mis", "0"
-            title = "not run" + (f"; {_branch_text(br)}" if br else "")
+            title_attr = f' title="not run; {_escape(_branch_text(br))}"' if br else ' title="not run"'
         elif br is not None and br.covered < br.total:
             cls, hits_text = "l par", str(hits)
-            title = f"run {hits}\u00d7; {_branch_text(br)}"
-            note = f'<span class="note">{_escape(_branch_text(br))}</span>'
+            text = _escape(_branch_text(br))
+            title_attr = f' title="run {hits}\u00d7; {text}"'
+            note = f'<span class="note">{text}</span>'
         else:
             cls, hits_text = "l run", str(hits)
-            title = f"run {hits}\u00d7" + (f"; {_branch_text(br)}" if br else "")
+            title_attr = f' title="run {hits}\u00d7; {_escape(_branch_text(br))}"' if br else f' title="run {hits}\u00d7"'
         src = source[n - 1] if 0 < n <= nsrc else ""
-        title_attr = f' title="{_escape(title)}"' if title else ""
         ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None, context_sets.get(n))
         append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
                f'<span class="hits">{hits_text}</span>{ctx}<span class="src">{src}{note}</span></div>')

@@ -103,7 +103,7 @@ _LEADING = re.compile("|".join([
     r"'\\.'", r"'&(?:lt|gt|amp);'", r"'[^\\]'",
     r"\#[ \t]*(?:if|endif|else|elif|define|undef|line|error|warning|region|endregion|pragma)\b[^\n]*",
 ]), re.MULTILINE | re.DOTALL)
-_FULL_RULES = ("class", "struct", "namespace", "using", "extern", "global")
+_FULL_WORD = re.compile("class|struct|namespace|using|extern|global")  # literal alternatives: a fast search
 _ODD_CHAR = re.compile(r'[^\w\s!%&*+\-/<=>?^|~()\[\];:,.{}]')  # what only the full pattern handles (err, @, $)
 _WORDS = re.compile(r"(@?[^\W\d]\w*\??|[0-9]+(?:\.[0-9]*)?(?:[eE][+-][0-9]+)?[flFLdD]?)")
 _WORD_HTML: dict[str, str] = {}
@@ -131,7 +131,7 @@ def _word(w: str) -> str:
 
 def _code(text: str) -> str:
     """Plain code (no comment, string, character or line-start rule in it) with its colours."""
-    if any(rule in text for rule in _FULL_RULES) or _ODD_CHAR.search(text):
+    if _FULL_WORD.search(text) or _ODD_CHAR.search(text):
         return _INNER.sub(_replace, text)
     parts = _WORDS.split(text)
     if len(_WORD_HTML) > 100_000:
