@@ -131,6 +131,8 @@ def _word(w: str) -> str:
 
 def _code(text: str) -> str:
     """Plain code (no comment, string, character or line-start rule in it) with its colours."""
+    if not text or text.isspace():  # between two comments or strings, often only the indentation
+        return text
     if _FULL_WORD.search(text) or _ODD_CHAR.search(text):
         return _INNER.sub(_replace, text)
     parts = _WORDS.split(text)
