@@ -5,6 +5,8 @@ names, operators and punctuation have none. Compared on every C# sample and on r
 differences, rare or in code that does not compile, are left out of the random text: a number directly followed
 by a letter (`1if`), `namespace`/`using` followed by neither a name nor `(`, and a declaring keyword (`class`,
 `namespace`...) at the end of a line (Pygments colours the next line's first word as the declared name).
+Every text here ends with a line break: at the very end of a file without one, CSharpLexer does not take a
+`//` comment or `#endif` (its rules need the break), dotcov does.
 """
 
 from __future__ import annotations
