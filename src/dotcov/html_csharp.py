@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 _ID = r"@?[^\W\d]\w*"
-_NOT_AFTER_NAME = r"(?<![\w@])"
+_NOT_AFTER_NAME = r"(?<![\w@])"  # names are not matched as tokens, so a word rule must not start inside one
 
 _KEYWORDS = (
     "abstract|as|async|await|base|break|by|case|catch|checked|const|continue|default|delegate|do|else|enum|"
@@ -26,7 +26,8 @@ _KEYWORDS = (
     "yield|add|remove|value|alias|ascending|descending|from|group|into|orderby|select|thenby|where|join|equals")
 _TYPES = "bool|byte|char|decimal|double|dynamic|float|int|long|object|sbyte|short|string|uint|ulong|ushort|var"
 
-# In CSharpLexer's order; each alternative is one named group (its kind), inner groups are unnamed.
+# The full rules, in CSharpLexer's order; each alternative is one named group (its kind), inner groups are
+# unnamed. Used for the line-start rules' tokens and for the rare stretches of code the fast path leaves.
 _RULES = [
     # `[ws] type... name (`: the return type is lexed again (keywords in it), the name is a function.
     ("decl", rf"^([ \t]*)((?:{_ID}(?:\[\])?\s+)+?)({_ID})(\s*)\("),
@@ -82,8 +83,6 @@ def _replace(m: re.Match) -> str:
 
 
 _DECLARED = {"class": "nc", "namespace": "nn"}
-
-
 
 
 # The fast path. Tokens that can hold other tokens' text (comments, strings, characters, preprocessor
