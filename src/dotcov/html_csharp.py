@@ -73,7 +73,12 @@ def _replace(m: re.Match) -> str:
     g = m.groups()
     i = m.re.groupindex[kind]  # the tuple index of the first group inside the kind's own
     if kind == "decl":
-        return g[i] + highlight_escaped(g[i + 1]) + _span("nf", g[i + 2]) + g[i + 3] + "("
+        types = _DECL_TYPES.get(g[i + 1])
+        if types is None:  # the same few ("public static int ") over and over
+            if len(_DECL_TYPES) > 10_000:
+                _DECL_TYPES.clear()
+            types = _DECL_TYPES[g[i + 1]] = highlight_escaped(g[i + 1])
+        return g[i] + types + _span("nf", g[i + 2]) + g[i + 3] + "("
     if kind == "attr":
         return g[i] + _span("na", g[i + 1])
     if kind == "alias":
@@ -83,6 +88,7 @@ def _replace(m: re.Match) -> str:
 
 
 _DECLARED = {"class": "nc", "namespace": "nn"}
+_DECL_TYPES: dict[str, str] = {}  # a declaration's modifiers and return type -> HTML
 
 
 # The fast path. Tokens that can hold other tokens' text (comments, strings, characters, preprocessor
