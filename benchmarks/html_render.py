@@ -1,6 +1,7 @@
 """Times `write_html` on a synthetic report: N C# files of ~200 lines (default 5,000).
 
     .venv/bin/python benchmarks/html_render.py [--files N] [--lines L] [--jobs J] [--keep DIR]
+    .venv/bin/python benchmarks/html_render.py --colour-only DIR   (only the colouring of DIR's C# files)
 
 Each file's text differs (names, numbers, literals), so no cache or dedupe could help;
 about a third of statements are missed and every tenth branch line is partial.
@@ -65,6 +66,16 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def colour_only(directory: Path) -> None:
+    from dotcov.html import highlight_lines, read_source
+
+    paths = sorted(directory.rglob("*.cs"))
+    texts = [(read_source(str(p)), str(p)) for p in paths]
+    cpu_start = _cpu()
+    lines = sum(len(highlight_lines(text, path)) for text, path in texts)
+    print(f"{len(paths)} files, {lines} lines coloured: CPU {_cpu() - cpu_start:.2f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=5000)
@@ -73,7 +84,12 @@ def main() -> None:
     ap.add_argument("--tmp", default=None, help="where to make the temporary tree (e.g. /dev/shm)")
     ap.add_argument("--keep", default=None, help="also copy the report to this new directory (for "
                     "benchmarks/search_in_browser.js)")
+    ap.add_argument("--colour-only", metavar="DIR", default=None,
+                    help="only time the source colouring (html.highlight_lines) of every *.cs file under DIR")
     args = ap.parse_args()
+    if args.colour_only:
+        colour_only(Path(args.colour_only))
+        return
     rng = random.Random(1)
     with tempfile.TemporaryDirectory(prefix="dotcov-bench-", dir=args.tmp) as tmp:
         src = Path(tmp) / "src"
