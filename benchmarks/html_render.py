@@ -1,16 +1,18 @@
 """Times `write_html` on a synthetic report: N C# files of ~200 lines (default 5,000).
 
     .venv/bin/python benchmarks/html_render.py [--files N] [--lines L] [--jobs J] [--keep DIR]
+    .venv/bin/python benchmarks/html_render.py --colour-only DIR   (only the colouring of DIR's C# files)
 
 Each file's text differs (names, numbers, literals), so no cache or dedupe could help;
 about a third of statements are missed and every tenth branch line is partial.
-Prints the seconds `write_html` took (source files are written before timing starts).
+Prints the seconds `write_html` took, wall and CPU (source files are written before timing starts).
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -58,6 +60,22 @@ def make_source(i: int, lines: int, rng: random.Random) -> tuple[str, dict[int, 
     return text, hits, branches
 
 
+def _cpu() -> float:
+    """User + system CPU seconds of this process and its finished children (the page workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def colour_only(directory: Path) -> None:
+    from dotcov.html import highlight_lines, read_source
+
+    paths = sorted(directory.rglob("*.cs"))
+    texts = [(read_source(str(p)), str(p)) for p in paths]
+    cpu_start = _cpu()
+    lines = sum(len(highlight_lines(text, path)) for text, path in texts)
+    print(f"{len(paths)} files, {lines} lines coloured: CPU {_cpu() - cpu_start:.2f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=5000)
@@ -66,7 +84,12 @@ def main() -> None:
     ap.add_argument("--tmp", default=None, help="where to make the temporary tree (e.g. /dev/shm)")
     ap.add_argument("--keep", default=None, help="also copy the report to this new directory (for "
                     "benchmarks/search_in_browser.js)")
+    ap.add_argument("--colour-only", metavar="DIR", default=None,
+                    help="only time the source colouring (html.highlight_lines) of every *.cs file under DIR")
     args = ap.parse_args()
+    if args.colour_only:
+        colour_only(Path(args.colour_only))
+        return
     rng = random.Random(1)
     with tempfile.TemporaryDirectory(prefix="dotcov-bench-", dir=args.tmp) as tmp:
         src = Path(tmp) / "src"
@@ -82,11 +105,12 @@ def main() -> None:
             asm.files[str(path)] = FileCoverage(str(path), hits, branches)
             asm.classes.append(ClassCoverage(f"Bench.Area{i % 50}.Type{i}", str(path)))
         result = CoverageResult(assemblies, source_root=str(src))
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), _cpu()
         index = write_html(result, Path(tmp) / "htmlcov", jobs=args.jobs)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, _cpu() - cpu_start
         size = sum(p.stat().st_size for p in index.parent.iterdir())
-        print(f"{args.files} files, {total_lines} lines, {size / 1e6:.0f} MB written: {seconds:.2f} s")
+        print(f"{args.files} files, {total_lines} lines, {size / 1e6:.0f} MB written: {seconds:.2f} s "
+              f"(CPU {cpu:.2f} s, page workers included)")
         # The search index's share (html_search.py): built again on its own, and its files' size.
         analysis = Analysis.of(result)
         files = [(f, f.path, f"p{i}.html", "0") for i, f in enumerate(analysis.files)]

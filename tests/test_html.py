@@ -295,7 +295,7 @@ def test_lexers_by_extension():
 def test_highlight_keeps_line_numbers():
     text = "\n\n// c\r\nint x;\rint y;\n\n"
     assert len(highlight_lines(text, "A.cs")) == 6
-    assert highlight_lines("a\u2028b", "A.cs") == ["<span class=\"n\">a</span>", "<span class=\"n\">b</span>"]
+    assert highlight_lines("a\u2028b", "A.cs") == ["a", "b"]  # C# names, operators and punctuation: no span
     # controls and bidi overrides are shown, not obeyed
     out = highlight_lines('var s = "\u202e\x00";', "A.cs")[0]
     assert "\u202e" not in out and "\x00" not in out and "\u2400" in out
@@ -649,12 +649,18 @@ def test_search_source_is_split_into_chunks_and_old_chunks_go(tmp_path, monkeypa
     from dotcov import html_search
 
     monkeypatch.setattr(html_search, "CHUNK_CHARS", 10)  # every file its own chunk
+    monkeypatch.setattr(html_search, "FIRST_CHUNK_CHARS", 10)
     out = render(tmp_path).parent
     [index] = read_script(out / "search.js", "dotcovSearchIndex")
     assert index["chunks"] == 4
     seen = [read_script(out / html_search.chunk_name(i), "dotcovSearchSource") for i in range(4)]
     assert [(n, [f[0] for f in files]) for n, files in seen] == [(0, [0]), (1, [1]), (2, [2]), (3, [3])]
-    monkeypatch.setattr(html_search, "CHUNK_CHARS", 1_000_000)
+    monkeypatch.setattr(html_search, "CHUNK_CHARS", 1_000_000)  # a small first chunk, the rest together
+    render(tmp_path)
+    assert sorted(p.name for p in out.glob("search*.js")) == ["search-src-0.js", "search-src-1.js", "search.js"]
+    assert read_script(out / "search-src-0.js", "dotcovSearchSource")[1][0][0] == 0
+    assert [f[0] for f in read_script(out / "search-src-1.js", "dotcovSearchSource")[1]] == [1, 2, 3]
+    monkeypatch.setattr(html_search, "FIRST_CHUNK_CHARS", 1_000_000)
     render(tmp_path)
     assert sorted(p.name for p in out.glob("search*.js")) == ["search-src-0.js", "search.js"]
 

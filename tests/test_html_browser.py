@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from dotcov import html_search
 from dotcov.html import write_html
 from dotcov.model import MethodCoverage
 from test_html import CHROMIUM, SRC, methods_result
@@ -64,7 +65,10 @@ def run_spec(report: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300, check=False)
 
 
-def test_the_report_in_a_real_browser(tmp_path):
+def test_the_report_in_a_real_browser(tmp_path, monkeypatch):
+    # one source chunk per file: the spec checks that the first chunk's hits show before the others are read
+    monkeypatch.setattr(html_search, "FIRST_CHUNK_CHARS", 1)
+    monkeypatch.setattr(html_search, "CHUNK_CHARS", 1)
     index = write_browser_report(tmp_path / "htmlcov", history=tmp_path / "history")
     proc = run_spec(index.parent)
     assert proc.returncode == 0, f"report.spec.js failed:\n{proc.stdout}\n{proc.stderr}"

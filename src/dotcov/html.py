@@ -15,9 +15,9 @@ Output is deterministic: nothing depends on the clock, the machine or dict order
 except the `timestamp` passed in. `index.html` is removed first and written last
 (atomically), so a directory with an `index.html` holds a complete report.
 
-Speed: each file is lexed once by Pygments (`get_tokens`, never per line) and the
-per-line HTML is built directly from the token stream; with many files the pages are
-rendered by a few worker processes.
+Speed: each file is lexed once (never per line): C# by html_csharp's single regular expression, which
+only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
+HTML directly. With many files the pages are rendered by a few worker processes.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from pygments.lexer import ExtendedRegexLexer, RegexLexer
 from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 
-from dotcov import __version__, html_dir, html_methods, html_search
+from dotcov import __version__, html_csharp, html_dir, html_methods, html_search
 from dotcov import history as history_mod
 from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
@@ -93,13 +93,13 @@ def wrap_points(path: str) -> Markup:
     return Markup(_escape(path).replace("/", "/<wbr>"))
 
 
-_NAME_BREAKS = re.compile(r"(?<=[.,(<>+/])")
+_NAME_BREAKS = re.compile(r"[.,(+/]|&lt;|&gt;")  # in escaped text
 
 
 def wrap_name(name: str) -> Markup:
     """A type or method name escaped, with a line-break opportunity (<wbr>) after each `.`, `,`, `(`, `<`,
     `>`, `+` and `/`: long namespaces and generic signatures wrap between their parts, never inside a word."""
-    return Markup("<wbr>".join(_escape(p) for p in _NAME_BREAKS.split(name)))
+    return Markup(_NAME_BREAKS.sub(r"\g<0><wbr>", _escape(name)))
 
 
 # --- highlighting --------------------------------------------------------------
@@ -109,6 +109,7 @@ _LEXERS = {
     ".fs": FSharpLexer, ".fsi": FSharpLexer, ".fsx": FSharpLexer,
     ".vb": VbNetLexer,
 }
+_CSHARP = (".cs", ".csx")
 _lexer_cache: dict[type, object] = {}
 _css_cache: dict = {}
 
@@ -283,10 +284,19 @@ def _normalize(text: str, path: str) -> str:
 def highlight_lines(text: str, path: str) -> list[str]:
     """The source `text` as one HTML string per line (escaped, with token spans).
 
-    The file is lexed once; a token that spans lines (a block comment, a verbatim
+    C# is coloured by html_csharp (one regular expression, Pygments' classes for the coloured tokens); F#,
+    VB and other files by Pygments. The file is lexed once; a token that spans lines (a block comment, a verbatim
     string) is split into one span per line so every line stands on its own.
     """
     text = _normalize(text, path)
+    if os.path.splitext(path)[1].lower() in _CSHARP:
+        if text.startswith("\ufeff"):  # as Pygments' Lexer.get_tokens
+            text = text[1:]
+        html = html_csharp.highlight_escaped(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+        lines = html.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        return lines
     cache = _piece_cache
     if len(cache) > 200_000:
         cache.clear()
@@ -434,30 +444,30 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File,
     rows = []
     append = rows.append
     nsrc = len(source) if source is not None else 0
+    # Most lines have no branch and no special state: their title needs no escaping ("run 3×", "not run").
     for n in numbers:
         hits = lines.get(n)
         br = branches.get(n)
-        title = note = ""
+        note = ""
         if n in excluded:
-            cls, hits_text = "l exc", ""
-            title = "excluded from coverage"
+            cls, hits_text, title_attr = "l exc", "", ' title="excluded from coverage"'
         elif n in not_measured:
             cls, hits_text = "l nm", ""
-            title = f"not measured: {not_measured[n]}"
+            title_attr = f' title="{_escape(f"not measured: {not_measured[n]}")}"'
         elif hits is None:
-            cls, hits_text = "l", ""
+            cls, hits_text, title_attr = "l", "", ""
         elif hits == 0:
             cls, hits_text = "l mis", "0"
-            title = "not run" + (f"; {_branch_text(br)}" if br else "")
+            title_attr = f' title="not run; {_escape(_branch_text(br))}"' if br else ' title="not run"'
         elif br is not None and br.covered < br.total:
             cls, hits_text = "l par", str(hits)
-            title = f"run {hits}\u00d7; {_branch_text(br)}"
-            note = f'<span class="note">{_escape(_branch_text(br))}</span>'
+            text = _escape(_branch_text(br))
+            title_attr = f' title="run {hits}\u00d7; {text}"'
+            note = f'<span class="note">{text}</span>'
         else:
             cls, hits_text = "l run", str(hits)
-            title = f"run {hits}\u00d7" + (f"; {_branch_text(br)}" if br else "")
+            title_attr = f' title="run {hits}\u00d7; {_escape(_branch_text(br))}"' if br else f' title="run {hits}\u00d7"'
         src = source[n - 1] if 0 < n <= nsrc else ""
-        title_attr = f' title="{_escape(title)}"' if title else ""
         ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None, context_sets.get(n))
         append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
                f'<span class="hits">{hits_text}</span>{ctx}<span class="src">{src}{note}</span></div>')
@@ -615,7 +625,8 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     env = _environment()
     for page, heading, rows in (("methods", "Methods", methods), ("hotspots", "Risk hotspots", hot)):
         _write(out / f"{page}.html", env.get_template("methods.html").render(
-            common, page=page, heading=heading, rows=rows, crap_threshold=html_methods.CRAP_THRESHOLD,
+            common, page=page, heading=heading, rows=rows, rows_html=html_methods.rows_html(rows, has_branches, wrap_name),
+            crap_threshold=html_methods.CRAP_THRESHOLD,
             complexity_threshold=html_methods.COMPLEXITY_THRESHOLD))
 
     # Index: groups by the assemblies that compile each file, files within by name.

@@ -6,7 +6,8 @@ file:// cannot fetch() local JSON, but it can load a script. dotcov.js searches 
 
     search.js        dotcovSearchIndex({"files": [[name, page, cover]], "classes": [[name, file, line]],
                                         "methods": [[name, class, line, cover]], "chunks": N})
-    search-src-N.js  dotcovSearchSource(N, [[file, text], ...])   (about CHUNK_CHARS characters each)
+    search-src-N.js  dotcovSearchSource(N, [[file, text], ...])   (about CHUNK_CHARS characters each, the
+                     first FIRST_CHUNK_CHARS; the browser reads them in order and shows hits as they come)
 
 `cover` is the display percentage ("87"); `file` and `class` are indexes into the lists; `line` is the first line (0 when unknown). The source text is
 that of the file pages (line breaks as the compiler counts them, unsafe characters made visible), so a hit's
@@ -23,6 +24,7 @@ from dotcov.output import display_percent
 
 INDEX = "search.js"
 CHUNK_CHARS = 1_000_000
+FIRST_CHUNK_CHARS = 250_000  # a small first chunk: the browser shows its hits while it reads the rest
 
 
 def chunk_name(n: int) -> str:
@@ -65,7 +67,7 @@ def build(files: list[tuple[FileAnalysis, str, str, str]],
             continue
         chunk.append([fi, text])
         size += len(text)
-        if size >= CHUNK_CHARS:
+        if size >= (FIRST_CHUNK_CHARS if not out else CHUNK_CHARS):
             out[chunk_name(len(out))] = _script("dotcovSearchSource", len(out), chunk)
             chunk, size = [], 0
     if chunk:

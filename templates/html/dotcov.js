@@ -55,18 +55,16 @@
     searchWaiting.splice(0).forEach(function (f) { f(); });
   };
 
-  // each search-src-N.js calls this with [[file index, text], ...].
+  // each search-src-N.js calls this with [[file index, text], ...]. The open search is shown again after each
+  // chunk, so the first source hits appear as soon as the first chunk is read, not after all of them.
   window.dotcovSearchSource = function (n, files) {
     files.forEach(function (f) { sources.push({ file: f[0], text: f[1], lower: f[1].toLowerCase() }); });
+    if (files.length) { sources.sort(function (a, b) { return a.file - b.file; }); }  // chunks may come in any order
     sourcesPending -= 1;
-    if (sourcesPending === 0) { sourcesReady(); }
-  };
-
-  function sourcesReady() {
-    sources.sort(function (a, b) { return a.file - b.file; });
-    document.body.setAttribute("data-search-source", "ready");
+    loadNextChunk();
+    if (sourcesPending === 0) { document.body.setAttribute("data-search-source", "ready"); }
     sourcesWaiting.splice(0).forEach(function (f) { f(); });
-  }
+  };
 
   function withIndex(then) {
     if (searchData) { then(); return; }
@@ -74,17 +72,31 @@
     if (!searchLoading) { searchLoading = true; loadScript("search.js"); }
   }
 
+  var nextChunk = 0;
+  function loadNextChunk() {
+    if (nextChunk >= searchData.chunks) { return; }
+    // a chunk that cannot be loaded (a copied report missing it) only leaves its files unsearched
+    loadScript("search-src-" + nextChunk + ".js", function () { window.dotcovSearchSource(-1, []); });
+    nextChunk += 1;
+  }
+
+  function sourcesComplete() { return sources !== null && sourcesPending === 0; }
+
+  // Starts loading the source text (once); `then` runs when the next chunk has been read (at once if all have).
   function withSources(then) {
-    if (sources && sourcesPending === 0) { then(); return; }
+    if (sourcesComplete()) { then(); return; }
     sourcesWaiting.push(then);
     if (!sources) {
       sources = [];
       sourcesPending = searchData.chunks;
-      for (var i = 0; i < searchData.chunks; i += 1) {
-        // a chunk that cannot be loaded (a copied report missing it) only leaves its files unsearched
-        loadScript("search-src-" + i + ".js", function () { window.dotcovSearchSource(-1, []); });
+      // Two chunks in flight at a time, in order: all at once, the browser would parse them all before the
+      // page could show the first hits.
+      loadNextChunk();
+      loadNextChunk();
+      if (sourcesPending === 0) {
+        document.body.setAttribute("data-search-source", "ready");
+        sourcesWaiting.splice(0).forEach(function (f) { f(); });
       }
-      if (sourcesPending === 0) { sourcesReady(); }
     }
   }
 
@@ -215,7 +227,7 @@
       });
       counts = files.total + classes.total + methods.total;
       var phrase = q.trim().toLowerCase();
-      if (phrase.length >= 3 && sources && sourcesPending === 0) {
+      if (phrase.length >= 3 && sources && sources.length) {  // the chunks read so far
         var found = matchSource(phrase, SEARCH_LIMITS.source);
         section("Source", found, function (h) {
           var a = el("a"); a.href = fileHref(h.file, h.line);
@@ -225,17 +237,36 @@
           return a;
         });
         counts += found.total;
-      } else if (phrase.length >= 3) {
-        panel.appendChild(el("div", "sr-head muted", "Searching the source text\u2026"));
-        withSources(function () { if (lastQuery === q) { render(q); } });
       }
-      if (!counts && !(phrase.length >= 3 && !(sources && sourcesPending === 0))) {
+      if (phrase.length >= 3 && !sourcesComplete()) {
+        var read = sources ? searchData.chunks - sourcesPending : 0;
+        panel.appendChild(el("div", "sr-head muted", "Searching the source text\u2026" +
+                             (read ? " (" + read + " of " + searchData.chunks + " parts read)" : "")));
+        panel.setAttribute("data-source-parts", String(read));
+        withSources(function () { if (lastQuery === q) { rerender(q); } });
+      } else {
+        panel.removeAttribute("data-source-parts");
+      }
+      if (!counts && !(phrase.length >= 3 && !sourcesComplete())) {
         panel.appendChild(el("div", "sr-none muted", "Nothing matches \u201c" + q.trim() + "\u201d."));
       }
       panel.hidden = false;
       input.setAttribute("aria-expanded", "true");
       panel.setAttribute("data-count", String(counts));
       panel.setAttribute("data-query", q);
+      renderedAt = Date.now();
+    }
+
+    // After a chunk of source text: shown again, at most every 100 ms while chunks keep coming (the last at once).
+    var rerenderTimer = null, renderedAt = 0;
+    function rerender(q) {
+      var wait = 100 - (Date.now() - renderedAt);
+      if (sourcesComplete() || wait <= 0) {
+        clearTimeout(rerenderTimer); rerenderTimer = null; render(q); return;
+      }
+      if (rerenderTimer === null) {
+        rerenderTimer = setTimeout(function () { rerenderTimer = null; if (lastQuery === q) { render(q); } }, wait);
+      }
     }
 
     function update() {

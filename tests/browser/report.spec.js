@@ -153,6 +153,25 @@ async function searchFor(page, text) {
       assert.equal(await page.evaluate(() => document.querySelector(":target").id), "L5");
     });
 
+    await step("search: the first chunk's source hits show while later chunks are still being read", async () => {
+      await open(page, "methods.html");
+      await page.evaluate(() => {  // holds back every source chunk after the first (the report has one per file)
+        const append = document.head.appendChild.bind(document.head);
+        window.heldChunks = [];
+        document.head.appendChild = (el) => (/search-src-[1-9][0-9]*\.js$/.test(el.src || "") ? window.heldChunks.push(el) && el : append(el));
+        window.releaseChunks = () => { document.head.appendChild = append; window.heldChunks.splice(0).forEach(append); };
+      });
+      await page.click("input[data-search]");
+      await page.type("input[data-search]", "divides");
+      await page.waitForSelector('#search-results[data-query="divides"] a[data-kind="source"]');
+      assert.match(await page.textContent("#search-results"), /Searching the source text\u2026 \(1 of \d+ parts read\)/);
+      assert.equal(await page.getAttribute("#search-results", "data-source-parts"), "1");
+      await page.evaluate(() => window.releaseChunks());
+      const hits = await searchFor(page, "divides");
+      assert.equal(hits.filter((h) => h.kind === "source").length, 1, JSON.stringify(hits));
+      assert.equal(await page.getAttribute("body", "data-search-source"), "ready");
+    });
+
     await step("index: links lead to the file pages, the method pages and back", async () => {
       await open(page, "index.html");
       await Promise.all([page.waitForNavigation(), page.click('#files a:text("Calc/Calculator.cs")')]);
