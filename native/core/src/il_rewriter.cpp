@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <cstdio>
 #include <iterator>
 #include <set>
@@ -259,6 +260,41 @@ std::vector<Instruction> ProbeStyle::MakeValue(uint32_t false_slot, uint32_t tru
   return out;
 }
 
+std::vector<Instruction> ProbeStyle::MakeOperand(uint32_t skipped_slot, uint32_t false_slot, uint32_t true_slot,
+                                             const std::vector<Instruction>& load, bool is_or) const {
+  // left -> e = whether the right operand is evaluated in the source: (left != 0), flipped for `or`; right -> r =
+  // (right != 0); the slot is skipped + e * ((false - skipped) + r * (true - false)).
+  std::vector<Instruction> out = {MakeInstruction(0x25 /*dup*/), MakeInstruction(0x16 /*ldc.i4.0*/),
+                                  MakeInstruction(0xFE03 /*cgt.un*/)};
+  if (is_or) {
+    out.push_back(MakeInstruction(0x17 /*ldc.i4.1*/));
+    out.push_back(MakeInstruction(0x61 /*xor*/));
+  }
+  out.insert(out.end(), load.begin(), load.end());
+  const int64_t to_false = int64_t{false_slot} - int64_t{skipped_slot};
+  const int64_t to_true = int64_t{true_slot} - int64_t{false_slot};
+  for (auto i : {MakeInstruction(0x16 /*ldc.i4.0*/), MakeInstruction(0xFE03 /*cgt.un*/),
+                 MakeInstruction(op::kLdcI4, static_cast<int32_t>(to_true)), MakeInstruction(0x5A /*mul*/),
+                 MakeInstruction(op::kLdcI4, static_cast<int32_t>(to_false)), MakeInstruction(0x58 /*add*/),
+                 MakeInstruction(0x5A /*mul*/)})
+    out.push_back(i);
+  if (!counters_base) {
+    out.push_back(MakeInstruction(op::kLdcI4, static_cast<int32_t>(skipped_slot)));
+    out.push_back(MakeInstruction(0x58 /*add*/));
+    out.push_back(MakeInstruction(op::kCall, helper_method_token));
+    return out;
+  }
+  // The address: counters_base + 8 * skipped_slot + 8 * (slot delta), then the increment of Make.
+  for (auto i : {MakeInstruction(0x6A /*conv.i8*/), MakeInstruction(0x21 /*ldc.i8*/, int64_t{8}),
+                 MakeInstruction(0x5A /*mul*/),
+                 MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(counters_base + 8 * uint64_t(skipped_slot))),
+                 MakeInstruction(0x58 /*add*/), MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x25 /*dup*/),
+                 MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x17 /*ldc.i4.1*/),
+                 MakeInstruction(0x6A /*conv.i8*/), MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
+    out.push_back(i);
+  return out;
+}
+
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   const std::vector<BranchProbe>& branch_probes, uint32_t helper_method_token,
                   std::vector<uint8_t>* new_body, std::string* error) {
@@ -278,6 +314,18 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
       if (!body.InsertBefore(offset, style.Make(slot), error, stack)) return false;
     }
     for (const BranchProbe& b : branch_probes) {
+      if (b.operand) {
+        std::vector<Instruction> load;
+        bool is_or = false;
+        if (b.target_slots.size() != 2)
+          return Fail(error, "the operand probe at IL offset " + Hex(b.il_offset) + " needs a false and a true slot");
+        if (!ShortCircuitOperandAt(body, b.il_offset, &load, &is_or, error)) return false;
+        if (!body.InsertBefore(b.il_offset,
+                               style.MakeOperand(b.fall_through_slot, b.target_slots[0], b.target_slots[1], load, is_or),
+                               error, style.operand_max_stack(), /*reads=*/1))
+          return false;
+        continue;
+      }
       if (b.value) {
         if (b.target_slots.size() != 1)
           return Fail(error, "the value probe at IL offset " + Hex(b.il_offset) + " needs exactly one true slot");
@@ -368,7 +416,70 @@ bool LeavesBool(const Instruction& i, const BoolTypes& types) {
   return by_token && types.token_is_bool && types.token_is_bool(static_cast<uint32_t>(i.operand));
 }
 
+
+// Where control can arrive from elsewhere than the instruction before: jump targets, and region boundaries.
+struct Arrivals {
+  std::set<uint32_t> jumps, regions;
+  explicit Arrivals(const MethodBody& body) {
+    for (const Instruction& i : body.instructions()) {
+      if (IsBranch(i.opcode)) jumps.insert(static_cast<uint32_t>(i.operand));
+      for (int32_t t : i.switch_targets) jumps.insert(static_cast<uint32_t>(t));
+    }
+    for (const ExceptionClause& c : body.clauses()) {
+      for (uint32_t o :
+           {c.try_offset, c.try_offset + c.try_length, c.handler_offset, c.handler_offset + c.handler_length})
+        regions.insert(o);
+      if (c.is_filter()) regions.insert(c.class_token_or_filter_offset);
+    }
+  }
+  bool any(uint32_t offset) const { return jumps.count(offset) || regions.count(offset); }
+};
+
+constexpr uint16_t kAnd = 0x5F, kOr = 0x60, kLdfld = 0x7B, kLdarg0 = 0x02;
+
+// The first instruction of the right operand loaded right before the `or`/`and` at index k, or -1: a plain
+// ldarg/ldloc (when `is_bool` accepts it), or `ldarg.0; ldfld F`.
+long OperandStart(const std::vector<Instruction>& ins, size_t k, const std::function<bool(const Instruction&)>& is_bool) {
+  if (k < 2 || (ins[k].opcode != kAnd && ins[k].opcode != kOr)) return -1;
+  const Instruction& r = ins[k - 1];
+  if ((LoadedLocal(r) >= 0 || LoadedArgument(r) >= 0) && is_bool(r)) return static_cast<long>(k - 1);
+  if (r.opcode == kLdfld && ins[k - 2].opcode == kLdarg0 && k >= 3 && is_bool(r)) return static_cast<long>(k - 2);
+  return -1;
+}
+
 }  // namespace
+
+std::vector<uint32_t> FindShortCircuitOperands(const MethodBody& body, const BoolTypes& types) {
+  const auto& ins = body.instructions();
+  const Arrivals arrivals(body);
+  const auto is_bool = [&types](const Instruction& i) { return LeavesBool(i, types); };
+  std::vector<uint32_t> out;
+  for (size_t k = 2; k + 1 < ins.size(); ++k) {
+    long first = OperandStart(ins, k, is_bool);
+    if (first < 1 || IsPrefix(ins[first - 1].opcode) || arrivals.regions.count(ins[first].offset)) continue;
+    bool entered = false;
+    for (size_t j = static_cast<size_t>(first) + 1; j <= k; ++j) entered = entered || arrivals.any(ins[j].offset);
+    if (!entered) out.push_back(ins[first].offset);
+  }
+  return out;
+}
+
+bool ShortCircuitOperandAt(const MethodBody& body, uint32_t offset, std::vector<Instruction>* load, bool* is_or,
+                           std::string* error) {
+  const auto& ins = body.instructions();
+  long found = body.FindInstruction(offset);
+  const auto any = [](const Instruction&) { return true; };
+  if (found >= 1) {
+    const size_t first = static_cast<size_t>(found);
+    for (size_t k = first + 1; k <= first + 2 && k < ins.size(); ++k) {
+      if (OperandStart(ins, k, any) != found) continue;
+      load->assign(ins.begin() + found, ins.begin() + static_cast<long>(k));
+      *is_or = ins[k].opcode == kOr;
+      return true;
+    }
+  }
+  return Fail(error, "IL offset " + Hex(offset) + " is not the load of a short circuit's right operand");
+}
 
 std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall& returns_bool) {
   return FindValueConditions(body, BoolTypes{returns_bool, {}, {}});

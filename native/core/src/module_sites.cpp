@@ -120,9 +120,13 @@ void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites) {
       sites->push_back({token, b.il_offset, kBranchFallThrough});
       for (uint32_t k = 0; k < b.target_count; ++k) sites->push_back({token, b.il_offset, kBranchTarget + k});
     }
-    for (uint32_t offset : il::FindValueConditions(body, BoolTypesOf(*md, token, body))) {
+    const il::BoolTypes types = BoolTypesOf(*md, token, body);
+    for (uint32_t offset : il::FindValueConditions(body, types)) {
       sites->push_back({token, offset, kValueFalse});
       sites->push_back({token, offset, kValueTrue});
+    }
+    for (uint32_t offset : il::FindShortCircuitOperands(body, types)) {
+      for (uint32_t kind : {kOperandSkipped, kOperandFalse, kOperandTrue}) sites->push_back({token, offset, kind});
     }
   }
   SortSites(sites);
