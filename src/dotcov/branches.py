@@ -571,6 +571,15 @@ class _Sources:
                 self._files[path] = None
         return self._files[path]
 
+    def span(self, path: str, p: tuple) -> str:
+        """The whole source text of a sequence point, over several lines too ("" when unreadable)."""
+        _off, sl, sc, el, ec, _doc = p
+        lines = self.lines(path)
+        if not lines or not 0 < sl <= el <= len(lines) or sc <= 0 or ec <= 0:
+            return ""
+        text = "\n".join(lines[sl - 1:el])
+        return text[sc - 1:len(text) - len(lines[el - 1]) + ec - 1]
+
     def slice(self, path: str, p: tuple, limit: int = 60) -> str:
         _off, sl, sc, el, ec, _doc = p
         if sl != el or sc <= 0 or ec <= sc:
@@ -611,11 +620,12 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     """Every branch the agent counted in `module` (a data.ModuleHits) that maps to a line,
     classified. `sym` is results.Symbols; `bodies` defaults to the method bodies of
     `assembly_path` (default module.path); `path_of` maps PDB document paths (as [paths] does)."""
-    from dotcov import branch_notes, switch_arms  # switch_arms builds on this module's IL model
+    from dotcov import branch_notes, short_circuit, switch_arms  # switch_arms builds on this module's IL model
 
     counted = branch_hits(module.sites, module.hits)
     values = value_hits(module.sites, module.hits)
-    if not counted and not values:
+    operands = short_circuit.operand_hits(module.sites, module.hits)
+    if not counted and not values and not operands:
         return []  # the agent measured no branches in this module
     raw = sym.raw
     if bodies is None:
@@ -633,7 +643,17 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     for (token, offset), outcomes in values.items():
         values_of.setdefault(token & 0x00FFFFFF, []).append((offset, outcomes))
         by_method.setdefault(token & 0x00FFFFFF, [])
+    operands_of: dict[int, list[tuple[int, dict[int, int]]]] = {}
+    for (token, offset), counts in operands.items():
+        operands_of.setdefault(token & 0x00FFFFFF, []).append((offset, counts))
+        by_method.setdefault(token & 0x00FFFFFF, [])
     records: list[BranchRecord] = []
+
+    def path_of_doc(doc: int) -> str | None:
+        if not 0 < doc <= len(documents):
+            return None
+        return path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
+
     for rid, found in sorted(by_method.items()):
         points = sorted(raw["sequence_points"].get(rid, []))
         if not points:
@@ -650,6 +670,15 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             except ValueError:
                 il = None
         il_branches = {b.offset: b for b in il.branches()} if il else {}
+        # Short circuits compiled to `or`/`and` (short_circuit.py): confirmed by the source's operator.
+        combined = []  # (offset, counts, Shape, point)
+        for offset, counts in sorted(operands_of.get(rid, [])) if il is not None and read_sources else ():
+            sc = short_circuit.shape(il, offset)
+            at = containing_point(points, offset) or points[0]
+            where = path_of_doc(at[5])
+            if sc and where and short_circuit.confirmed(sources.span(where, at), sc.is_or):
+                combined.append((offset, counts, sc, at))
+        whole = {c[2].whole for c in combined}
         rows = []
         for offset, outcomes in sorted(found):
             p = containing_point(points, offset)
@@ -657,6 +686,8 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             generated = classify(il, b) if il and b else None
             if il and not b:
                 generated = "not a branch in the method's IL"
+            if generated is None and offset in whole:
+                generated = "whole condition, counted per operand"
             if p is None:
                 # Before the first point: in MoveNext the state-machine prologue; elsewhere e.g. a
                 # Release `switch` statement's dispatch (under a hidden point). Either is reported
@@ -673,11 +704,6 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 own = {k: max(0, h - sum(counts.get(o, {}).get(kind, 0) for o, kind in sub.get(k, [])))
                        for k, h in outcomes.items()}
                 rows[n] = (offset, own, p, b, generated)
-        def path_of_doc(doc: int) -> str | None:
-            if not 0 < doc <= len(documents):
-                return None
-            return path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
-
         # A switch's dispatch becomes one record with an outcome per arm (switch_arms.py), in the document of the
         # method's first point.
         grouped: set[int] = set()
@@ -716,6 +742,18 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             if generated is None:
                 by_statement.setdefault(p[0], []).append((BRTRUE_S, r))
                 by_statement[p[0]].sort(key=lambda row: row[1].offset)
+        # Both operands of a short circuit compiled to `or`/`and`: two outcomes each, read like a `brtrue`.
+        for offset, counts, sc, at in combined:
+            left, right = short_circuit.outcomes(counts, sc)
+            where = path_of_doc(at[5])
+            generated = "compiler-generated method" if compiler_generated_method(name, attrs) else None
+            for at, o in ([(sc.left, left)] if sc.left is not None else []) + [(offset, right)]:
+                q = containing_point(points, at) or points[0]
+                r = BranchRecord(0x06000000 | rid, at, where, q[1], o, generated, False, sources.slice(where, q))
+                records.append(r)
+                if generated is None:
+                    by_statement.setdefault(q[0], []).append((BRTRUE_S, r))
+                    by_statement[q[0]].sort(key=lambda row: row[1].offset)
         # Missed outcomes in source terms (branch_notes.py), per statement.
         for rows_of in by_statement.values():
             descriptions = branch_notes.notes(rows_of[0][1].text, [(op, r.outcomes) for op, r in rows_of])
