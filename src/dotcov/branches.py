@@ -17,6 +17,8 @@ docs/branches.md describes every pattern, with the IL it matches and why.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -64,6 +66,9 @@ HIDDEN_LINE = 0xFEEFEE
 # Site kinds of a condition computed into a value (docs/branches.md, "Conditions computed into a value"): the
 # value the instruction at the site's offset left was false (zero) / true (nonzero).
 VALUE_FALSE, VALUE_TRUE = 0x80000000, 0x80000001
+# A statement holding a condition computed into a value has one of these: `&&`, `||`, a pattern `and`/`or`, `?:`,
+# `when`, VB's AndAlso/OrElse.
+VALUE_OPERATORS = re.compile(r"&&|\|\||\?|\b(?:and|or|when|AndAlso|OrElse)\b")
 COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
 
 
@@ -580,6 +585,15 @@ class _Sources:
         text = "\n".join(lines[sl - 1:el])
         return text[sc - 1:len(text) - len(lines[el - 1]) + ec - 1]
 
+    def code_lines(self, path: str, p: tuple) -> str:
+        """The lines a sequence point spans, without trailing comments ("" when unreadable): F# puts a point on a
+        short circuit's last operand alone (`big` of `x > 0 && big`), so its own text does not show the operator."""
+        lines = self.lines(path)
+        if not lines or not 0 < p[1] <= p[3] <= len(lines):
+            return ""
+        mark = "'" if path.endswith(".vb") else "//"
+        return "\n".join(line.split(mark, 1)[0] for line in lines[p[1] - 1:p[3]])
+
     def slice(self, path: str, p: tuple, limit: int = 60) -> str:
         _off, sl, sc, el, ec, _doc = p
         if sl != el or sc <= 0 or ec <= sc:
@@ -735,6 +749,9 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             where = path_of_doc(p[5])
             if where is None:
                 continue
+            text = sources.code_lines(where, p) if read_sources else ""
+            if text and not VALUE_OPERATORS.search(text):
+                continue  # `if (x < 0) return true; return flag;` compiles like `x < 0 || flag`: no condition
             generated = "compiler-generated method" if compiler_generated_method(name, attrs) else None
             r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, False,
                              sources.slice(where, p) if read_sources else "")

@@ -5,6 +5,7 @@
 #include <functional>
 #include <cstdio>
 #include <iterator>
+#include <map>
 #include <set>
 
 namespace dotcov::il {
@@ -532,24 +533,54 @@ std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolType
            (info->pushes == 1 || (info->flow == FlowKind::kCall && i.opcode != op::kJmp)) &&
            (info->flow == FlowKind::kNext || info->flow == FlowKind::kCall);
   };
+  std::map<uint32_t, int> jumps_to;  // how many branches / switch entries target each offset
+  for (const Instruction& i : ins) {
+    if (IsBranch(i.opcode)) ++jumps_to[static_cast<uint32_t>(i.operand)];
+    for (int32_t t : i.switch_targets) ++jumps_to[static_cast<uint32_t>(t)];
+  }
   std::set<uint32_t> out;
+  // The operand computed from ins[start] on in straight-line code nothing else enters (ins[start] itself may be
+  // entered only by the short circuit's branch), its value leaving by br, ret or stloc.
+  auto operand_from = [&](size_t start) {
+    for (size_t j = start; j + 1 < n; ++j) {
+      if (j > start && entered.count(ins[j].offset)) return;
+      const OpcodeInfo* ji = LookupOpcode(ins[j].opcode);
+      if (!ji || (ji->flow != FlowKind::kNext && ji->flow != FlowKind::kCall)) return;
+      const Instruction& next = ins[j + 1];
+      if (!IsBr(next.opcode) && next.opcode != op::kRet && StoredLocal(next) < 0) continue;
+      if (LeavesBool(ins[j], types) && !entered.count(next.offset) && leaves_one_value(ins[j]) &&
+          !IsPrefix(ins[j > 0 ? j - 1 : 0].opcode) && !flows_into_test(j + 1))
+        out.insert(ins[j].offset);
+      return;
+    }
+  };
   // Short-circuit operands: bCC -> `ldc.i4.0/1`, the fall-through computing the last operand.
   for (size_t b = 0; b + 1 < n; ++b) {
     const OpcodeInfo* info = LookupOpcode(ins[b].opcode);
     if (!info || info->flow != FlowKind::kCondBranch || ins[b].opcode == op::kSwitch) continue;
     if (b > 0 && IsPrefix(ins[b - 1].opcode)) continue;
     size_t t = skip_nops(index_at(ins[b].operand));
-    if (t >= n || (ins[t].opcode != 0x16 && ins[t].opcode != 0x17)) continue;
-    for (size_t j = b + 1; j + 1 < n; ++j) {
-      if (entered.count(ins[j].offset)) break;  // only B enters the operand
-      const OpcodeInfo* ji = LookupOpcode(ins[j].opcode);
-      if (!ji || (ji->flow != FlowKind::kNext && ji->flow != FlowKind::kCall)) break;
-      const Instruction& next = ins[j + 1];
-      if (!IsBr(next.opcode) && next.opcode != op::kRet && StoredLocal(next) < 0) continue;
-      if (LeavesBool(ins[j], types) && !entered.count(next.offset) && leaves_one_value(ins[j]) &&
-          !IsPrefix(ins[j > 0 ? j - 1 : 0].opcode) && !flows_into_test(j + 1))
-        out.insert(ins[j].offset);
-      break;
+    const bool constant_target = t < n && (ins[t].opcode == 0x16 || ins[t].opcode == 0x17);
+    if (constant_target) {
+      if (!entered.count(ins[b + 1].offset)) operand_from(b + 1);  // only B enters the operand
+      continue;
+    }
+    // F# (`x < 0 || flag`: `bge T; ldc.i4.1; ret; T: ldarg flag; ret`): the constant falls through, the operand
+    // is the target, which only B enters and nothing falls into.
+    const size_t f = skip_nops(b + 1);
+    const size_t target = index_at(ins[b].operand);
+    if (f + 1 < n && (ins[f].opcode == 0x16 || ins[f].opcode == 0x17) &&
+        (IsBr(ins[f + 1].opcode) || ins[f + 1].opcode == op::kRet) && target < n && target > f + 1 &&
+        jumps_to[ins[target].offset] == 1 && !IsPrefix(ins[target - 1].opcode)) {
+      const OpcodeInfo* before = LookupOpcode(ins[target - 1].opcode);
+      const bool falls_in = before && (before->flow == FlowKind::kNext || before->flow == FlowKind::kCall ||
+                                       before->flow == FlowKind::kCondBranch);
+      bool region = false;
+      for (const ExceptionClause& c : body.clauses())
+        for (uint32_t o : {c.try_offset, c.try_offset + c.try_length, c.handler_offset,
+                           c.handler_offset + c.handler_length, c.class_token_or_filter_offset})
+          region = region || o == ins[target].offset;
+      if (!falls_in && !region) operand_from(target);
     }
   }
   // Exception filters: `<value> [stloc N; ldloc N;] ldc.i4.0; cgt.un; endfilter`.

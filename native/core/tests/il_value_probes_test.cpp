@@ -160,6 +160,25 @@ TEST(IlValueConditions, LastOperandABoolVariable) {
   EXPECT_TRUE(FindValueConditions(Decoded(Fat(g.code(), 2)), two_bools).empty());
 }
 
+TEST(IlValueConditions, FSharpLastOperandAtTheBranchTarget) {
+  // F# `let negativeOr (flag: bool) x = x < 0 || flag` (Debug and Release): `ldarg.1; ldc.i4.0; bge.s T;
+  // ldc.i4.1; ret; T: ldarg.0; ret` -- the constant falls through, the last operand is the target.
+  BoolTypes types;
+  types.arguments = {true, false};
+  Asm a;
+  a.op(kLdarg1).op(kLdcI40).br(kBgeS, "t").op(kLdcI41).op(op::kRet).label("t").label("v").op(kLdarg0).op(op::kRet);
+  EXPECT_EQ(FindValueConditions(Decoded(Fat(a.code(), 2)), types), (std::vector<uint32_t>{a.at("v")}));
+  // `x > 0 && big` with a local: `ble.s T; ldloc.0; ret; T: ldc.i4.0; ret` is the usual shape (target constant).
+  // Not when the target is entered from elsewhere too, or when code falls into it.
+  Asm two;
+  two.op(kLdarg1).op(kLdcI40).br(kBgeS, "t").op(kLdarg1).br(kBrtrueS, "t").op(kLdcI41).op(op::kRet).label("t");
+  two.op(kLdarg0).op(op::kRet);
+  EXPECT_TRUE(FindValueConditions(Decoded(Fat(two.code(), 2)), types).empty());
+  Asm fall;
+  fall.op(kLdarg1).op(kLdcI40).br(kBgeS, "t").op(kLdcI41).op(kPop).label("t").op(kLdarg0).op(op::kRet);
+  EXPECT_TRUE(FindValueConditions(Decoded(Fat(fall.code(), 2)), types).empty());
+}
+
 TEST(SignatureTypes, BoolLocalsArgumentsFieldsAndReturns) {
   std::vector<bool> flags;
   // LOCAL_SIG: int32, bool, ref bool, pinned bool, modopt(T) bool, List<bool>, bool[]
