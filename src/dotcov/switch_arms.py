@@ -85,14 +85,16 @@ def _targets(br: b.Branch) -> dict[int, int]:
 def _switch_line(lines: list[str], anchor: tuple | None, first_arm_line: int, fsharp: bool = False,
                  vb: bool = False, method_line: int = 1) -> int | None:
     """The line of the `switch` keyword (F#: `match`, VB: `Select Case`) the dispatch belongs to, from the source;
-    never above `method_line`, the method's first point (a `match` of the function before is not this one's)."""
+    for F# never above `method_line`, the method's first point (a `match` of the function before is not this one's)."""
     keyword = FS_MATCH_KEYWORD if fsharp else VB_SELECT_KEYWORD if vb else SWITCH_KEYWORD
     if anchor is not None:
         _o, sl, sc, _el, _ec, _d = anchor
         if 0 < sl <= len(lines) and keyword.search(_code(lines[sl - 1][max(sc - 1, 0):])):
             return sl
     # F# guards sit under points on the arms' lines, below the `match` line.
-    low = anchor[3] + 1 if anchor is not None and not fsharp else max(1, first_arm_line - 30, method_line)
+    low = anchor[3] + 1 if anchor is not None and not fsharp else max(1, first_arm_line - 30)
+    if fsharp:  # a Release C# `switch` line may lie above the method's first visible point; an F# `match` not
+        low = max(low, method_line)
     top = min(first_arm_line, len(lines) + 1) - 1
     if fsharp and anchor is not None:
         top = min(anchor[1] - 1, top)
