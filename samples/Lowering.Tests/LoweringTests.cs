@@ -86,5 +86,8 @@ public class LoweringTests
         Assert.True(below(-1));
         Assert.False(below(1));
         Assert.True(Flags.Any(true, false));
+        bool no = false;
+        Assert.True(Flags.NegativeOrIn(-1, in no));
+        Assert.False(Flags.NegativeOrIn(1, in no));
     }
 }

@@ -93,4 +93,6 @@ public static class Flags
     public static Func<int, bool> Below(bool inclusive) => x => x < 0 || inclusive; // @hit @count 2 @branches 3/4
 
     public static bool Any(bool a, bool flag) => a | flag; // @hit (no short circuit: no branch)
+
+    public static bool NegativeOrIn(int x, in bool flag) => x < 0 || flag; // @hit @count 2 @branches 3/4
 }

@@ -440,11 +440,15 @@ constexpr uint16_t kAnd = 0x5F, kOr = 0x60, kLdfld = 0x7B, kLdarg0 = 0x02;
 
 // The first instruction of the right operand loaded right before the `or`/`and` at index k, or -1: a plain
 // ldarg/ldloc (when `is_bool` accepts it), or `ldarg.0; ldfld F`.
-long OperandStart(const std::vector<Instruction>& ins, size_t k, const std::function<bool(const Instruction&)>& is_bool) {
+long OperandStart(const std::vector<Instruction>& ins, size_t k, const std::function<bool(const Instruction&)>& is_bool,
+                  const std::function<bool(long argument)>& is_byref_bool) {
   if (k < 2 || (ins[k].opcode != kAnd && ins[k].opcode != kOr)) return -1;
   const Instruction& r = ins[k - 1];
   if ((LoadedLocal(r) >= 0 || LoadedArgument(r) >= 0) && is_bool(r)) return static_cast<long>(k - 1);
   if (r.opcode == kLdfld && ins[k - 2].opcode == kLdarg0 && k >= 3 && is_bool(r)) return static_cast<long>(k - 2);
+  const long argument = LoadedArgument(ins[k - 2]);
+  if (r.opcode == 0x47 /*ldind.u1*/ && argument >= 0 && k >= 3 && is_byref_bool(argument))
+    return static_cast<long>(k - 2);
   return -1;
 }
 
@@ -454,9 +458,12 @@ std::vector<uint32_t> FindShortCircuitOperands(const MethodBody& body, const Boo
   const auto& ins = body.instructions();
   const Arrivals arrivals(body);
   const auto is_bool = [&types](const Instruction& i) { return LeavesBool(i, types); };
+  const auto is_byref_bool = [&types](long a) {
+    return a >= 0 && static_cast<size_t>(a) < types.byref_arguments.size() && types.byref_arguments[a];
+  };
   std::vector<uint32_t> out;
   for (size_t k = 2; k + 1 < ins.size(); ++k) {
-    long first = OperandStart(ins, k, is_bool);
+    long first = OperandStart(ins, k, is_bool, is_byref_bool);
     if (first < 1 || IsPrefix(ins[first - 1].opcode) || arrivals.regions.count(ins[first].offset)) continue;
     bool entered = false;
     for (size_t j = static_cast<size_t>(first) + 1; j <= k; ++j) entered = entered || arrivals.any(ins[j].offset);
@@ -470,10 +477,11 @@ bool ShortCircuitOperandAt(const MethodBody& body, uint32_t offset, std::vector<
   const auto& ins = body.instructions();
   long found = body.FindInstruction(offset);
   const auto any = [](const Instruction&) { return true; };
+  const auto any_argument = [](long) { return true; };
   if (found >= 1) {
     const size_t first = static_cast<size_t>(found);
     for (size_t k = first + 1; k <= first + 2 && k < ins.size(); ++k) {
-      if (OperandStart(ins, k, any) != found) continue;
+      if (OperandStart(ins, k, any, any_argument) != found) continue;
       load->assign(ins.begin() + found, ins.begin() + static_cast<long>(k));
       *is_or = ins[k].opcode == kOr;
       return true;

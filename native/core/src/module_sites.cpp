@@ -93,7 +93,10 @@ il::BoolTypes BoolTypesOf(const MetadataReader& md, uint32_t method_token, const
   il::BoolTypes types;
   types.token_is_bool = [&md](uint32_t token) { return ReturnsBool(md, token) || IsBoolField(md, token); };
   Bytes method_sig = MemberSignature(md, method_token);
-  if ((method_token >> 24) == 0x06 && !method_sig.empty()) BoolArguments(method_sig, &types.arguments);
+  if ((method_token >> 24) == 0x06 && !method_sig.empty()) {
+    BoolArguments(method_sig, &types.arguments);
+    ByrefBoolArguments(method_sig, &types.byref_arguments);
+  }
   const uint32_t locals = body.local_var_sig_token();
   const uint32_t locals_rid = locals & 0x00FFFFFF;
   if ((locals >> 24) == uint32_t(TableId::kStandAloneSig) && locals_rid != 0 &&

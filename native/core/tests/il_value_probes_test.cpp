@@ -199,6 +199,11 @@ TEST(SignatureTypes, BoolLocalsArgumentsFieldsAndReturns) {
   ASSERT_TRUE(BoolArguments(std::vector<uint8_t>{0x60, 1, 0x01, 0x02}, &flags));
   EXPECT_EQ(flags, (std::vector<bool>{true}));
   EXPECT_FALSE(BoolArguments(std::vector<uint8_t>{0x00, 2, 0x01, 0x02}, &flags));  // truncated
+  // `ref bool` / `in bool` (modreq(InAttribute) before BYREF) arguments: `static void M(bool, ref bool, in bool, ref
+  // int)`.
+  ASSERT_TRUE(ByrefBoolArguments(
+      std::vector<uint8_t>{0x00, 4, 0x01, 0x02, 0x10, 0x02, 0x1F, 0x09, 0x10, 0x02, 0x10, 0x08}, &flags));
+  EXPECT_EQ(flags, (std::vector<bool>{false, true, true, false}));
   EXPECT_TRUE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x02}));                   // bool field
   EXPECT_TRUE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x1F, 0x09, 0x02}));       // modreq(IsVolatile) bool
   EXPECT_FALSE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x08}));                  // int field
@@ -265,7 +270,7 @@ ProbeRun Execute(const std::vector<Instruction>& probe, int64_t value, int64_t r
       case 0x02: case 0x03: case 0x04: case 0x05: case 0x0E: case 0x06: case 0x07: case 0x08: case 0x09: case 0x11:
         s.push_back(right);  // ldarg, ldloc
         break;
-      case 0x7B: pop(); s.push_back(right); break;  // ldfld
+      case 0x7B: case 0x47: pop(); s.push_back(right); break;  // ldfld, ldind.u1
       case op::kCall: EXPECT_EQ(i.operand, kHelper); r.counts[uint64_t(pop())] += 1; break;
       case 0x4C: s.push_back(r.counts[uint64_t(pop())]); break;  // ldind.i8
       case 0x55: { int64_t v = pop(); r.counts[uint64_t(pop())] = v; break; }  // stind.i8
@@ -488,6 +493,13 @@ TEST(IlShortCircuitOperands, BoolArgumentsLocalsAndCapturedFieldsBeforeOrAnd) {
   j.op(kLdarg0).op(kLdcI40).br(kBltS, "t").op(kLdarg0).op(kLdcI40).op(kClt).br(op::kBrS, "r").label("t").op(kLdcI41);
   j.label("r").op(kLdarg1).op(kOr).op(op::kRet);
   EXPECT_EQ(FindShortCircuitOperands(Decoded(Fat(j.code(), 2)), types), (std::vector<uint32_t>{j.at("r")}));
+  // An `in bool` / `ref bool` argument: `ldarg.1; ldind.u1; or` -- only when the signature says so.
+  Asm byref;
+  byref.op(kLdarg0).op(kLdcI40).op(kClt).label("r").op(kLdarg1).op(0x47).op(kOr).op(op::kRet);
+  BoolTypes refs;
+  refs.byref_arguments = {false, true};
+  EXPECT_EQ(FindShortCircuitOperands(Decoded(Fat(byref.code(), 2)), refs), (std::vector<uint32_t>{byref.at("r")}));
+  EXPECT_TRUE(FindShortCircuitOperands(Decoded(Fat(byref.code(), 2)), types).empty());
   // Not: an int argument; the `or` a jump target; the load first in the method; a comparison before `or`.
   Asm n1;
   n1.op(kLdarg1).op(kLdarg0).op(kOr).op(op::kRet);  // ldarg.0 is int here
@@ -504,13 +516,14 @@ TEST(IlShortCircuitOperands, ProbeCountsTheRightOperandOnlyWhenTheSourceEvaluate
   const ProbeStyle call{kHelper, 0}, inline_style{0, 0x7F0000001000ull};
   const std::vector<Instruction> load = {MakeInstruction(kLdarg1)};
   const std::vector<Instruction> field = {MakeInstruction(kLdarg0), MakeInstruction(kLdfld, 0x04000001)};
+  const std::vector<Instruction> by_ref = {MakeInstruction(kLdarg1), MakeInstruction(0x47)};
   for (bool is_or : {true, false}) {
     for (int64_t left : {0, 1, 7}) {
       for (int64_t right : {0, 1}) {
         // `||`: a true left decides; `&&`: a false left decides.
         const bool decided = is_or ? left != 0 : left == 0;
         const uint32_t want = decided ? 10u : right ? 30u : 20u;
-        for (const auto& l : {load, field}) {
+        for (const auto& l : {load, field, by_ref}) {
           ProbeRun c = Execute(call.MakeOperand(10, 20, 30, l, is_or), left, right);
           EXPECT_EQ(c.counts, (std::map<uint64_t, int64_t>{{want, 1}})) << is_or << left << right;
           EXPECT_EQ(c.stack, (std::vector<int64_t>{left}));
