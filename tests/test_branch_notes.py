@@ -9,7 +9,10 @@ BRTRUE, BRFALSE, BLT, BGE, BLE = 0x2D, 0x2C, 0x32, 0x2F, 0x31
 
 def test_conditions_split_at_top_level_or_and_and():
     assert conditions("if (w < 0 || h < 0)") == ["w < 0", "h < 0"]
-    assert conditions("while ((a && b) || f(x, y || z))") == ["a && b", "f(x, y || z)"]
+    # A parenthesised `&&`/`||` is conditions of the statement too (each gets its outcomes); a call's arguments not.
+    assert conditions("while ((a && b) || f(x, y || z))") == ["a", "b", "f(x, y || z)"]
+    assert conditions("if (x < 0 && (flag || g))") == ["x < 0", "flag", "g"]
+    assert conditions("return !(a || b);") == ["!(a || b)"]
     assert conditions("return s ?? \"none\";") == ["s ?? \"none\""]
 
 

@@ -408,3 +408,41 @@ def test_conditions_computed_into_values_get_two_outcomes(snippets, config):
         assert r.generated is None and r.outcomes == {1: 0, 2: 3}
     orelse = next(r for n, r in values.items() if "OrElse" in lines[n - 1])
     assert orelse.missed() == ["`b < 0` never false"]
+
+
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+def test_short_circuits_compiled_to_or_and_count_each_operand(snippets, config):
+    """`if (a < 0 || flag)`, `x > 0 && big`, ... with a bool argument last: Roslyn emits `or`/`and` and no branch for
+    either operand. The operand probe's counters (short_circuit.py) give each operand two outcomes, the right one
+    counted only when the source evaluates it; the branch on the combined value is no outcome of its own; `a | flag`
+    (no short circuit in the source, the same IL) reports nothing. The same outcome sets and notes in Debug and
+    Release."""
+    from dotcov import short_circuit
+
+    dll = snippets[config]
+    raw = _native.read_symbols(str(dll))
+    module = every_branch(dll, raw, hits=lambda s: 1)
+    operands = _native.read_short_circuit_operands(str(dll))
+    values = _native.read_value_conditions(str(dll))
+    counts = {short_circuit.OPERAND_SKIPPED: 2, short_circuit.OPERAND_FALSE: 3, short_circuit.OPERAND_TRUE: 0}
+    for rid, offsets in operands.items():
+        for offset in offsets:
+            for kind, h in counts.items():
+                module.sites.append((0x06000000 | rid, offset, kind))
+                module.hits.append(h)
+    for rid, offsets in values.items():
+        for offset in offsets:
+            module.sites += [(0x06000000 | rid, offset, branches.VALUE_FALSE), (0x06000000 | rid, offset,
+                                                                                  branches.VALUE_TRUE)]
+            module.hits += [1, 1]
+    lines = (SNIPPETS / "Cases.cs").read_text().splitlines()
+    by_text = {lines[n - 1].strip(): cov for n, cov in
+               next(iter(branches.by_line(branches.analyse(module, Symbols(raw))).values())).items()}
+    got = {t: (c.covered, c.total, c.missed_outcomes) for t, c in by_text.items()
+           if any(k in t for k in ("flag", "big", "(flag || g)"))}
+    assert got == {
+        "if (a < 0 || flag)": (3, 4, ["`flag` never true"]),
+        "public static bool AndBig(int x, bool big) => x > 0 && big;": (3, 4, ["`big` never true"]),
+        "public static bool Three(int x, int y, bool flag) => x < 0 || y < 0 || flag;": (5, 6, ["`flag` never true"]),
+        "if (x < 0 && (flag || g))": (5, 6, ["`g` never true"]),
+    }

@@ -36,6 +36,9 @@ LOCALS = 0x11000001
 CALLS = {HELPER: (1, 0), VOID0: (0, 0), INT0: (0, 1)}
 
 NOP, DUP, POP, CALL, RET, LDC_I4, LDC_I4_S = 0x00, 0x25, 0x26, 0x28, 0x2A, 0x20, 0x1F
+AND, OR, XOR, MUL, ADD, CONV_U, CONV_I8, LDIND_I8, STIND_I8 = 0x5F, 0x60, 0x61, 0x5A, 0x58, 0xE0, 0x6A, 0x4C, 0x55
+CEQ, CGT, CGT_UN, CLT = 0xFE01, 0xFE02, 0xFE03, 0xFE04
+BOOL_LOCALS = [True] * 6  # the generated locals 0..5, all bool for the value and operand finders
 SWITCH, LDSFLD, ENDFINALLY, LEAVE, LEAVE_S = 0x45, 0x7E, 0xDC, 0xDD, 0xDE
 ENDFILTER, VOLATILE, TAIL = 0xFE11, 0xFE13, 0xFE14
 PREFIXES = {0xFE12, 0xFE13, 0xFE14, 0xFE16, 0xFE19, 0xFE1E}
@@ -133,6 +136,15 @@ class _Generator:
         else:
             self.asm.raw(CALL, struct.pack("<I", INT0))
 
+    def load_local(self) -> None:
+        i = self.draw(st.integers(0, 5))
+        if i < 4 and self.draw(st.booleans()):
+            self.asm.raw(0x06 + i)  # ldloc.i
+        elif self.draw(st.booleans()):
+            self.asm.raw(0x11, bytes([i]))  # ldloc.s
+        else:
+            self.asm.raw(0xFE0C, struct.pack("<H", i))  # ldloc
+
     def region(self, depth: int, exits: list[int], allow_try: bool, allow_branches: bool = True) -> None:
         """A run of stack-neutral statements; branch targets are statement starts of this run
         (the last one, index n, is whatever the caller emits next)."""
@@ -145,9 +157,9 @@ class _Generator:
         self.asm.label(starts[n])
 
     def statement(self, depth, starts, after, exits, allow_try, allow_branches) -> None:
-        kinds = ["nop", "push_pop", "local", "dup", "call", "volatile", "nops"]
+        kinds = ["nop", "push_pop", "local", "dup", "call", "volatile", "nops", "or_operand"]
         if allow_branches:
-            kinds += ["br", "cond", "cond", "switch"]
+            kinds += ["br", "cond", "cond", "switch", "short_circuit_value", "joined_operand"]
             if exits:
                 kinds += ["leave"]
         if allow_try and depth < 3:
@@ -172,6 +184,31 @@ class _Generator:
                 a.raw(0x11, bytes([i])), a.raw(0x13, bytes([i]))  # ldloc.s / stloc.s
             else:
                 a.raw(0xFE0C, struct.pack("<H", i)), a.raw(0xFE0E, struct.pack("<H", i))
+        elif kind == "or_operand":  # `a || flag` with a bool local: <a>; ldloc flag; or (and)
+            self.uses_locals = True
+            self.push()
+            self.load_local()
+            a.raw(self.draw(st.sampled_from([OR, AND]))), a.raw(POP)
+        elif kind == "joined_operand":  # `x < 0 || y < 0 || flag`: the load is where the first two join
+            self.uses_locals = True
+            one, join = self.new_label(), self.new_label()
+            self.push()
+            a.branch(self.draw(st.sampled_from(COND1)), one, self.draw(st.booleans()))
+            self.push()
+            a.branch(0x2B, join, self.draw(st.booleans()))
+            a.label(one), a.raw(0x17)
+            a.label(join)
+            self.load_local()
+            a.raw(OR), a.raw(POP)
+        elif kind == "short_circuit_value":  # `bool b = a || x < y;`: the comparison's value leaves by br
+            one, join = self.new_label(), self.new_label()
+            self.push()
+            a.branch(self.draw(st.sampled_from(COND1)), one, self.draw(st.booleans()))
+            self.push(), self.push()
+            a.raw(self.draw(st.sampled_from([CEQ, CGT, CLT])))
+            a.branch(0x2B, join, self.draw(st.booleans()))
+            a.label(one), a.raw(0x16 + self.draw(st.integers(0, 1)))
+            a.label(join), a.raw(POP)
         elif kind == "dup":
             self.push()
             a.raw(DUP), a.raw(POP), a.raw(POP)
@@ -324,10 +361,76 @@ def bodies_with_probes(draw):
     return body, probes
 
 
-def insert(body: bytes, probes, style: str, branch_probes=(), il_map=False):
+def insert(body: bytes, probes, style: str, branch_probes=(), il_map=False, value_probes=(), operand_probes=()):
     """il_insert_probes in `style`."""
     return _native.il_insert_probes(body, probes, HELPER, branch_probes=list(branch_probes),
-                                    counters_base=COUNTERS if style == "inline" else 0, il_map=il_map)
+                                    counters_base=COUNTERS if style == "inline" else 0, il_map=il_map,
+                                    value_probes=list(value_probes), operand_probes=list(operand_probes))
+
+
+LOCAL_LOADS = {0x06, 0x07, 0x08, 0x09, 0x11, 0xFE0C}
+
+
+def _run_probe(ins, left: int, right: int, style: str) -> tuple[dict[int, int], list[int]]:
+    """Runs a value or operand probe's instructions on a stack holding `left` (a local load reads `right`): the
+    counters it adds to, by slot, and the stack it leaves."""
+    counts: dict[int, int] = defaultdict(int)
+    s = [left]
+    for _, op, arg in ins:
+        if op == DUP:
+            s.append(s[-1])
+        elif 0x16 <= op <= 0x1E:
+            s.append(op - 0x16)
+        elif op in (LDC_I4, LDC_I8):
+            s.append(arg)
+        elif op in LOCAL_LOADS:
+            s.append(right)
+        elif op in (CGT_UN, MUL, ADD, XOR):
+            b, a = s.pop(), s.pop()
+            s.append({CGT_UN: int(a % 2**64 > b % 2**64), MUL: a * b, ADD: a + b, XOR: a ^ b}[op])
+        elif op in (CONV_U, CONV_I8):
+            pass
+        elif op == CALL:
+            assert arg == HELPER
+            counts[s.pop()] += 1
+        elif op == LDIND_I8:
+            s.append(counts[s.pop()])
+        elif op == STIND_I8:
+            v = s.pop()
+            counts[s.pop()] = v
+        else:
+            raise AssertionError(f"unexpected opcode {op:#x} in a probe")
+    if style == "inline":
+        counts = {(address - COUNTERS) // 8: n for address, n in counts.items() if n}
+    return {k: n for k, n in counts.items() if n}, s
+
+
+def _value_probe_length(style: str) -> int:
+    return 8 if style == "call" else 16  # dup; ldc.i4.0; cgt.un + the slot arithmetic and the count
+
+
+def _expect_value_probe(ins, j: int, false_slot: int, true_slot: int, style: str) -> int:
+    """The value probe at ins[j]: counts false_slot on zero, true_slot on any other value, keeps the value."""
+    n = _value_probe_length(style)
+    probe = ins[j:j + n]
+    assert [op for _, op, _ in probe[:3]] == [DUP, 0x16, CGT_UN], probe
+    for v in (0, 1, 5):
+        assert _run_probe(probe, v, 0, style) == ({true_slot if v else false_slot: 1}, [v]), (v, probe)
+    return n
+
+
+def _expect_operand_probe(ins, j: int, slots: tuple[int, int, int], is_or: bool, style: str) -> int:
+    """The operand probe at ins[j] (before a local's load feeding `or`/`and`): counts the skipped slot when the
+    left value decides, else the false/true slot by the local, and keeps the left value."""
+    skipped, false_slot, true_slot = slots
+    n = 3 + (2 if is_or else 0) + 1 + 7 + (3 if style == "call" else 12)
+    probe = ins[j:j + n]
+    for left in (0, 1, 5):
+        for right in (0, 1):
+            decided = bool(left) if is_or else not left
+            want = skipped if decided else true_slot if right else false_slot
+            assert _run_probe(probe, left, right, style) == ({want: 1}, [left]), (left, right, probe)
+    return n
 
 
 def _probe_slot(ins, k: int, style: str):
@@ -368,7 +471,8 @@ def _walk(new, by_offset, start: int, stop: int, style: str) -> list[int]:
     raise AssertionError(f"walk from {start} loops")
 
 
-def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=(), style: str = "call") -> None:
+def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=(), style: str = "call",
+                  value_probes=(), operand_probes=()) -> None:
     """Rewrites with before-probes and branch-outcome probes in `style`, then
     checks that the result verifies, is the original plus the probes (each
     instrumented branch followed by <F>; br, then <Tk>; br per target), that each
@@ -378,8 +482,8 @@ def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=(), 
     the original instruction whose group (probes, itself, outcome blocks) holds it."""
     orig = _native.il_decode(body)
     _native.il_verify(body, 0, CALLS)  # the generator makes valid bodies
-    new_body, il_map = insert(body, probes, style, branch_probes, il_map=True)
-    assert new_body == insert(body, probes, style, branch_probes)
+    new_body, il_map = insert(body, probes, style, branch_probes, True, value_probes, operand_probes)
+    assert new_body == insert(body, probes, style, branch_probes, False, value_probes, operand_probes)
     new = _native.il_decode(new_body)
     _native.il_verify(new_body, 0, CALLS)
 
@@ -387,13 +491,23 @@ def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=(), 
     for offset, slot in probes:
         by_offset[offset].append(slot)
     branches = {offset: (fall, list(targets)) for offset, fall, targets in branch_probes}
+    values = {offset: (f, t) for offset, f, t in value_probes}
+    operands = {offset: slots for offset, *slots in operand_probes}
     new_ins = new["instructions"]
     label, pairs, blocks, owner, j = {}, [], {}, {}, 0
-    for ins in orig["instructions"]:
+    for n_orig, ins in enumerate(orig["instructions"]):
         start, group = None, j
         for slot in by_offset.get(ins[0], []):
             start = new_ins[j][0] if start is None else start
             j += _expect_probe(new_ins, j, slot, style)
+        before = orig["instructions"][n_orig - 1][0] if n_orig else None
+        if before in values:  # a value probe right after the previous instruction's value, in this group
+            start = new_ins[j][0] if start is None else start
+            j += _expect_value_probe(new_ins, j, *values[before], style)
+        if ins[0] in operands:  # an operand probe before the load, behind the load's own probes
+            start = new_ins[j][0] if start is None else start
+            is_or = orig["instructions"][n_orig + 1][1] == OR
+            j += _expect_operand_probe(new_ins, j, tuple(operands[ins[0]]), is_or, style)
         assert new_ins[j][1] == ins[1] or new_ins[j][1] == SHORT_TO_LONG.get(ins[1]), (ins, new_ins[j])
         label[ins[0]] = new_ins[j][0] if start is None else start
         pairs.append((ins, new_ins[j], j))
@@ -449,7 +563,12 @@ def check_rewrite(body: bytes, probes: list[tuple[int, int]], branch_probes=(), 
                 assert (nhs <= o < nhs + nhl) == (hs <= offset < hs + hl)
 
     probe_stack = 3 if style == "inline" else 1  # ldc.i8 addr; dup; ldind.i8 ... / ldc.i4 slot
-    assert new["max_stack"] == orig["max_stack"] + (probe_stack if probes or branch_probes else 0)
+    if value_probes:
+        probe_stack = max(probe_stack, 3 if style == "inline" else 2)  # above the value: dup; ldc.i4.0 ...
+    if operand_probes:
+        probe_stack = max(probe_stack, 3)  # above the left value: e, the local, ldc.i4.0
+    any_probe = probes or branch_probes or value_probes or operand_probes
+    assert new["max_stack"] == orig["max_stack"] + (probe_stack if any_probe else 0)
     assert new["local_var_sig_token"] == orig["local_var_sig_token"]
     assert new["init_locals"] == orig["init_locals"]
 
@@ -604,3 +723,70 @@ def test_bad_bodies_raise_value_error():
             _native.il_decode(bad)
     with pytest.raises(ValueError, match="stack"):
         _native.il_verify(bytes([0x02 | (2 << 2), POP, RET]))
+
+
+def _expected_operands(decoded) -> list[int]:
+    """The loads FindShortCircuitOperands must find in generated bodies (every local bool): a local load right
+    before `or`/`and`, not first, not after a prefix, not at a region boundary, the `or`/`and` entered only from
+    the load."""
+    ins = decoded["instructions"]
+    jumps = set()
+    for _, op, arg in ins:
+        if op == SWITCH:
+            jumps.update(arg)
+        elif op in BRANCHES:
+            jumps.add(arg)
+    regions = set()
+    for flags, ts, tl, hs, hl, extra in decoded["clauses"]:
+        regions.update((ts, ts + tl, hs, hs + hl))
+        if flags == FILTER:
+            regions.add(extra)
+    return [ins[k - 1][0] for k in range(2, len(ins) - 1)
+            if ins[k][1] in (OR, AND) and ins[k - 1][1] in LOCAL_LOADS and ins[k - 2][1] not in PREFIXES
+            and ins[k - 1][0] not in regions and ins[k][0] not in jumps | regions]
+
+
+@st.composite
+def bodies_with_value_probes(draw):
+    body, probes, branch_probes = draw(bodies_with_branch_probes())
+    decoded = _native.il_decode(body)
+    values = _native.il_find_value_conditions(body, BOOL_LOCALS)
+    operands = _native.il_find_short_circuit_operands(body, BOOL_LOCALS)
+    assert operands == _expected_operands(decoded)
+    everything = draw(st.booleans())
+    slot = 20_000
+    value_probes, operand_probes = [], []
+    for offset in values:
+        if everything or draw(st.booleans()):
+            value_probes.append((offset, slot, slot + 1))
+            slot += 2
+    for offset in operands:
+        if everything or draw(st.booleans()):
+            operand_probes.append((offset, slot + 2, slot, slot + 1))  # slots in any order
+            slot += 3
+    return body, probes, branch_probes, value_probes, operand_probes
+
+
+@pytest.mark.parametrize("style", STYLES)
+@SETTINGS
+@given(bodies_with_value_probes())
+def test_value_and_operand_probes(style, case):
+    """Value probes (a short circuit's last operand computed into a value) and operand probes (`a || flag` compiled
+    to `or`) with sequence-point and branch probes: the same structural checks, and each probe, run on every value,
+    counts exactly its outcome and keeps the stack."""
+    body, probes, branch_probes, value_probes, operand_probes = case
+    check_rewrite(body, probes, branch_probes, style, value_probes, operand_probes)
+
+
+def test_generated_bodies_hold_value_and_operand_sites():
+    """The generator's short-circuit shapes are found (so the property above is not vacuous)."""
+    found = {"values": 0, "operands": 0}
+
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(method_bodies())
+    def count(body):
+        found["values"] += len(_native.il_find_value_conditions(body, BOOL_LOCALS))
+        found["operands"] += len(_native.il_find_short_circuit_operands(body, BOOL_LOCALS))
+
+    count()
+    assert found["values"] > 0 and found["operands"] > 0, found

@@ -61,3 +61,44 @@ def test_every_value_condition_of_framework_code_takes_its_probe(name):
             assert any(opcodes[k + 1:k + 4] == [DUP, LDC_I4_0, CGT_UN] and new[k + 6][2] == false_slot for k in at), (
                 name, rid, offset)
     assert found >= 5 and rewritten >= 5, (found, rewritten)  # the shapes are common in real code
+
+
+@pytest.mark.parametrize("name", ASSEMBLIES)
+def test_every_short_circuit_operand_of_framework_code_takes_its_probe(name):
+    """`a || flag` / `x && big` with a bool local or argument last, compiled to `or`/`and` (docs/branches.md, "Short
+    circuits compiled without a branch"): every operand read_short_circuit_operands finds takes its operand probe,
+    with every branch's and value condition's probes; the result verifies and each probe sits before its load."""
+    path = str(framework_dir() / name)
+    bodies = _native.read_method_bodies(path)
+    operands = _native.read_short_circuit_operands(path)
+    conditions = _native.read_value_conditions(path)
+    found = 0
+    for rid, offsets in sorted(operands.items()):
+        body = bodies[rid]
+        found += len(offsets)
+        slot = 0
+        branch_probes = []
+        for offset, targets in _native.il_find_branches(body):
+            branch_probes.append((offset, slot, list(range(slot + 1, slot + 1 + targets))))
+            slot += 1 + targets
+        value_probes = []
+        for offset in conditions.get(rid, []):
+            value_probes.append((offset, slot, slot + 1))
+            slot += 2
+        operand_probes = [(offset, slot + 3 * k, slot + 3 * k + 1, slot + 3 * k + 2) for k, offset in enumerate(offsets)]
+        try:
+            out = _native.il_insert_probes(body, [], HELPER, branch_probes, value_probes, operand_probes=operand_probes)
+        except ValueError as e:  # a refused value probe (see above); operand probes are never refused
+            assert "jump target" in str(e) or "region" in str(e), (name, rid, str(e))
+            out = _native.il_insert_probes(body, [], HELPER, branch_probes, [], operand_probes=operand_probes)
+        _native.il_verify(out, calls={HELPER: (1, 0)})
+        original = {i[0]: i for i in _native.il_decode(body)["instructions"]}
+        new = _native.il_decode(out)["instructions"]
+        for offset, skipped, _f, _t in operand_probes:
+            # dup; ldc.i4.0; cgt.un; [ldc.i4.1; xor]; <the load>; ... ldc.i4 skipped; add; call
+            starts = [k for k in range(len(new) - 3) if [i[1] for i in new[k:k + 3]] == [DUP, LDC_I4_0, CGT_UN]
+                      and any(new[m][1] == CALL and new[m - 2][2] == skipped for m in range(k + 10, min(k + 20, len(new))))]
+            assert starts, (name, rid, offset)
+            load = original[offset][1]
+            assert any(new[k + 3][1] == load or new[k + 5][1] == load for k in starts), (name, rid, offset)
+    assert found >= 1 or name != "System.Private.CoreLib.dll", found  # the shape occurs in real code

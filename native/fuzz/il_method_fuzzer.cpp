@@ -10,8 +10,10 @@
 //    tail call): when the original passes il::Verify, the rewrite succeeds
 //    (unless max stack would overflow) and the result passes il::Verify too;
 //  - the rewriter self-check (CheckMethodBody, which also checks branch-outcome
-//    probes and the IL offset map) only fails on its documented preconditions,
-//    in each style.
+//    probes, value probes and short-circuit operand probes -- every local and
+//    argument taken as bool, so each load before `or`/`and` or ending a short
+//    circuit gets one -- and the IL offset map) only fails on its documented
+//    preconditions, in each style.
 #include <string>
 #include <utility>
 #include <vector>
@@ -173,10 +175,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
 
-  // The rewriter self-check (rewrite_check.h) on the same bytes, each style.
+  // The rewriter self-check (rewrite_check.h) on the same bytes, each style, with every value and operand probe
+  // the finders place when all locals and arguments are bool.
+  BoolTypes all_bool;
+  all_bool.locals.assign(256, true);
+  all_bool.arguments.assign(256, true);
   for (ProbeStyles which : {kInlineProbes, kCallProbes}) {
     std::string reason;
-    if (!CheckMethodBody(input, CheckStyle(which, kHelper), Resolve, -1, &reason)) {
+    if (!CheckMethodBody(input, CheckStyle(which, kHelper), Resolve, -1, &reason, nullptr, all_bool)) {
       bool expected = Contains(reason, "unchanged re-encoding differs") || Contains(reason, "fails verification") ||
                       Contains(reason, "max stack overflows") || Contains(reason, "cannot delimit");
       if (valid && Contains(reason, "rewritten body fails verification")) expected = false;

@@ -187,6 +187,12 @@ void HandBuiltIl() {
     code.push_back(0x2A);
     Write("il_method", "fat_operands", fat(code, 2, true, {}));
   }
+  // Short circuits (value and operand probes): `x < 0 || y < 0 || flag` as Roslyn compiles it with a bool local:
+  // ldarg.0; ldc.i4.0; blt.s T; ldarg.1; ldc.i4.0; clt; br.s J; T: ldc.i4.1; J: ldloc.0; or; ret
+  {
+    std::vector<uint8_t> code = {0x02, 0x16, 0x32, 0x06, 0x03, 0x16, 0xFE, 0x04, 0x2B, 0x01, 0x17, 0x06, 0x60, 0x2A};
+    Write("il_method", "fat_short_circuits", fat(code, 2, true, {}));
+  }
 }
 
 void DataFiles() {

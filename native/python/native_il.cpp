@@ -86,14 +86,19 @@ using BranchProbeTuple = std::tuple<uint32_t, uint32_t, std::vector<uint32_t>>;
 
 using ValueProbeTuple = std::tuple<uint32_t, uint32_t, uint32_t>;
 
+using OperandProbeTuple = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
+
 py::object IlInsertProbes(const py::bytes& data, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                           uint32_t helper_token, const std::vector<BranchProbeTuple>& branch_probes,
-                          const std::vector<ValueProbeTuple>& value_probes, uint64_t counters_base, bool il_map) {
+                          const std::vector<ValueProbeTuple>& value_probes, uint64_t counters_base, bool il_map,
+                          const std::vector<OperandProbeTuple>& operand_probes) {
   std::string body = data;
   std::vector<il::BranchProbe> branches;
   for (const auto& [offset, fall_through, targets] : branch_probes) branches.push_back({offset, fall_through, targets});
   for (const auto& [offset, false_slot, true_slot] : value_probes)
     branches.push_back({offset, false_slot, {true_slot}, /*value=*/true});
+  for (const auto& [offset, skipped, false_slot, true_slot] : operand_probes)
+    branches.push_back({offset, skipped, {false_slot, true_slot}, false, /*operand=*/true});
   std::vector<uint8_t> out;
   std::vector<il::OffsetMapEntry> map;
   std::string error;
@@ -120,10 +125,27 @@ py::list IlFindBranches(const py::bytes& data) {
   return out;
 }
 
-py::list IlFindValueConditions(const py::bytes& data) {
+// Type knowledge for the finders: which locals and arguments are bool (no call or field is).
+il::BoolTypes TypesOf(const std::vector<bool>& bool_locals, const std::vector<bool>& bool_arguments) {
+  il::BoolTypes types;
+  types.locals = bool_locals;
+  types.arguments = bool_arguments;
+  return types;
+}
+
+py::list IlFindValueConditions(const py::bytes& data, const std::vector<bool>& bool_locals,
+                               const std::vector<bool>& bool_arguments) {
   il::MethodBody m = DecodeOrRaise(data);
   py::list out;
-  for (uint32_t offset : il::FindValueConditions(m)) out.append(offset);
+  for (uint32_t offset : il::FindValueConditions(m, TypesOf(bool_locals, bool_arguments))) out.append(offset);
+  return out;
+}
+
+py::list IlFindShortCircuitOperands(const py::bytes& data, const std::vector<bool>& bool_locals,
+                                    const std::vector<bool>& bool_arguments) {
+  il::MethodBody m = DecodeOrRaise(data);
+  py::list out;
+  for (uint32_t offset : il::FindShortCircuitOperands(m, TypesOf(bool_locals, bool_arguments))) out.append(offset);
   return out;
 }
 
@@ -162,10 +184,11 @@ void RegisterIl(py::module_& m) {
   m.def("il_insert_probes", &IlInsertProbes, py::arg("body"), py::arg("probes"), py::arg("helper_token"),
         py::arg("branch_probes") = std::vector<BranchProbeTuple>{},
         py::arg("value_probes") = std::vector<ValueProbeTuple>{}, py::arg("counters_base") = 0,
-        py::arg("il_map") = false,
+        py::arg("il_map") = false, py::arg("operand_probes") = std::vector<OperandProbeTuple>{},
         "Inserts a counter probe before each (offset, slot), on the outcomes of each conditional branch / switch in "
         "branch_probes [(offset, fall_through_slot, [target slots])], and a value probe after each value in "
-        "value_probes [(offset, false_slot, true_slot)]: `ldc.i4 slot; call helper_token` (counters_base 0), else "
+        "value_probes [(offset, false_slot, true_slot)], a short-circuit operand probe before each right operand in "
+        "operand_probes [(offset, skipped_slot, false_slot, true_slot)]: `ldc.i4 slot; call helper_token` (counters_base 0), else "
         "the inline increment of the counter at counters_base + 8 * slot (il_rewriter.h ProbeStyle). Returns the "
         "new body, or (body, [(old_offset, new_offset)]) with il_map. Raises ValueError with the reason.");
   m.def("il_translate_to_original", &IlTranslateToOriginal, py::arg("il_map"), py::arg("new_offset"),
@@ -175,8 +198,14 @@ void RegisterIl(py::module_& m) {
         "The conditional branches and switches that can get outcome probes: [(offset, target_count)]. Raises "
         "ValueError when the body does not decode.");
   m.def("il_find_value_conditions", &IlFindValueConditions, py::arg("body"),
+        py::arg("bool_locals") = std::vector<bool>{}, py::arg("bool_arguments") = std::vector<bool>{},
         "The conditions computed into a value that get value probes: [IL offset of the instruction leaving the "
-        "value]. Raises ValueError when the body does not decode.");
+        "value]; bool_locals / bool_arguments say which are bool (by index). Raises ValueError when the body does "
+        "not decode.");
+  m.def("il_find_short_circuit_operands", &IlFindShortCircuitOperands, py::arg("body"),
+        py::arg("bool_locals") = std::vector<bool>{}, py::arg("bool_arguments") = std::vector<bool>{},
+        "The right operands of `or`/`and` short circuits that get operand probes (il::FindShortCircuitOperands): "
+        "[IL offset of the operand's load]. Raises ValueError when the body does not decode.");
   m.def("il_verify", &IlVerify, py::arg("body"), py::arg("return_values") = -1,
         py::arg("calls") = std::map<uint32_t, std::pair<int, int>>{},
         "Structural verification; calls maps call tokens to (pops, pushes). Raises ValueError with the reason.");

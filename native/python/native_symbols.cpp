@@ -181,6 +181,23 @@ py::dict ReadValueConditions(const std::string& path) {
   return out;
 }
 
+// The right operands of short circuits the agent gives operand probes (module_sites: il::FindShortCircuitOperands
+// with BoolTypesOf), per method: {rid: [IL offsets of the operand loads]}, for methods that have any.
+py::dict ReadShortCircuitOperands(const std::string& path) {
+  auto assembly = OpenAssembly(path);
+  const PeImage* pe = &*assembly->pe;
+  const MetadataReader* md = &*assembly->md;
+  std::string error;
+  py::dict out;
+  for (const auto& m : md->MethodDefs()) {
+    il::MethodBody body;
+    if (m.rva == 0 || !il::MethodBody::Decode(pe->MethodBodyAt(m.rva), &body, &error)) continue;
+    auto found = il::FindShortCircuitOperands(body, BoolTypesOf(*md, 0x06000000 | m.rid, body));
+    if (!found.empty()) out[py::int_(m.rid)] = found;
+  }
+  return out;
+}
+
 // The agent's own decision for an assembly file (module_filter.h): whether a process loading it would cover it,
 // and why. The report uses it to find the assemblies no test process loaded.
 py::tuple DecideModulePath(const std::string& path, const std::string& source_root, bool include_tests) {
@@ -209,6 +226,9 @@ void RegisterSymbols(py::module_& m) {
   m.def("read_value_conditions", &ReadValueConditions, py::arg("assembly_path"),
         "The conditions computed into a value that get value probes, as the agent finds them: {method rid: [IL "
         "offsets of the instructions leaving the value]}.");
+  m.def("read_short_circuit_operands", &ReadShortCircuitOperands, py::arg("assembly_path"),
+        "The right operands of `or`/`and` short circuits that get operand probes, as the agent finds them: "
+        "{method rid: [IL offsets of the operand loads]}.");
   m.def("read_symbols", &ReadSymbols, py::arg("assembly_path"),
         "Reads an assembly's identity, types, methods and portable-PDB sequence points.");
 }

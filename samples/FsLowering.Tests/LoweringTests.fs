@@ -21,3 +21,10 @@ let ``match arm and pipeline stage never reached`` () =
 let ``match over a union: one outcome per arm`` () =
     Assert.Equal(0, Lambdas.discount Lambdas.Bronze)
     Assert.Equal(10, Lambdas.discount Lambdas.Gold)
+
+[<Fact>]
+let ``short circuits with a bool argument or local last`` () =
+    Assert.True(Lambdas.negativeOr false -1)
+    Assert.False(Lambdas.negativeOr false 1)
+    Assert.False(Lambdas.positiveAndBig 5)
+    Assert.False(Lambdas.positiveAndBig -1)

@@ -43,3 +43,13 @@ module Lambdas =
         | Bronze -> 0 // @hit
         | Silver -> 5 // @miss
         | Gold -> 10 // @hit
+
+    // `||` / `&&` with a bool argument or local last: fsc keeps a branch for the first operand and computes the last
+    // into the result (counted by a value probe). NoInlining: fsc -O would inline them into the test assembly.
+    [<System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)>]
+    let negativeOr (flag: bool) x = x < 0 || flag // @hit @count 2 @branches 3/4
+
+    [<System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)>]
+    let positiveAndBig x =
+        let big = x > 10 // @hit @count 2
+        x > 0 && big // @hit @count 2 @branches 3/4

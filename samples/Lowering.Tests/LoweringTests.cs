@@ -68,4 +68,26 @@ public class LoweringTests
         Assert.True(Switches.Quiet(true));
         Assert.False(Switches.Quiet(false));
     }
+
+    [Fact]
+    public void ShortCircuitsWithoutABranch()
+    {
+        // `ok || flag`: ok true twice, false once; flag evaluated once (false), never true when evaluated.
+        Assert.True(Flags.OkOrFlag(true, false));
+        Assert.False(Flags.OkOrFlag(false, false));
+        Assert.True(Flags.OkOrFlag(true, true));
+        Assert.True(Flags.PositiveAndBig(1, true));
+        Assert.True(Flags.PositiveAndBig(2, true));
+        Assert.Equal(1, Flags.Either(-1, false));
+        Assert.Equal(0, Flags.Either(1, false));
+        Assert.True(Flags.NegativeOrLarge(-5));
+        Assert.False(Flags.NegativeOrLarge(5));
+        var below = Flags.Below(false);
+        Assert.True(below(-1));
+        Assert.False(below(1));
+        Assert.True(Flags.Any(true, false));
+        bool no = false;
+        Assert.True(Flags.NegativeOrIn(-1, in no));
+        Assert.False(Flags.NegativeOrIn(1, in no));
+    }
 }

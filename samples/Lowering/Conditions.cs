@@ -59,3 +59,40 @@ public sealed class CodedException(int code) : Exception // @hit (the primary co
 {
     public int Code { get; } = code; // @hit
 }
+
+/// <summary>Short circuits whose last operand is a bool argument, local or captured variable: Roslyn evaluates both
+/// operands and emits `or` / `and`, no branch for either (docs/branches.md, "Short circuits compiled without a
+/// branch"), in Debug and Release. Each operand still has its two outcomes, the right one counted only when the
+/// source evaluates it; the `if`'s branch on the combined value is no outcome of its own.</summary>
+public static class Flags
+{
+    public static bool OkOrFlag(bool ok, bool flag)
+    { // @hit @count 3
+        bool r = ok || flag; // @hit @count 3 @branches 3/4
+        return r; // @hit @count 3
+    } // @hit @count 3
+
+    public static bool PositiveAndBig(int x, bool big)
+    { // @hit @count 2
+        return x > 0 && big; // @hit @count 2 @branches 2/4
+    } // @hit @count 2
+
+    public static int Either(int a, bool flag)
+    { // @hit @count 2
+        if (a < 0 || flag) // @hit @count 2 @branches 3/4
+            return 1; // @hit
+        return 0; // @hit
+    } // @hit @count 2
+
+    public static bool NegativeOrLarge(int x)
+    { // @hit @count 2
+        bool large = x > 100; // @hit @count 2
+        return x < 0 || large; // @hit @count 2 @branches 3/4
+    } // @hit @count 2
+
+    public static Func<int, bool> Below(bool inclusive) => x => x < 0 || inclusive; // @hit @count 2 @branches 3/4
+
+    public static bool Any(bool a, bool flag) => a | flag; // @hit (no short circuit: no branch)
+
+    public static bool NegativeOrIn(int x, in bool flag) => x < 0 || flag; // @hit @count 2 @branches 3/4
+}

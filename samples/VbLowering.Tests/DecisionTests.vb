@@ -20,5 +20,7 @@ Public Class DecisionTests
         Assert.False(Decisions.Both(1, 0))
         Assert.True(Decisions.Either(True, False))
         Assert.False(Decisions.Either(False, False))
+        Assert.False(Decisions.PositiveAndBig(5))
+        Assert.False(Decisions.PositiveAndBig(-1))
     End Sub
 End Class

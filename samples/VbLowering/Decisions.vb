@@ -44,4 +44,9 @@ Public Module Decisions
     Public Function Either(ok As Boolean, flag As Boolean) As Boolean ' @hit @count 2 @debug-only
         Return ok OrElse flag ' @hit @count 2 @branches 3/4
     End Function ' @hit @count 2 @release-count 1
+
+    Public Function PositiveAndBig(x As Integer) As Boolean ' @hit @count 2 @debug-only
+        Dim big As Boolean = x > 10 ' @hit @count 2
+        Return x > 0 AndAlso big ' @hit @count 2 @branches 3/4
+    End Function ' @hit @count 2 @release-count 1
 End Module

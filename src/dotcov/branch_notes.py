@@ -34,6 +34,17 @@ def conditions(text: str) -> list[str]:
     # pattern combinators: `x is > 0 and < 10` -> "x is > 0", "< 10"
     separators = ("||", "&&", " and ", " or ") if re.search(r"\bis\b", body) else ("||", "&&")
     separators += (" AndAlso ", " OrElse ")  # VB
+    out = []
+    for part in _split(body, separators):
+        inner = _unwrap(part)
+        nested = _split(inner, separators) if inner != part else [inner]
+        # `(a || b) && flag`: the parenthesised conditions are conditions of the statement too.
+        out.extend(conditions(f"return {inner};") if len(nested) > 1 else [inner])
+    return out
+
+
+def _split(body: str, separators: tuple[str, ...]) -> list[str]:
+    """`body` split at its top-level separators (empty parts dropped)."""
     parts, depth, start, i = [], 0, 0, 0
     while i < len(body):
         c = body[i]
@@ -47,7 +58,7 @@ def conditions(text: str) -> list[str]:
             i += len(sep) - 1
         i += 1
     parts.append(body[start:].strip())
-    return [_unwrap(p) for p in parts if p]
+    return [p for p in parts if p]
 
 
 def _unwrap(text: str) -> str:

@@ -17,6 +17,8 @@ docs/branches.md describes every pattern, with the IL it matches and why.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -66,6 +68,9 @@ HIDDEN_LINE = 0xFEEFEE
 # Site kinds of a condition computed into a value (docs/branches.md, "Conditions computed into a value"): the
 # value the instruction at the site's offset left was false (zero) / true (nonzero).
 VALUE_FALSE, VALUE_TRUE = 0x80000000, 0x80000001
+# A statement holding a condition computed into a value has one of these: `&&`, `||`, a pattern `and`/`or`, `?:`,
+# `when`, VB's AndAlso/OrElse.
+VALUE_OPERATORS = re.compile(r"&&|\|\||\?|\b(?:and|or|when|AndAlso|OrElse)\b")
 COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
 
 
@@ -586,6 +591,24 @@ class _Sources:
             self._switches[key] = text is not None and switch_arms.may_hold_switches(text, fsharp, vb)
         return self._switches[key]
 
+    def span(self, path: str, p: tuple) -> str:
+        """The whole source text of a sequence point, over several lines too ("" when unreadable)."""
+        _off, sl, sc, el, ec, _doc = p
+        lines = self.lines(path)
+        if not lines or not 0 < sl <= el <= len(lines) or sc <= 0 or ec <= 0:
+            return ""
+        text = "\n".join(lines[sl - 1:el])
+        return text[sc - 1:len(text) - len(lines[el - 1]) + ec - 1]
+
+    def code_lines(self, path: str, p: tuple) -> str:
+        """The lines a sequence point spans, without trailing comments ("" when unreadable): F# puts a point on a
+        short circuit's last operand alone (`big` of `x > 0 && big`), so its own text does not show the operator."""
+        lines = self.lines(path)
+        if not lines or not 0 < p[1] <= p[3] <= len(lines):
+            return ""
+        mark = "'" if path.endswith(".vb") else "//"
+        return "\n".join(line.split(mark, 1)[0] for line in lines[p[1] - 1:p[3]])
+
     def slice(self, path: str, p: tuple, limit: int = 60) -> str:
         _off, sl, sc, el, ec, _doc = p
         if sl != el or sc <= 0 or ec <= sc:
@@ -626,11 +649,12 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     """Every branch the agent counted in `module` (a data.ModuleHits) that maps to a line,
     classified. `sym` is results.Symbols; `bodies` defaults to the method bodies of
     `assembly_path` (default module.path); `path_of` maps PDB document paths (as [paths] does)."""
-    from dotcov import branch_notes, switch_arms  # switch_arms builds on this module's IL model
+    from dotcov import branch_notes, short_circuit, switch_arms  # switch_arms builds on this module's IL model
 
     counted = branch_hits(module.sites, module.hits)
     values = value_hits(module.sites, module.hits)
-    if not counted and not values:
+    operands = short_circuit.operand_hits(module.sites, module.hits)
+    if not counted and not values and not operands:
         return []  # the agent measured no branches in this module
     raw = sym.raw
     if bodies is None:
@@ -648,7 +672,17 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     for (token, offset), outcomes in values.items():
         values_of.setdefault(token & 0x00FFFFFF, []).append((offset, outcomes))
         by_method.setdefault(token & 0x00FFFFFF, [])
+    operands_of: dict[int, list[tuple[int, dict[int, int]]]] = {}
+    for (token, offset), counts in operands.items():
+        operands_of.setdefault(token & 0x00FFFFFF, []).append((offset, counts))
+        by_method.setdefault(token & 0x00FFFFFF, [])
     records: list[BranchRecord] = []
+
+    def path_of_doc(doc: int) -> str | None:
+        if not 0 < doc <= len(documents):
+            return None
+        return path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
+
     for rid, found in sorted(by_method.items()):
         points = sorted(raw["sequence_points"].get(rid, []))
         if not points:
@@ -665,6 +699,15 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             except ValueError:
                 il = None
         il_branches = {b.offset: b for b in il.branches()} if il else {}
+        # Short circuits compiled to `or`/`and` (short_circuit.py): confirmed by the source's operator.
+        combined = []  # (offset, counts, Shape, point)
+        for offset, counts in sorted(operands_of.get(rid, [])) if il is not None and read_sources else ():
+            sc = short_circuit.shape(il, offset)
+            at = containing_point(points, offset) or points[0]
+            where = path_of_doc(at[5])
+            if sc and where and short_circuit.confirmed(sources.span(where, at), sc.is_or):
+                combined.append((offset, counts, sc, at))
+        whole = {c[2].whole for c in combined}
         rows = []
         for offset, outcomes in sorted(found):
             p = containing_point(points, offset)
@@ -672,6 +715,8 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             generated = classify(il, b) if il and b else None
             if il and not b:
                 generated = "not a branch in the method's IL"
+            if generated is None and offset in whole:
+                generated = "whole condition, counted per operand"
             if p is None:
                 # Before the first point: in MoveNext the state-machine prologue; elsewhere e.g. a
                 # Release `switch` statement's dispatch (under a hidden point). Either is reported
@@ -688,11 +733,6 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 own = {k: max(0, h - sum(counts.get(o, {}).get(kind, 0) for o, kind in sub.get(k, [])))
                        for k, h in outcomes.items()}
                 rows[n] = (offset, own, p, b, generated)
-        def path_of_doc(doc: int) -> str | None:
-            if not 0 < doc <= len(documents):
-                return None
-            return path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
-
         # A switch's dispatch becomes one record with an outcome per arm (switch_arms.py), in the document of the
         # method's first point.
         grouped: set[int] = set()
@@ -725,6 +765,9 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             where = path_of_doc(p[5])
             if where is None:
                 continue
+            text = sources.code_lines(where, p) if read_sources else ""
+            if text and not VALUE_OPERATORS.search(text):
+                continue  # `if (x < 0) return true; return flag;` compiles like `x < 0 || flag`: no condition
             generated = "compiler-generated method" if compiler_generated_method(name, attrs) else None
             r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, False,
                              sources.slice(where, p) if read_sources else "")
@@ -732,6 +775,18 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             if generated is None:
                 by_statement.setdefault(p[0], []).append((BRTRUE_S, r))
                 by_statement[p[0]].sort(key=lambda row: row[1].offset)
+        # Both operands of a short circuit compiled to `or`/`and`: two outcomes each, read like a `brtrue`.
+        for offset, counts, sc, at in combined:
+            left, right = short_circuit.outcomes(counts, sc)
+            where = path_of_doc(at[5])
+            generated = "compiler-generated method" if compiler_generated_method(name, attrs) else None
+            for at, o in ([(sc.left, left)] if sc.left is not None else []) + [(offset, right)]:
+                q = containing_point(points, at) or points[0]
+                r = BranchRecord(0x06000000 | rid, at, where, q[1], o, generated, False, sources.slice(where, q))
+                records.append(r)
+                if generated is None:
+                    by_statement.setdefault(q[0], []).append((BRTRUE_S, r))
+                    by_statement[q[0]].sort(key=lambda row: row[1].offset)
         # Missed outcomes in source terms (branch_notes.py), per statement.
         for rows_of in by_statement.values():
             descriptions = branch_notes.notes(rows_of[0][1].text, [(op, r.outcomes) for op, r in rows_of])

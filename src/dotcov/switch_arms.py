@@ -93,8 +93,9 @@ def may_hold_switches(text: str, fsharp: bool = False, vb: bool = False) -> bool
 
 
 def _switch_line(lines: list[str], anchor: tuple | None, first_arm_line: int, fsharp: bool = False,
-                 vb: bool = False) -> int | None:
-    """The line of the `switch` keyword (F#: `match`, VB: `Select Case`) the dispatch belongs to, from the source."""
+                 vb: bool = False, method_line: int = 1) -> int | None:
+    """The line of the `switch` keyword (F#: `match`, VB: `Select Case`) the dispatch belongs to, from the source;
+    for F# never above `method_line`, the method's first point (a `match` of the function before is not this one's)."""
     keyword = _keyword(fsharp, vb)
     if anchor is not None:
         _o, sl, sc, _el, _ec, _d = anchor
@@ -102,6 +103,8 @@ def _switch_line(lines: list[str], anchor: tuple | None, first_arm_line: int, fs
             return sl
     # F# guards sit under points on the arms' lines, below the `match` line.
     low = anchor[3] + 1 if anchor is not None and not fsharp else max(1, first_arm_line - 30)
+    if fsharp:  # a Release C# `switch` line may lie above the method's first visible point; an F# `match` not
+        low = max(low, method_line)
     top = min(first_arm_line, len(lines) + 1) - 1
     if fsharp and anchor is not None:
         top = min(anchor[1] - 1, top)
@@ -189,7 +192,7 @@ def find(il: b.MethodIL, points: list[tuple], user: dict[int, dict[int, int]],
         if len(hits) < 2 or not arm_points:
             continue
         anchor = b.containing_point(points, offsets[0])
-        line = _switch_line(lines, anchor, min(p[1] for p in arm_points), fsharp, vb)
+        line = _switch_line(lines, anchor, min(p[1] for p in arm_points), fsharp, vb, min(p[1] for p in points))
         if line is None:
             continue
         dests = sorted(hits, key=lambda d: d[1])

@@ -15,12 +15,13 @@ from typing import Iterable
 
 from dotcov import _native
 from dotcov.branches import VALUE_FALSE, VALUE_TRUE, MethodIL
+from dotcov.short_circuit import OPERAND_FALSE, OPERAND_SKIPPED, OPERAND_TRUE
 from dotcov.data import CoverageData, ModuleHits
 
 
 def _sites(dll: Path, raw: dict) -> list[tuple[int, int, int]]:
     """The probe sites the agent would have placed: each sequence point, each outcome of each branch, both
-    values of each condition computed into a value."""
+    values of each condition computed into a value, the three counters of each short-circuit operand."""
     sites = [(0x06000000 | rid, p[0], 0) for rid, points in sorted(raw["sequence_points"].items()) for p in points]
     try:
         bodies = _native.read_method_bodies(str(dll))
@@ -28,8 +29,9 @@ def _sites(dll: Path, raw: dict) -> list[tuple[int, int, int]]:
         bodies = {}
     try:
         values = _native.read_value_conditions(str(dll))
+        operands = _native.read_short_circuit_operands(str(dll))
     except (OSError, ValueError):
-        values = {}
+        values, operands = {}, {}
     for rid in sorted(raw["sequence_points"]):
         if rid not in bodies:
             continue
@@ -39,6 +41,8 @@ def _sites(dll: Path, raw: dict) -> list[tuple[int, int, int]]:
             continue
         sites += [(0x06000000 | rid, b.offset, kind) for b in found for kind in range(1, b.outcome_count() + 1)]
         sites += [(0x06000000 | rid, offset, kind) for offset in values.get(rid, ()) for kind in (VALUE_FALSE, VALUE_TRUE)]
+        sites += [(0x06000000 | rid, offset, kind) for offset in operands.get(rid, ())
+                  for kind in (OPERAND_SKIPPED, OPERAND_FALSE, OPERAND_TRUE)]
     return sites
 
 

@@ -277,9 +277,9 @@ bool MethodBody::DecodeImpl(Bytes body, MethodBody* out, std::string* error) {
 }
 
 bool MethodBody::InsertBefore(uint32_t original_offset, std::vector<Instruction> probe, std::string* error,
-                              int probe_max_stack) {
+                              int probe_max_stack, int reads) {
   try {
-    return InsertBeforeImpl(original_offset, probe, error, probe_max_stack);
+    return InsertBeforeImpl(original_offset, probe, error, probe_max_stack, reads);
   } catch (...) {
     return Fail(error, "out of memory inserting a probe");
   }
@@ -348,12 +348,12 @@ bool CheckProbe(std::vector<Instruction>& probe, uint32_t offset, int probe_max_
 }  // namespace
 
 bool MethodBody::InsertBeforeImpl(uint32_t original_offset, std::vector<Instruction>& probe, std::string* error,
-                                  int probe_max_stack) {
+                                  int probe_max_stack, int reads) {
   long idx = InsertionPoint(original_offset, error);
   if (idx < 0) return false;
   if (probe.empty()) return true;
   int peak = 0;
-  if (!CheckProbe(probe, original_offset, probe_max_stack, &peak, error)) return false;
+  if (!CheckProbe(probe, original_offset, probe_max_stack, &peak, error, reads)) return false;
   auto& slot = inserts_[static_cast<size_t>(idx)];
   slot.insert(slot.end(), probe.begin(), probe.end());
   probe_stack_ = static_cast<uint16_t>(std::max<int>(probe_stack_, peak));

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <cstdio>
 #include <iterator>
+#include <map>
 #include <set>
 
 namespace dotcov::il {
@@ -259,6 +261,41 @@ std::vector<Instruction> ProbeStyle::MakeValue(uint32_t false_slot, uint32_t tru
   return out;
 }
 
+std::vector<Instruction> ProbeStyle::MakeOperand(uint32_t skipped_slot, uint32_t false_slot, uint32_t true_slot,
+                                             const std::vector<Instruction>& load, bool is_or) const {
+  // left -> e = whether the right operand is evaluated in the source: (left != 0), flipped for `or`; right -> r =
+  // (right != 0); the slot is skipped + e * ((false - skipped) + r * (true - false)).
+  std::vector<Instruction> out = {MakeInstruction(0x25 /*dup*/), MakeInstruction(0x16 /*ldc.i4.0*/),
+                                  MakeInstruction(0xFE03 /*cgt.un*/)};
+  if (is_or) {
+    out.push_back(MakeInstruction(0x17 /*ldc.i4.1*/));
+    out.push_back(MakeInstruction(0x61 /*xor*/));
+  }
+  out.insert(out.end(), load.begin(), load.end());
+  const int64_t to_false = int64_t{false_slot} - int64_t{skipped_slot};
+  const int64_t to_true = int64_t{true_slot} - int64_t{false_slot};
+  for (auto i : {MakeInstruction(0x16 /*ldc.i4.0*/), MakeInstruction(0xFE03 /*cgt.un*/),
+                 MakeInstruction(op::kLdcI4, static_cast<int32_t>(to_true)), MakeInstruction(0x5A /*mul*/),
+                 MakeInstruction(op::kLdcI4, static_cast<int32_t>(to_false)), MakeInstruction(0x58 /*add*/),
+                 MakeInstruction(0x5A /*mul*/)})
+    out.push_back(i);
+  if (!counters_base) {
+    out.push_back(MakeInstruction(op::kLdcI4, static_cast<int32_t>(skipped_slot)));
+    out.push_back(MakeInstruction(0x58 /*add*/));
+    out.push_back(MakeInstruction(op::kCall, helper_method_token));
+    return out;
+  }
+  // The address: counters_base + 8 * skipped_slot + 8 * (slot delta), then the increment of Make.
+  for (auto i : {MakeInstruction(0x6A /*conv.i8*/), MakeInstruction(0x21 /*ldc.i8*/, int64_t{8}),
+                 MakeInstruction(0x5A /*mul*/),
+                 MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(counters_base + 8 * uint64_t(skipped_slot))),
+                 MakeInstruction(0x58 /*add*/), MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x25 /*dup*/),
+                 MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x17 /*ldc.i4.1*/),
+                 MakeInstruction(0x6A /*conv.i8*/), MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
+    out.push_back(i);
+  return out;
+}
+
 bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                   const std::vector<BranchProbe>& branch_probes, uint32_t helper_method_token,
                   std::vector<uint8_t>* new_body, std::string* error) {
@@ -278,6 +315,18 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
       if (!body.InsertBefore(offset, style.Make(slot), error, stack)) return false;
     }
     for (const BranchProbe& b : branch_probes) {
+      if (b.operand) {
+        std::vector<Instruction> load;
+        bool is_or = false;
+        if (b.target_slots.size() != 2)
+          return Fail(error, "the operand probe at IL offset " + Hex(b.il_offset) + " needs a false and a true slot");
+        if (!ShortCircuitOperandAt(body, b.il_offset, &load, &is_or, error)) return false;
+        if (!body.InsertBefore(b.il_offset,
+                               style.MakeOperand(b.fall_through_slot, b.target_slots[0], b.target_slots[1], load, is_or),
+                               error, style.operand_max_stack(), /*reads=*/1))
+          return false;
+        continue;
+      }
       if (b.value) {
         if (b.target_slots.size() != 1)
           return Fail(error, "the value probe at IL offset " + Hex(b.il_offset) + " needs exactly one true slot");
@@ -368,10 +417,81 @@ bool LeavesBool(const Instruction& i, const BoolTypes& types) {
   return by_token && types.token_is_bool && types.token_is_bool(static_cast<uint32_t>(i.operand));
 }
 
+
+// Where control can arrive from elsewhere than the instruction before: jump targets, and region boundaries.
+struct Arrivals {
+  std::set<uint32_t> jumps, regions;
+  explicit Arrivals(const MethodBody& body) {
+    for (const Instruction& i : body.instructions()) {
+      if (IsBranch(i.opcode)) jumps.insert(static_cast<uint32_t>(i.operand));
+      for (int32_t t : i.switch_targets) jumps.insert(static_cast<uint32_t>(t));
+    }
+    for (const ExceptionClause& c : body.clauses()) {
+      for (uint32_t o :
+           {c.try_offset, c.try_offset + c.try_length, c.handler_offset, c.handler_offset + c.handler_length})
+        regions.insert(o);
+      if (c.is_filter()) regions.insert(c.class_token_or_filter_offset);
+    }
+  }
+  bool any(uint32_t offset) const { return jumps.count(offset) || regions.count(offset); }
+};
+
+constexpr uint16_t kAnd = 0x5F, kOr = 0x60, kLdfld = 0x7B, kLdarg0 = 0x02;
+
+// The first instruction of the right operand loaded right before the `or`/`and` at index k, or -1: a plain
+// ldarg/ldloc (when `is_bool` accepts it), or `ldarg.0; ldfld F`.
+long OperandStart(const std::vector<Instruction>& ins, size_t k, const std::function<bool(const Instruction&)>& is_bool,
+                  const std::function<bool(long argument)>& is_byref_bool) {
+  if (k < 2 || (ins[k].opcode != kAnd && ins[k].opcode != kOr)) return -1;
+  const Instruction& r = ins[k - 1];
+  if ((LoadedLocal(r) >= 0 || LoadedArgument(r) >= 0) && is_bool(r)) return static_cast<long>(k - 1);
+  if (r.opcode == kLdfld && ins[k - 2].opcode == kLdarg0 && k >= 3 && is_bool(r)) return static_cast<long>(k - 2);
+  const long argument = LoadedArgument(ins[k - 2]);
+  if (r.opcode == 0x47 /*ldind.u1*/ && argument >= 0 && k >= 3 && is_byref_bool(argument))
+    return static_cast<long>(k - 2);
+  return -1;
+}
+
 }  // namespace
 
+std::vector<uint32_t> FindShortCircuitOperands(const MethodBody& body, const BoolTypes& types) {
+  const auto& ins = body.instructions();
+  const Arrivals arrivals(body);
+  const auto is_bool = [&types](const Instruction& i) { return LeavesBool(i, types); };
+  const auto is_byref_bool = [&types](long a) {
+    return a >= 0 && static_cast<size_t>(a) < types.byref_arguments.size() && types.byref_arguments[a];
+  };
+  std::vector<uint32_t> out;
+  for (size_t k = 2; k + 1 < ins.size(); ++k) {
+    long first = OperandStart(ins, k, is_bool, is_byref_bool);
+    if (first < 1 || IsPrefix(ins[first - 1].opcode) || arrivals.regions.count(ins[first].offset)) continue;
+    bool entered = false;
+    for (size_t j = static_cast<size_t>(first) + 1; j <= k; ++j) entered = entered || arrivals.any(ins[j].offset);
+    if (!entered) out.push_back(ins[first].offset);
+  }
+  return out;
+}
+
+bool ShortCircuitOperandAt(const MethodBody& body, uint32_t offset, std::vector<Instruction>* load, bool* is_or,
+                           std::string* error) {
+  const auto& ins = body.instructions();
+  long found = body.FindInstruction(offset);
+  const auto any = [](const Instruction&) { return true; };
+  const auto any_argument = [](long) { return true; };
+  if (found >= 1) {
+    const size_t first = static_cast<size_t>(found);
+    for (size_t k = first + 1; k <= first + 2 && k < ins.size(); ++k) {
+      if (OperandStart(ins, k, any, any_argument) != found) continue;
+      load->assign(ins.begin() + found, ins.begin() + static_cast<long>(k));
+      *is_or = ins[k].opcode == kOr;
+      return true;
+    }
+  }
+  return Fail(error, "IL offset " + Hex(offset) + " is not the load of a short circuit's right operand");
+}
+
 std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall& returns_bool) {
-  return FindValueConditions(body, BoolTypes{returns_bool, {}, {}});
+  return FindValueConditions(body, BoolTypes{returns_bool, {}, {}, {}});
 }
 
 std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolTypes& types) {
@@ -421,24 +541,54 @@ std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolType
            (info->pushes == 1 || (info->flow == FlowKind::kCall && i.opcode != op::kJmp)) &&
            (info->flow == FlowKind::kNext || info->flow == FlowKind::kCall);
   };
+  std::map<uint32_t, int> jumps_to;  // how many branches / switch entries target each offset
+  for (const Instruction& i : ins) {
+    if (IsBranch(i.opcode)) ++jumps_to[static_cast<uint32_t>(i.operand)];
+    for (int32_t t : i.switch_targets) ++jumps_to[static_cast<uint32_t>(t)];
+  }
   std::set<uint32_t> out;
+  // The operand computed from ins[start] on in straight-line code nothing else enters (ins[start] itself may be
+  // entered only by the short circuit's branch), its value leaving by br, ret or stloc.
+  auto operand_from = [&](size_t start) {
+    for (size_t j = start; j + 1 < n; ++j) {
+      if (j > start && entered.count(ins[j].offset)) return;
+      const OpcodeInfo* ji = LookupOpcode(ins[j].opcode);
+      if (!ji || (ji->flow != FlowKind::kNext && ji->flow != FlowKind::kCall)) return;
+      const Instruction& next = ins[j + 1];
+      if (!IsBr(next.opcode) && next.opcode != op::kRet && StoredLocal(next) < 0) continue;
+      if (LeavesBool(ins[j], types) && !entered.count(next.offset) && leaves_one_value(ins[j]) &&
+          !IsPrefix(ins[j > 0 ? j - 1 : 0].opcode) && !flows_into_test(j + 1))
+        out.insert(ins[j].offset);
+      return;
+    }
+  };
   // Short-circuit operands: bCC -> `ldc.i4.0/1`, the fall-through computing the last operand.
   for (size_t b = 0; b + 1 < n; ++b) {
     const OpcodeInfo* info = LookupOpcode(ins[b].opcode);
     if (!info || info->flow != FlowKind::kCondBranch || ins[b].opcode == op::kSwitch) continue;
     if (b > 0 && IsPrefix(ins[b - 1].opcode)) continue;
     size_t t = skip_nops(index_at(ins[b].operand));
-    if (t >= n || (ins[t].opcode != 0x16 && ins[t].opcode != 0x17)) continue;
-    for (size_t j = b + 1; j + 1 < n; ++j) {
-      if (entered.count(ins[j].offset)) break;  // only B enters the operand
-      const OpcodeInfo* ji = LookupOpcode(ins[j].opcode);
-      if (!ji || (ji->flow != FlowKind::kNext && ji->flow != FlowKind::kCall)) break;
-      const Instruction& next = ins[j + 1];
-      if (!IsBr(next.opcode) && next.opcode != op::kRet && StoredLocal(next) < 0) continue;
-      if (LeavesBool(ins[j], types) && !entered.count(next.offset) && leaves_one_value(ins[j]) &&
-          !IsPrefix(ins[j > 0 ? j - 1 : 0].opcode) && !flows_into_test(j + 1))
-        out.insert(ins[j].offset);
-      break;
+    const bool constant_target = t < n && (ins[t].opcode == 0x16 || ins[t].opcode == 0x17);
+    if (constant_target) {
+      if (!entered.count(ins[b + 1].offset)) operand_from(b + 1);  // only B enters the operand
+      continue;
+    }
+    // F# (`x < 0 || flag`: `bge T; ldc.i4.1; ret; T: ldarg flag; ret`): the constant falls through, the operand
+    // is the target, which only B enters and nothing falls into.
+    const size_t f = skip_nops(b + 1);
+    const size_t target = index_at(ins[b].operand);
+    if (f + 1 < n && (ins[f].opcode == 0x16 || ins[f].opcode == 0x17) &&
+        (IsBr(ins[f + 1].opcode) || ins[f + 1].opcode == op::kRet) && target < n && target > f + 1 &&
+        jumps_to[ins[target].offset] == 1 && !IsPrefix(ins[target - 1].opcode)) {
+      const OpcodeInfo* before = LookupOpcode(ins[target - 1].opcode);
+      const bool falls_in = before && (before->flow == FlowKind::kNext || before->flow == FlowKind::kCall ||
+                                       before->flow == FlowKind::kCondBranch);
+      bool region = false;
+      for (const ExceptionClause& c : body.clauses())
+        for (uint32_t o : {c.try_offset, c.try_offset + c.try_length, c.handler_offset,
+                           c.handler_offset + c.handler_length, c.class_token_or_filter_offset})
+          region = region || o == ins[target].offset;
+      if (!falls_in && !region) operand_from(target);
     }
   }
   // Exception filters: `<value> [stloc N; ldloc N;] ldc.i4.0; cgt.un; endfilter`.

@@ -93,7 +93,10 @@ il::BoolTypes BoolTypesOf(const MetadataReader& md, uint32_t method_token, const
   il::BoolTypes types;
   types.token_is_bool = [&md](uint32_t token) { return ReturnsBool(md, token) || IsBoolField(md, token); };
   Bytes method_sig = MemberSignature(md, method_token);
-  if ((method_token >> 24) == 0x06 && !method_sig.empty()) BoolArguments(method_sig, &types.arguments);
+  if ((method_token >> 24) == 0x06 && !method_sig.empty()) {
+    BoolArguments(method_sig, &types.arguments);
+    ByrefBoolArguments(method_sig, &types.byref_arguments);
+  }
   const uint32_t locals = body.local_var_sig_token();
   const uint32_t locals_rid = locals & 0x00FFFFFF;
   if ((locals >> 24) == uint32_t(TableId::kStandAloneSig) && locals_rid != 0 &&
@@ -120,9 +123,13 @@ void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites) {
       sites->push_back({token, b.il_offset, kBranchFallThrough});
       for (uint32_t k = 0; k < b.target_count; ++k) sites->push_back({token, b.il_offset, kBranchTarget + k});
     }
-    for (uint32_t offset : il::FindValueConditions(body, BoolTypesOf(*md, token, body))) {
+    const il::BoolTypes types = BoolTypesOf(*md, token, body);
+    for (uint32_t offset : il::FindValueConditions(body, types)) {
       sites->push_back({token, offset, kValueFalse});
       sites->push_back({token, offset, kValueTrue});
+    }
+    for (uint32_t offset : il::FindShortCircuitOperands(body, types)) {
+      for (uint32_t kind : {kOperandSkipped, kOperandFalse, kOperandTrue}) sites->push_back({token, offset, kind});
     }
   }
   SortSites(sites);

@@ -8,6 +8,7 @@
 #include "dotcov/il_method.h"
 #include "dotcov/metadata.h"
 #include "dotcov/module_info.h"
+#include "dotcov/module_sites.h"
 #include "dotcov/pe_image.h"
 
 namespace dotcov {
@@ -96,7 +97,7 @@ bool IsBr(const Instruction& ins) { return ins.opcode == il::op::kBr || ins.opco
 // branches'), then checks the result structurally and with Verify.
 bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const il::ProbeStyle& style,
                        const il::VerifyOptions& options, bool with_branches, std::string* reason,
-                       uint64_t* branches_checked) {
+                       uint64_t* branches_checked, const il::BoolTypes& types) {
   std::string error;
   const std::string what = std::string(" (") + (style.counters_base ? "inline" : "call") + " probes" +
                            (with_branches ? ", with branch probes)" : ")");
@@ -112,6 +113,7 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
   std::vector<il::BranchProbe> branch_probes;
   std::vector<long> plan(ins.size(), -1);  // original index -> index into branch_probes
   std::vector<long> value_after(ins.size(), -1);  // original index -> the value probe before it (branch_probes)
+  std::vector<long> operand_before(ins.size(), -1);  // original index -> its operand probe (branch_probes)
   if (with_branches) {
     uint32_t slot = static_cast<uint32_t>(ins.size());
     for (const il::BranchSite& site : il::FindBranches(original)) {
@@ -122,11 +124,16 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
       plan[static_cast<size_t>(original.FindInstruction(site.il_offset))] = static_cast<long>(branch_probes.size());
       branch_probes.push_back(std::move(b));
     }
-    for (uint32_t offset : il::FindValueConditions(original)) {
+    for (uint32_t offset : il::FindValueConditions(original, types)) {
       const size_t i = static_cast<size_t>(original.FindInstruction(offset));
       value_after[i + 1] = static_cast<long>(branch_probes.size());
       branch_probes.push_back(il::BranchProbe{offset, slot, {slot + 1}, true});
       slot += 2;
+    }
+    for (uint32_t offset : il::FindShortCircuitOperands(original, types)) {
+      operand_before[static_cast<size_t>(original.FindInstruction(offset))] = static_cast<long>(branch_probes.size());
+      branch_probes.push_back(il::BranchProbe{offset, slot, {slot + 1, slot + 2}, false, true});
+      slot += 3;
     }
   }
   std::vector<uint8_t> rewritten_bytes;
@@ -166,6 +173,20 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
       const std::vector<Instruction> probe = style.MakeValue(v.fall_through_slot, v.target_slots[0]);
       if (!IsProbe(out, j, probe))
         return Fail(reason, "value probe after IL offset " + Hex(v.il_offset) + " missing or malformed" + what);
+      if (!probed[i]) label[i] = out[j].offset;
+      probed[i] = true;
+      j += probe.size();
+    }
+    if (operand_before[i] >= 0) {  // after the sequence-point probe: InsertBefore appends to the same group
+      const il::BranchProbe& v = branch_probes[static_cast<size_t>(operand_before[i])];
+      std::vector<Instruction> load;
+      bool is_or = false;
+      const std::vector<Instruction> probe =
+          il::ShortCircuitOperandAt(original, v.il_offset, &load, &is_or, &error)
+              ? style.MakeOperand(v.fall_through_slot, v.target_slots[0], v.target_slots[1], load, is_or)
+              : std::vector<Instruction>{};
+      if (probe.empty() || !IsProbe(out, j, probe))
+        return Fail(reason, "operand probe before IL offset " + Hex(v.il_offset) + " missing or malformed" + what);
       if (!probed[i]) label[i] = out[j].offset;
       probed[i] = true;
       j += probe.size();
@@ -290,8 +311,12 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
 
   bool any = !probes.empty() || !branch_probes.empty();
   const bool values = std::any_of(branch_probes.begin(), branch_probes.end(), [](const auto& b) { return b.value; });
+  const bool operands =
+      std::any_of(branch_probes.begin(), branch_probes.end(), [](const auto& b) { return b.operand; });
   uint32_t want_stack = uint32_t{original.max_stack()} +
-                        (any ? uint32_t(std::max(style.max_stack(), values ? style.value_max_stack() : 0)) : 0);
+                        (any ? uint32_t(std::max({style.max_stack(), values ? style.value_max_stack() : 0,
+                                                  operands ? style.operand_max_stack() : 0}))
+                             : 0);
   if (rewritten.max_stack() != want_stack)
     return Fail(reason, "max stack " + std::to_string(rewritten.max_stack()) + ", expected " +
                             std::to_string(want_stack) + what);
@@ -307,7 +332,8 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
 }
 
 bool CheckMethodBodyImpl(Bytes body, const il::ProbeStyle& style, const il::CallResolver& call_resolver,
-                         int return_values, std::string* reason, uint64_t* branches) {
+                         int return_values, std::string* reason, uint64_t* branches,
+                         const il::BoolTypes& types) {
   MethodBody original;
   std::string error;
   if (!MethodBody::Decode(body, &original, &error)) return Fail(reason, "original body does not decode: " + error);
@@ -333,8 +359,8 @@ bool CheckMethodBodyImpl(Bytes body, const il::ProbeStyle& style, const il::Call
 
   // (b) A probe at every legal boundary, then again with outcome probes on
   // every conditional branch and switch as well.
-  if (!CheckInstrumented(original, original_bytes, style, options, false, reason, nullptr)) return false;
-  return CheckInstrumented(original, original_bytes, style, options, true, reason, branches);
+  if (!CheckInstrumented(original, original_bytes, style, options, false, reason, nullptr, types)) return false;
+  return CheckInstrumented(original, original_bytes, style, options, true, reason, branches, types);
 }
 
 std::optional<uint32_t> SignatureBlobOf(const MetadataReader& md, uint32_t token, int depth) {
@@ -404,12 +430,17 @@ RewriteCheckResult RewriteCheckImpl(Bytes file, const std::string& path, unsigne
       result.failures.push_back({path, token, "method body RVA " + Hex(rva) + " is not in the image"});
       continue;
     }
+    // What the agent knows of bool types (module_sites BoolTypesOf), for the value and operand probes.
+    il::MethodBody decoded;
+    std::string why;
+    const il::BoolTypes types =
+        il::MethodBody::Decode(body, &decoded, &why) ? BoolTypesOf(*md, token, decoded) : il::BoolTypes{};
     uint64_t branches = 0;  // of one style: each style instruments the same branches
     bool passed = true;
     for (ProbeStyles style : {kInlineProbes, kCallProbes}) {
       if ((styles & style) == 0) continue;
       branches = 0;
-      if (!CheckMethodBody(body, CheckStyle(style, helper), resolver, pushes, &reason, &branches)) {
+      if (!CheckMethodBody(body, CheckStyle(style, helper), resolver, pushes, &reason, &branches, types)) {
         result.failures.push_back({path, token, reason});
         passed = false;
         break;
@@ -470,9 +501,10 @@ il::ProbeStyle CheckStyle(ProbeStyles style, uint32_t helper_token) {
 }
 
 bool CheckMethodBody(Bytes body, const il::ProbeStyle& style, const il::CallResolver& call_resolver,
-                     int return_values, std::string* reason, uint64_t* branches_checked) {
+                     int return_values, std::string* reason, uint64_t* branches_checked,
+                     const il::BoolTypes& types) {
   try {
-    return CheckMethodBodyImpl(body, style, call_resolver, return_values, reason, branches_checked);
+    return CheckMethodBodyImpl(body, style, call_resolver, return_values, reason, branches_checked, types);
   } catch (const std::exception& e) {
     return Fail(reason, std::string("exception while checking: ") + e.what());
   } catch (...) {

@@ -35,6 +35,8 @@ MethodProbes ProbesOf(const std::vector<ProbeSite>& sites, uint32_t first, uint3
       out.branch_probes.push_back({s.il_offset, slot, {}});
     } else if (s.kind == kValueFalse) {
       out.branch_probes.push_back({s.il_offset, slot, {}, /*value=*/true});  // kValueTrue follows
+    } else if (s.kind == kOperandSkipped) {
+      out.branch_probes.push_back({s.il_offset, slot, {}, false, /*operand=*/true});  // kOperandFalse, True follow
     } else if (!out.branch_probes.empty() && out.branch_probes.back().il_offset == s.il_offset) {
       out.branch_probes.back().target_slots.push_back(slot);  // sites are sorted: targets follow in order
     }

@@ -92,7 +92,27 @@ bool BoolLocals(Bytes locals_sig, std::vector<bool>* out) {
   return true;
 }
 
-bool BoolArguments(Bytes method_sig, std::vector<bool>* out) {
+namespace {
+
+// Whether the Type at r is `ref bool` (also `in` / `out`: BYREF with modifiers around it), without moving r.
+bool IsByrefBool(ByteReader r) {
+  uint32_t v = 0;
+  uint8_t t = r.U8();
+  while (r.ok() && (t == kCModReqd || t == kCModOpt) && r.ReadCompressedU32(&v)) t = r.U8();
+  return r.ok() && t == 0x10 /*ELEMENT_TYPE_BYREF*/ && PeekElement(r) == kBoolean;
+}
+
+bool ArgumentFlags(Bytes method_sig, std::vector<bool>* out, bool byref);
+
+}  // namespace
+
+bool BoolArguments(Bytes method_sig, std::vector<bool>* out) { return ArgumentFlags(method_sig, out, false); }
+
+bool ByrefBoolArguments(Bytes method_sig, std::vector<bool>* out) { return ArgumentFlags(method_sig, out, true); }
+
+namespace {
+
+bool ArgumentFlags(Bytes method_sig, std::vector<bool>* out, bool byref) {
   out->clear();
   ByteReader r(method_sig);
   uint8_t conv = r.U8();
@@ -109,12 +129,15 @@ bool BoolArguments(Bytes method_sig, std::vector<bool>* out) {
   if ((conv & kHasThis) && !(conv & kExplicitThis)) types.push_back(false);
   for (uint32_t i = 0; i < count; ++i) {
     bool b = false;
+    const bool ref_bool = IsByrefBool(r);
     if (!ReadSignatureType(r, &b)) return false;  // a vararg sentinel (0x41) does not decode: no answer
-    types.push_back(b);
+    types.push_back(byref ? ref_bool : b);
   }
   *out = std::move(types);
   return true;
 }
+
+}  // namespace
 
 bool SignatureIsBool(Bytes sig) {
   ByteReader r(sig);

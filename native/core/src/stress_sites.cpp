@@ -51,9 +51,13 @@ bool StressSites(Bytes image, std::vector<ProbeSite>* sites, uint32_t* method_co
       sites->push_back({token, b.il_offset, kBranchFallThrough});
       for (uint32_t k = 0; k < b.target_count; ++k) sites->push_back({token, b.il_offset, kBranchTarget + k});
     }
-    for (uint32_t offset : il::FindValueConditions(decoded, BoolTypesOf(*md, token, decoded))) {
+    const il::BoolTypes types = BoolTypesOf(*md, token, decoded);
+    for (uint32_t offset : il::FindValueConditions(decoded, types)) {
       sites->push_back({token, offset, kValueFalse});
       sites->push_back({token, offset, kValueTrue});
+    }
+    for (uint32_t offset : il::FindShortCircuitOperands(decoded, types)) {
+      for (uint32_t kind : {kOperandSkipped, kOperandFalse, kOperandTrue}) sites->push_back({token, offset, kind});
     }
   }
   SortSites(sites);

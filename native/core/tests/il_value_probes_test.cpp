@@ -13,6 +13,7 @@
 #include "dotcov/module_sites.h"
 #include "dotcov/pe_image.h"
 #include "dotcov/probe_fallback.h"
+#include "dotcov/rewrite_check.h"
 #include "dotcov/signature_types.h"
 #include "il_assembler.h"
 
@@ -159,6 +160,25 @@ TEST(IlValueConditions, LastOperandABoolVariable) {
   EXPECT_TRUE(FindValueConditions(Decoded(Fat(g.code(), 2)), two_bools).empty());
 }
 
+TEST(IlValueConditions, FSharpLastOperandAtTheBranchTarget) {
+  // F# `let negativeOr (flag: bool) x = x < 0 || flag` (Debug and Release): `ldarg.1; ldc.i4.0; bge.s T;
+  // ldc.i4.1; ret; T: ldarg.0; ret` -- the constant falls through, the last operand is the target.
+  BoolTypes types;
+  types.arguments = {true, false};
+  Asm a;
+  a.op(kLdarg1).op(kLdcI40).br(kBgeS, "t").op(kLdcI41).op(op::kRet).label("t").label("v").op(kLdarg0).op(op::kRet);
+  EXPECT_EQ(FindValueConditions(Decoded(Fat(a.code(), 2)), types), (std::vector<uint32_t>{a.at("v")}));
+  // `x > 0 && big` with a local: `ble.s T; ldloc.0; ret; T: ldc.i4.0; ret` is the usual shape (target constant).
+  // Not when the target is entered from elsewhere too, or when code falls into it.
+  Asm two;
+  two.op(kLdarg1).op(kLdcI40).br(kBgeS, "t").op(kLdarg1).br(kBrtrueS, "t").op(kLdcI41).op(op::kRet).label("t");
+  two.op(kLdarg0).op(op::kRet);
+  EXPECT_TRUE(FindValueConditions(Decoded(Fat(two.code(), 2)), types).empty());
+  Asm fall;
+  fall.op(kLdarg1).op(kLdcI40).br(kBgeS, "t").op(kLdcI41).op(kPop).label("t").op(kLdarg0).op(op::kRet);
+  EXPECT_TRUE(FindValueConditions(Decoded(Fat(fall.code(), 2)), types).empty());
+}
+
 TEST(SignatureTypes, BoolLocalsArgumentsFieldsAndReturns) {
   std::vector<bool> flags;
   // LOCAL_SIG: int32, bool, ref bool, pinned bool, modopt(T) bool, List<bool>, bool[]
@@ -179,6 +199,11 @@ TEST(SignatureTypes, BoolLocalsArgumentsFieldsAndReturns) {
   ASSERT_TRUE(BoolArguments(std::vector<uint8_t>{0x60, 1, 0x01, 0x02}, &flags));
   EXPECT_EQ(flags, (std::vector<bool>{true}));
   EXPECT_FALSE(BoolArguments(std::vector<uint8_t>{0x00, 2, 0x01, 0x02}, &flags));  // truncated
+  // `ref bool` / `in bool` (modreq(InAttribute) before BYREF) arguments: `static void M(bool, ref bool, in bool, ref
+  // int)`.
+  ASSERT_TRUE(ByrefBoolArguments(
+      std::vector<uint8_t>{0x00, 4, 0x01, 0x02, 0x10, 0x02, 0x1F, 0x09, 0x10, 0x02, 0x10, 0x08}, &flags));
+  EXPECT_EQ(flags, (std::vector<bool>{false, true, true, false}));
   EXPECT_TRUE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x02}));                   // bool field
   EXPECT_TRUE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x1F, 0x09, 0x02}));       // modreq(IsVolatile) bool
   EXPECT_FALSE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x08}));                  // int field
@@ -221,7 +246,8 @@ struct ProbeRun {
   std::vector<int64_t> stack;
 };
 
-ProbeRun Execute(const std::vector<Instruction>& probe, int64_t value) {
+// `right`: what an operand probe's re-run load (ldarg, ldloc, ldarg.0; ldfld) reads.
+ProbeRun Execute(const std::vector<Instruction>& probe, int64_t value, int64_t right = 0) {
   ProbeRun r;
   auto& s = r.stack;
   s.push_back(value);
@@ -240,6 +266,11 @@ ProbeRun Execute(const std::vector<Instruction>& probe, int64_t value) {
       case 0x5A: { int64_t b = pop(), a = pop(); s.push_back(a * b); break; }
       case 0x58: { int64_t b = pop(), a = pop(); s.push_back(a + b); break; }
       case 0xE0: case 0x6A: break;  // conv.u, conv.i8: 64-bit here
+      case 0x61: { int64_t b = pop(), a = pop(); s.push_back(a ^ b); break; }  // xor
+      case 0x02: case 0x03: case 0x04: case 0x05: case 0x0E: case 0x06: case 0x07: case 0x08: case 0x09: case 0x11:
+        s.push_back(right);  // ldarg, ldloc
+        break;
+      case 0x7B: case 0x47: pop(); s.push_back(right); break;  // ldfld, ldind.u1
       case op::kCall: EXPECT_EQ(i.operand, kHelper); r.counts[uint64_t(pop())] += 1; break;
       case 0x4C: s.push_back(r.counts[uint64_t(pop())]); break;  // ldind.i8
       case 0x55: { int64_t v = pop(); r.counts[uint64_t(pop())] = v; break; }  // stind.i8
@@ -418,6 +449,151 @@ TEST(IlValueConditions, CallsReturningBoolReadFromTheirSignatures) {
   for (bool b : by_name["GetResult"]) EXPECT_FALSE(b);
   EXPECT_FALSE(ReturnsBool(*md, 0x2B000001));  // MethodSpec: unknown
   EXPECT_FALSE(ReturnsBool(*md, 0x0A000000 | (md->RowCount(TableId::kMemberRef) + 1)));  // no such row
+}
+
+
+// --- Short-circuit operands Roslyn computes with `or` / `and` (FindShortCircuitOperands, MakeOperand) ---
+
+constexpr uint16_t kOr = 0x60, kAnd = 0x5F, kLdfld = 0x7B;
+
+// Release `return x < 0 || flag;` (static: ldarg.0 x, ldarg.1 flag) and Debug `if (x > 0 && big)`.
+Asm ReleaseOr() {
+  Asm a;
+  a.op(kLdarg0).op(kLdcI40).op(kClt).label("r").op(kLdarg1).label("or").op(kOr).op(op::kRet);
+  return a;
+}
+
+TEST(IlShortCircuitOperands, BoolArgumentsLocalsAndCapturedFieldsBeforeOrAnd) {
+  BoolTypes types;
+  types.arguments = {false, true, true};
+  types.locals = {true, false};
+  types.token_is_bool = [](uint32_t t) { return t == 0x04000001; };
+  Asm r = ReleaseOr();
+  EXPECT_EQ(FindShortCircuitOperands(Decoded(Fat(r.code(), 2)), types), (std::vector<uint32_t>{r.at("r")}));
+  // Without knowing flag is bool: none (an int `x | n` is no condition).
+  EXPECT_TRUE(FindShortCircuitOperands(Decoded(Fat(r.code(), 2)), BoolTypes{}).empty());
+  // Debug `if (x > 0 && big) ...`: cgt; ldarg.1; and; stloc.0; ldloc.0; brfalse.
+  Asm d;
+  d.op(op::kNop).op(kLdarg0).op(kLdcI40).op(kCgt).label("r").op(kLdarg1).op(kAnd).op(kStloc0).op(kLdloc0);
+  d.br(kBrfalseS, "e").op(kLdcI41).op(op::kRet).label("e").op(kLdcI40).op(op::kRet);
+  EXPECT_EQ(FindShortCircuitOperands(Decoded(Fat(d.code(), 2, 0x11000001)), types), (std::vector<uint32_t>{d.at("r")}));
+  // `a || b || flag` with three bool arguments: `ldarg.0; ldarg.1; or; ldarg.2; or` -- two operands.
+  BoolTypes three;
+  three.arguments = {true, true, true};
+  Asm o;
+  o.op(kLdarg0).label("b").op(kLdarg1).op(kOr).label("f").op(0x04).op(kOr).op(op::kRet);
+  EXPECT_EQ(FindShortCircuitOperands(Decoded(Fat(o.code(), 2)), three), (std::vector<uint32_t>{o.at("b"), o.at("f")}));
+  // A captured local (closure field): `ldarg.0; ldfld flag; or`.
+  Asm c;
+  c.op(kLdarg0).tok(kLdfld, 0x04000002).op(kLdcI40).op(kClt).label("r").op(kLdarg0).tok(kLdfld, 0x04000001).op(kOr);
+  c.op(op::kRet);
+  EXPECT_EQ(FindShortCircuitOperands(Decoded(Fat(c.code(), 2)), types), (std::vector<uint32_t>{c.at("r")}));
+  // `x < 0 || y < 0 || flag`: the load is the join of the first two (a jump target): still the operand.
+  Asm j;
+  j.op(kLdarg0).op(kLdcI40).br(kBltS, "t").op(kLdarg0).op(kLdcI40).op(kClt).br(op::kBrS, "r").label("t").op(kLdcI41);
+  j.label("r").op(kLdarg1).op(kOr).op(op::kRet);
+  EXPECT_EQ(FindShortCircuitOperands(Decoded(Fat(j.code(), 2)), types), (std::vector<uint32_t>{j.at("r")}));
+  // An `in bool` / `ref bool` argument: `ldarg.1; ldind.u1; or` -- only when the signature says so.
+  Asm byref;
+  byref.op(kLdarg0).op(kLdcI40).op(kClt).label("r").op(kLdarg1).op(0x47).op(kOr).op(op::kRet);
+  BoolTypes refs;
+  refs.byref_arguments = {false, true};
+  EXPECT_EQ(FindShortCircuitOperands(Decoded(Fat(byref.code(), 2)), refs), (std::vector<uint32_t>{byref.at("r")}));
+  EXPECT_TRUE(FindShortCircuitOperands(Decoded(Fat(byref.code(), 2)), types).empty());
+  // Not: an int argument; the `or` a jump target; the load first in the method; a comparison before `or`.
+  Asm n1;
+  n1.op(kLdarg1).op(kLdarg0).op(kOr).op(op::kRet);  // ldarg.0 is int here
+  EXPECT_TRUE(FindShortCircuitOperands(Decoded(Fat(n1.code(), 2)), types).empty());
+  Asm n2;
+  n2.op(kLdarg1).br(kBrtrueS, "or").op(kLdarg1).op(0x04).label("or").op(kOr).op(op::kRet);
+  EXPECT_EQ(FindShortCircuitOperands(Decoded(Fat(n2.code(), 3)), types).size(), 0u);
+  Asm n3;
+  n3.op(kLdarg1).op(0x04).op(kCeq).op(kOr).op(op::kRet);
+  EXPECT_TRUE(FindShortCircuitOperands(Decoded(Fat(n3.code(), 3)), types).empty());
+}
+
+TEST(IlShortCircuitOperands, ProbeCountsTheRightOperandOnlyWhenTheSourceEvaluatesIt) {
+  const ProbeStyle call{kHelper, 0}, inline_style{0, 0x7F0000001000ull};
+  const std::vector<Instruction> load = {MakeInstruction(kLdarg1)};
+  const std::vector<Instruction> field = {MakeInstruction(kLdarg0), MakeInstruction(kLdfld, 0x04000001)};
+  const std::vector<Instruction> by_ref = {MakeInstruction(kLdarg1), MakeInstruction(0x47)};
+  for (bool is_or : {true, false}) {
+    for (int64_t left : {0, 1, 7}) {
+      for (int64_t right : {0, 1}) {
+        // `||`: a true left decides; `&&`: a false left decides.
+        const bool decided = is_or ? left != 0 : left == 0;
+        const uint32_t want = decided ? 10u : right ? 30u : 20u;
+        for (const auto& l : {load, field, by_ref}) {
+          ProbeRun c = Execute(call.MakeOperand(10, 20, 30, l, is_or), left, right);
+          EXPECT_EQ(c.counts, (std::map<uint64_t, int64_t>{{want, 1}})) << is_or << left << right;
+          EXPECT_EQ(c.stack, (std::vector<int64_t>{left}));
+          ProbeRun n = Execute(inline_style.MakeOperand(10, 20, 30, l, is_or), left, right);
+          EXPECT_EQ(n.counts, (std::map<uint64_t, int64_t>{{0x7F0000001000ull + 8 * want, 1}}));
+          EXPECT_EQ(n.stack, (std::vector<int64_t>{left}));
+        }
+        // Slots in any order (a slot below the skipped one).
+        ProbeRun c = Execute(call.MakeOperand(30, 10, 20, load, is_or), left, right);
+        EXPECT_EQ(c.counts, (std::map<uint64_t, int64_t>{{decided ? 30u : right ? 20u : 10u, 1}}));
+      }
+    }
+  }
+}
+
+TEST(IlShortCircuitOperands, ProbeBeforeTheLoadOnEveryPathWithMapStackAndVerify) {
+  // `x < 0 || y < 0 || flag`: the probe runs before the load, which the first operand's `blt` jumps to.
+  Asm j;
+  j.op(kLdarg0).op(kLdcI40).br(kBltS, "t").op(kLdarg0).op(kLdcI40).op(kClt).br(op::kBrS, "r").label("t").op(kLdcI41);
+  j.label("r").op(kLdarg1).op(kOr).op(op::kRet);
+  auto body = Fat(j.code(), 2);
+  for (const ProbeStyle& style : {ProbeStyle{kHelper, 0}, ProbeStyle{0, 0x7F0000001000ull}}) {
+    std::vector<uint8_t> out;
+    std::vector<OffsetMapEntry> map;
+    std::string error;
+    ASSERT_TRUE(InsertProbes(body, {{0, 1}}, {BranchProbe{j.at("r"), 7, {8, 9}, false, true}}, style, &out, &error,
+                             &map))
+        << error;
+    MethodBody m = Decoded(out);
+    EXPECT_EQ(m.max_stack(), 2 + style.operand_max_stack());
+    EXPECT_TRUE(Verify(m, &error, {[](uint32_t, int* pops, int* pushes) { return *pops = 1, *pushes = 0, true; }, 1}))
+        << error;
+    // Both the jump and the fall-through reach the probe: the br.s and the ldc.i4.1 lead to its first instruction.
+    const auto& ins = m.instructions();
+    std::vector<Instruction> load = {MakeInstruction(kLdarg1)};
+    std::vector<Instruction> probe = style.MakeOperand(7, 8, 9, load, true);
+    long start = -1;
+    for (size_t i = 0; i + 1 < ins.size(); ++i)
+      if (ins[i].opcode == kLdcI41 && ins[i + 1].opcode == kDup) start = long(i + 1);
+    ASSERT_GE(start, 0);
+    for (size_t k = 0; k < probe.size(); ++k) EXPECT_EQ(ins[start + k].opcode, probe[k].opcode) << k;
+    EXPECT_EQ(ins[start + probe.size()].opcode, kLdarg1);
+    for (const auto& i : ins)
+      if (i.opcode == op::kBrS || i.opcode == 0x38) EXPECT_EQ(uint32_t(i.operand), ins[start].offset);
+    EXPECT_EQ(TranslateToOriginal(map, ins[start].offset), j.at("r"));
+  }
+  // Refused: not an operand load, and the wrong slot count.
+  std::vector<uint8_t> out{1};
+  std::string error;
+  EXPECT_FALSE(InsertProbes(body, {}, {BranchProbe{0, 7, {8, 9}, false, true}}, ProbeStyle{kHelper, 0}, &out, &error));
+  EXPECT_NE(error.find("right operand"), std::string::npos) << error;
+  EXPECT_FALSE(InsertProbes(body, {}, {BranchProbe{j.at("r"), 7, {8}, false, true}}, ProbeStyle{kHelper, 0}, &out,
+                            &error));
+  EXPECT_EQ(out, (std::vector<uint8_t>{1}));
+}
+
+TEST(IlShortCircuitOperands, RewriteCheckCoversOperandProbesWithTypes) {
+  Asm r = ReleaseOr();
+  auto body = Fat(r.code(), 2);
+  BoolTypes types;
+  types.arguments = {false, true};
+  std::string reason;
+  uint64_t checked = 0;
+  il::CallResolver none;
+  for (const ProbeStyle& style : {ProbeStyle{kHelper, 0}, ProbeStyle{0, 0x7F0000001000ull}}) {
+    il::CallResolver helper = [](uint32_t t, int* pops, int* pushes) { return t == kHelper && (*pops = 1, *pushes = 0, true); };
+    checked = 0;
+    EXPECT_TRUE(CheckMethodBody(body, style, helper, 1, &reason, &checked, types)) << reason;
+    EXPECT_EQ(checked, 1u);
+  }
 }
 
 }  // namespace

@@ -76,6 +76,22 @@ TEST(ProbesOf, ValueConditionsBecomeValueProbes) {
   EXPECT_EQ(p.branch_probes[0].target_slots, (std::vector<uint32_t>{12}));
 }
 
+TEST(ProbesOf, ShortCircuitOperandsBecomeOperandProbes) {
+  std::vector<ProbeSite> sites = {Site(1, 0), Site(1, 4, kOperandSkipped), Site(1, 4, kOperandFalse),
+                                  Site(1, 4, kOperandTrue), Site(1, 6, kValueFalse), Site(1, 6, kValueTrue)};
+  MethodProbes p = ProbesOf(sites, 0, 6, 10);
+  EXPECT_EQ(p.probes, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 10}}));
+  ASSERT_EQ(p.branch_probes.size(), 2u);
+  EXPECT_TRUE(p.branch_probes[0].operand);
+  EXPECT_FALSE(p.branch_probes[0].value);
+  EXPECT_EQ(p.branch_probes[0].il_offset, 4u);
+  EXPECT_EQ(p.branch_probes[0].fall_through_slot, 11u);
+  EXPECT_EQ(p.branch_probes[0].target_slots, (std::vector<uint32_t>{12, 13}));
+  EXPECT_TRUE(p.branch_probes[1].value);
+  EXPECT_FALSE(p.branch_probes[1].operand);
+  EXPECT_EQ(p.branch_probes[1].target_slots, (std::vector<uint32_t>{15}));
+}
+
 TEST(RewriteClock, TicksAreUniqueAndIncreasing) {
   RewriteClock clock;
   uint64_t start = clock.Now();

@@ -221,3 +221,27 @@ public static class Cases
 }
 
 public record Point(int X, int Y);
+
+/// <summary>Short circuits Roslyn compiles to `or`/`and` with no branch (a bool argument or local last).</summary>
+public static class Combined
+{
+    public static int IfOrFlag(int a, bool flag)
+    {
+        if (a < 0 || flag)
+            return 1;
+        return 0;
+    }
+
+    public static bool AndBig(int x, bool big) => x > 0 && big;
+
+    public static bool Three(int x, int y, bool flag) => x < 0 || y < 0 || flag;
+
+    public static int IfMixed(int x, bool flag, bool g)
+    {
+        if (x < 0 && (flag || g))
+            return 1;
+        return 0;
+    }
+
+    public static bool NotShortCircuit(bool a, bool flag) => a | flag;
+}

@@ -53,6 +53,13 @@ enum SiteKind : uint32_t {
   // the instruction at il_offset leaves it: the value was false (zero) / true (nonzero).
   kValueFalse = 0x80000000u,
   kValueTrue = 0x80000001u,
+  // The right operand of a short circuit Roslyn computed with `or` / `and` and no branch (`ok || flag` with a bool
+  // local or argument; il::FindShortCircuitOperands), counted before the operand at il_offset is loaded: the left
+  // operand decided the result (the right one is not evaluated in the source), or the right operand was false /
+  // true. The left operand's outcomes follow: decided (true for ||, false for &&) or not.
+  kOperandSkipped = 0x80000002u,
+  kOperandFalse = 0x80000003u,
+  kOperandTrue = 0x80000004u,
 };
 
 // One probe site: a sequence point, or one outcome of a branch, of a method.

@@ -113,8 +113,11 @@ class MethodBody {
   // push. `probe_max_stack` is the probe's peak stack depth; -1 computes it
   // from the table (call family counted conservatively as push 1, pop 0).
   // Several probes at one offset run in the order they were inserted.
+  // `reads`: values already on the stack there (on every path) the probe may
+  // pop, provided it leaves them as it found them (a short-circuit operand
+  // probe's `dup` of the left operand); probe_max_stack counts above them.
   bool InsertBefore(uint32_t original_offset, std::vector<Instruction> probe, std::string* error,
-                    int probe_max_stack = -1);
+                    int probe_max_stack = -1, int reads = 0);
 
   // Queues `probe` to run right after the instruction at `original_offset`,
   // which must leave exactly one value on the stack and fall through (a
@@ -191,7 +194,7 @@ class MethodBody {
   static bool DecodeImpl(Bytes body, MethodBody* out, std::string* error);
   bool EncodeImpl(std::vector<uint8_t>* out, std::string* error, std::vector<OffsetMapEntry>* il_map) const;
   bool InsertBeforeImpl(uint32_t original_offset, std::vector<Instruction>& probe, std::string* error,
-                        int probe_max_stack);
+                        int probe_max_stack, int reads = 0);
   bool InstrumentBranchImpl(uint32_t original_offset, std::vector<Instruction>& fall_through_probe,
                             std::vector<std::vector<Instruction>>& target_probes, std::string* error,
                             int probe_max_stack);

@@ -43,6 +43,15 @@ struct ProbeStyle {
   // Needs value_max_stack() above the value.
   std::vector<Instruction> MakeValue(uint32_t false_slot, uint32_t true_slot) const;
   int value_max_stack() const { return counters_base ? 3 : 2; }
+  // A short-circuit operand probe (MethodBody::InsertBefore with the left
+  // operand's value below): with `load` the right operand's side-effect-free
+  // load (re-run by the probe) and `is_or` for `or` (else `and`), counts
+  // `skipped_slot` when the left value decides the result (nonzero for or, zero
+  // for and), else `false_slot` / `true_slot` by the right value, without a
+  // branch, and leaves the stack as it found it. Needs operand_max_stack().
+  std::vector<Instruction> MakeOperand(uint32_t skipped_slot, uint32_t false_slot, uint32_t true_slot,
+                                       const std::vector<Instruction>& load, bool is_or) const;
+  int operand_max_stack() const { return 3; }
   int max_stack() const { return counters_base ? 3 : 1; }
 };
 
@@ -58,6 +67,11 @@ struct BranchProbe {
   // branch: il_offset is the instruction leaving the value, fall_through_slot
   // counts "false" and target_slots[0] "true" (ProbeStyle::MakeValue).
   bool value = false;
+  // The right operand of `or`/`and` with no branch (FindShortCircuitOperands):
+  // il_offset is the operand's first instruction, fall_through_slot counts
+  // "not evaluated" (the left operand decided), target_slots[0] false and
+  // target_slots[1] true (ProbeStyle::MakeOperand).
+  bool operand = false;
 };
 
 // As above, and also counter probes on the outcomes of each branch in
@@ -138,10 +152,30 @@ struct BoolTypes {
   std::function<bool(uint32_t token)> token_is_bool;
   std::vector<bool> locals;     // by local index
   std::vector<bool> arguments;  // by IL argument index (0 is `this` in an instance method)
+  std::vector<bool> byref_arguments;  // `ref` / `in bool`, by IL argument index (short-circuit operands only)
 };
 std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolTypes& types);
 using BoolCall = std::function<bool(uint32_t call_token)>;
 std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall& returns_bool = {});
+
+// Right operands of a short circuit that Roslyn computes with no branch at all:
+// `a || flag`, `x > 0 && big` with a bool local or argument last (also one
+// captured in a closure or hoisted into a state machine: `ldarg.0; ldfld`,
+// and a `ref`/`in bool` argument: `ldarg N; ldind.u1`)
+// compile to `<a>; <load flag>; or` (`and`), in Debug and Release. Returns the
+// offsets of the loads' first instructions, in code order: the load is
+// `ldarg`/`ldloc` of a bool (types.arguments / locals), `ldarg.0; ldfld F`
+// with F bool (types.token_is_bool) or `ldarg N; ldind.u1` with N a `ref bool`
+// (types.byref_arguments), right before `or`/`and`, nothing entering
+// the load after its first instruction nor the `or`/`and`, no prefix before
+// it, no region boundary at it, and something (the left operand) before it.
+std::vector<uint32_t> FindShortCircuitOperands(const MethodBody& body, const BoolTypes& types);
+
+// The shape FindShortCircuitOperands accepts at `offset`, without types: the
+// load's instructions (to re-run) and whether the operator is `or`. False with
+// *error when the offset is not such a load.
+bool ShortCircuitOperandAt(const MethodBody& body, uint32_t offset, std::vector<Instruction>* load, bool* is_or,
+                           std::string* error);
 
 // Stack effect of a call-family token, as for `call`: pops = number of
 // parameters + 1 when the signature has HASTHIS without EXPLICITTHIS, pushes =

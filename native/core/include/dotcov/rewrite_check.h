@@ -63,12 +63,15 @@ RewriteCheckResult RewriteCheckFile(const std::string& path, unsigned styles = k
 // Checks one method body (the bytes starting at its header; trailing bytes are
 // ignored): instrumented in `style` with a probe at every legal boundary, and
 // again with those plus outcome probes on every conditional branch and switch
-// that il::FindBranches reports and value probes on every condition
-// il::FindValueConditions finds without type knowledge; each result must be the
+// that il::FindBranches reports, value probes on every condition
+// il::FindValueConditions finds and operand probes on every short-circuit operand
+// il::FindShortCircuitOperands finds, both with `types` (RewriteCheck passes
+// what the metadata says, as the agent does); each result must be the
 // original plus the probes (fall-through of a branch: its fall-through probe
 // then `br` to the original successor; each taken edge: its own probe block then
 // `br` to the original target; a value probe right after its value, behind the
-// next instruction's sequence-point probe), map exception regions as before and verify, and its IL
+// next instruction's sequence-point probe, an operand probe before its load,
+// behind the load's sequence-point probe), map exception regions as before and verify, and its IL
 // offset map must have one entry per original instruction at the start of its
 // group (its probes, itself, its outcome blocks), so that every rewritten
 // offset translates back (il::TranslateToOriginal) to the instruction it
@@ -77,7 +80,8 @@ RewriteCheckResult RewriteCheckFile(const std::string& path, unsigned styles = k
 // On failure *reason says what went wrong. Adds the number of instrumented
 // branches and value conditions to *branches_checked (if given) on success.
 bool CheckMethodBody(Bytes body, const il::ProbeStyle& style, const il::CallResolver& call_resolver,
-                     int return_values, std::string* reason, uint64_t* branches_checked = nullptr);
+                     int return_values, std::string* reason, uint64_t* branches_checked = nullptr,
+                     const il::BoolTypes& types = {});
 
 // The style of one bit of ProbeStyles in checks (helper_token for the call
 // style, kCheckCountersBase for the inline one).

@@ -28,6 +28,9 @@ bool BoolLocals(Bytes locals_sig, std::vector<bool>* out);
 // *out empty) when the blob does not decode.
 bool BoolArguments(Bytes method_sig, std::vector<bool>* out);
 
+// The same for `ref bool` / `in bool` / `out bool` arguments (`this` never).
+bool ByrefBoolArguments(Bytes method_sig, std::vector<bool>* out);
+
 // Whether a MethodDefSig / MethodRefSig returns bool, or a FieldSig (0x06) is of
 // type bool. False when it does not decode.
 bool SignatureIsBool(Bytes sig);
