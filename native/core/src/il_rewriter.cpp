@@ -286,10 +286,17 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
           return false;
         continue;
       }
+      // kNoProbeSlot: the outcome's count is derived (counter_sharing.h), so it gets no probe.
+      auto make = [&](uint32_t slot) { return slot == kNoProbeSlot ? std::vector<Instruction>{} : style.Make(slot); };
+      bool any = b.fall_through_slot != kNoProbeSlot;
       std::vector<std::vector<Instruction>> targets;
       targets.reserve(b.target_slots.size());
-      for (uint32_t slot : b.target_slots) targets.push_back(style.Make(slot));
-      if (!body.InstrumentBranch(b.il_offset, style.Make(b.fall_through_slot), std::move(targets), error, stack))
+      for (uint32_t slot : b.target_slots) {
+        targets.push_back(make(slot));
+        any = any || slot != kNoProbeSlot;
+      }
+      if (!any) continue;
+      if (!body.InstrumentBranch(b.il_offset, make(b.fall_through_slot), std::move(targets), error, stack))
         return false;
     }
     if (wrap) {

@@ -50,6 +50,11 @@ struct ProbeStyle {
 // MethodBody::InstrumentBranch): `fall_through_slot` counts the fall-through
 // (for a switch: the default), `target_slots[k]` the taken edge to target k
 // (one slot for a branch, one per table entry for a switch).
+// A branch-outcome slot meaning "no probe on this outcome": its count is
+// derived from another counter (counter_sharing.h). A branch whose outcomes
+// all have it is left as it is.
+inline constexpr uint32_t kNoProbeSlot = 0xFFFFFFFFu;
+
 struct BranchProbe {
   uint32_t il_offset = 0;
   uint32_t fall_through_slot = 0;
