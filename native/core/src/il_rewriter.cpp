@@ -232,8 +232,8 @@ std::vector<Instruction> ProbeStyle::Make(uint32_t slot) const {
   uint64_t address = counters_base + 8 * uint64_t(slot);
   return {MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(address)), MakeInstruction(0xE0 /*conv.u*/),
           MakeInstruction(0x25 /*dup*/),        MakeInstruction(0x4C /*ldind.i8*/),
-          MakeInstruction(0x17 /*ldc.i4.1*/),   MakeInstruction(0x6A /*conv.i8*/),
-          MakeInstruction(0x58 /*add*/),        MakeInstruction(0x55 /*stind.i8*/)};
+          MakeInstruction(0x21 /*ldc.i8*/, 1),  MakeInstruction(0x58 /*add*/),
+          MakeInstruction(0x55 /*stind.i8*/)};
 }
 
 std::vector<Instruction> ProbeStyle::MakeValue(uint32_t false_slot, uint32_t true_slot) const {
@@ -253,8 +253,8 @@ std::vector<Instruction> ProbeStyle::MakeValue(uint32_t false_slot, uint32_t tru
                  MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x5A /*mul*/),
                  MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(counters_base + 8 * uint64_t(false_slot))),
                  MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x58 /*add*/), MakeInstruction(0x25 /*dup*/),
-                 MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x17 /*ldc.i4.1*/),
-                 MakeInstruction(0x6A /*conv.i8*/), MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
+                 MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x21 /*ldc.i8*/, 1),
+                 MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
     out.push_back(i);
   return out;
 }

@@ -27,11 +27,11 @@ Pairs Sorted(Pairs p) {
   return p;
 }
 
-// Inline probes: each is 8 instructions starting with ldc.i8.
+// Inline probes: 7 instructions each, one ldind.i8 among them.
 size_t CountProbes(const std::vector<uint8_t>& new_body) {
   MethodBody nb = Decoded(new_body);
   return static_cast<size_t>(std::count_if(nb.instructions().begin(), nb.instructions().end(),
-                                           [](const Instruction& i) { return i.opcode == 0x21; }));
+                                           [](const Instruction& i) { return i.opcode == 0x4C; }));
 }
 
 const ProbeStyle kInline{0, 0x7F0000000000};
@@ -93,7 +93,7 @@ TEST(CounterSharing, AJumpTargetStartsANewRun) {
   EXPECT_EQ(CountProbes(out), 4u);
   MethodBody nb = Decoded(out);
   EXPECT_TRUE(Verify(nb, &error)) << error;
-  EXPECT_EQ(nb.instructions().size(), 12u + 4 * 8);  // 12 original instructions
+  EXPECT_EQ(nb.instructions().size(), 12u + 4 * 7);  // 12 original instructions
 }
 
 TEST(CounterSharing, AnOutcomeIntoAJoinKeepsItsCounter) {
@@ -132,14 +132,14 @@ TEST(CounterSharing, PartlyDerivedBranchKeepsOnlyItsOtherOutcome) {
   EXPECT_TRUE(Verify(nb, &error)) << error;
   EXPECT_EQ(CountProbes(out), 3u);
   // The taken edge goes straight to T's probe; no `br` follows the fall-through probe (no block after it).
-  const auto& ins = nb.instructions();  // [0, 8): the probe of point 0; 8 ldarg.0
-  ASSERT_EQ(ins[9].opcode, 0x2D);
-  EXPECT_EQ(ins[10].opcode, 0x21);  // the fall-through probe
-  EXPECT_EQ(ins[18].opcode, 0x16);  // then straight on to ldc.i4.0
-  long t = nb.FindInstruction(static_cast<uint32_t>(ins[9].operand));
+  const auto& ins = nb.instructions();  // [0, 7): the probe of point 0; 7 ldarg.0
+  ASSERT_EQ(ins[8].opcode, 0x2D);
+  EXPECT_EQ(ins[9].opcode, 0x21);   // the fall-through probe
+  EXPECT_EQ(ins[16].opcode, 0x16);  // then straight on to ldc.i4.0
+  long t = nb.FindInstruction(static_cast<uint32_t>(ins[8].operand));
   ASSERT_GE(t, 0);
-  EXPECT_EQ(ins[static_cast<size_t>(t)].opcode, 0x21);   // T's point probe
-  EXPECT_EQ(ins[static_cast<size_t>(t) + 8].opcode, 0x00);  // then T's nop
+  EXPECT_EQ(ins[static_cast<size_t>(t)].opcode, 0x21);      // T's point probe
+  EXPECT_EQ(ins[static_cast<size_t>(t) + 7].opcode, 0x00);  // then T's nop
 }
 
 TEST(CounterSharing, SwitchWithARepeatedTargetKeepsThatOutcome) {

@@ -29,9 +29,11 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
 
 // How a probe counts. Call style (counters_base == 0): `ldc.i4 <slot>; call
 // <helper>`, the helper incrementing the counter. Inline style: the increment
-// itself, `ldc.i8 <counters_base + 8 * slot>; conv.u; dup; ldind.i8; ldc.i4.1;
-// conv.i8; add; stind.i8` — no call, so it stays cheap in unoptimised (Debug)
-// code, where the JIT never inlines the helper. Both are stack neutral.
+// itself, `ldc.i8 <counters_base + 8 * slot>; conv.u; dup; ldind.i8; ldc.i8 1;
+// add; stind.i8` — no call, so it stays cheap in unoptimised (Debug) code,
+// where the JIT never inlines the helper; even MinOpts makes it `mov rax, imm64;
+// inc qword ptr [rax]` (a 64-bit constant 1, not `ldc.i4.1; conv.i8`, which
+// MinOpts loads into a register first). Both are stack neutral.
 struct ProbeStyle {
   uint32_t helper_method_token = 0;
   uint64_t counters_base = 0;
