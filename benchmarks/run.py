@@ -12,6 +12,7 @@ in one loop (the order of the four rotates every round; one warm-up round is dis
     ms        ... --collect "Code Coverage;Format=cobertura" (Microsoft.CodeCoverage 18.0.1)
     dotcov    dotcov run --no-report -- dotnet test SUITE --no-build
     dotcov-ctx  dotcov run --contexts test --no-report -- ...  (per-test contexts; only when --tools names it)
+    dotcov-unshared, dotcov-other, dotcov-jit, dotcov-call: see DOTCOV_VARIANTS
 
 and records for each run: wall time; CPU time (user+sys) of the whole process tree; the peak RSS (VmHWM) of
 every process of the run, the test hosts' reported separately; the test hosts' own CPU time and lifetime;
@@ -52,7 +53,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "samples"
+# DOTCOV_BENCH_SAMPLES: a copy of samples/ to build and run in (so tests using samples/ can run meanwhile).
+SAMPLES = Path(os.environ.get("DOTCOV_BENCH_SAMPLES") or ROOT / "samples")
 RESULTS = ROOT / "benchmarks" / "results"
 DOTCOV = ROOT / ".venv" / "bin" / "dotcov"
 PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -65,9 +67,12 @@ SUITES = {
 }
 TOOLS = ["plain", "coverlet", "ms", "dotcov"]
 # dotcov variants --tools can add, each its settings (environment, and arguments of `dotcov run`): the JIT-time IL
-# path instead of ReJIT versions, the helper-call probe design instead of inline increments, per-test contexts.
+# path instead of ReJIT versions, the helper-call probe design instead of inline increments, per-test contexts,
+# one counter per probe site (no counter sharing), and another build of the agent (DOTCOV_BENCH_OTHER_AGENT: the
+# path of its libdotcov_agent.so, e.g. one built from an earlier commit, to compare before and after side by side).
 DOTCOV_VARIANTS = {"dotcov-jit": ({"DOTCOV_REJIT": "0"}, []), "dotcov-call": ({"DOTCOV_PROBE": "call"}, []),
-                   "dotcov-ctx": ({}, ["--contexts", "test"])}
+                   "dotcov-ctx": ({}, ["--contexts", "test"]), "dotcov-unshared": ({"DOTCOV_SHARE": "0"}, []),
+                   "dotcov-other": ({"DOTCOV_AGENT_PATH": os.environ.get("DOTCOV_BENCH_OTHER_AGENT", "")}, [])}
 COVERLET_ADAPTER = Path.home() / ".nuget/packages/coverlet.collector/6.0.4/build/netstandard2.0"
 SAMPLE_PERIOD = 0.05
 
@@ -278,6 +283,17 @@ def tool_command(tool: str, target: str, config: str, work: Path) -> list[str]:
         return (["env", *settings] if settings else []) + [
             str(DOTCOV), "run", *run_args, "--no-report", "--data-dir", str(work / "out"), "--"] + test
     raise ValueError(tool)
+
+
+def compile_dotcov() -> None:
+    """Compiles dotcov's modules to bytecode once, as `pip install` does: with PYTHONDONTWRITEBYTECODE=1 in the
+    environment (set on some CI machines and on the one these figures come from) an editable install would
+    otherwise compile every module it imports again in each `dotcov run`, a cost users of an installed dotcov
+    never pay (Python still reads existing .pyc files under that setting)."""
+    python = DOTCOV.parent / "python"
+    package = subprocess.run([str(python), "-c", "import dotcov, os; print(os.path.dirname(dotcov.__file__))"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run([str(python), "-m", "compileall", "-q", package], check=True, stdout=subprocess.DEVNULL)
 
 
 def run_suite(suite: str, config: str, runs: int, env: dict[str, str], scratch: Path, has_html: bool,
@@ -498,6 +514,9 @@ def main() -> None:
     tools = [t for t in args.tools.split(",") if t]
     if not tools or tools[0] != "plain" or any(t not in TOOLS and t not in DOTCOV_VARIANTS for t in tools):
         ap.error("--tools: plain first, then any of " + ", ".join(TOOLS[1:] + list(DOTCOV_VARIANTS)))
+    other = os.environ.get("DOTCOV_BENCH_OTHER_AGENT", "")
+    if "dotcov-other" in tools and not Path(other).is_file():
+        ap.error("--tools dotcov-other: set DOTCOV_BENCH_OTHER_AGENT to the path of another libdotcov_agent.so")
     runs = 2 if args.quick else args.runs
     matrix = [tuple(p.split(":")) for p in args.matrix.split(",") if p]
     if not make_subreaper():
@@ -505,6 +524,7 @@ def main() -> None:
               file=sys.stderr)
     env = dotnet_env()
     has_html = dotcov_has("html")
+    compile_dotcov()
     doc = {"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
            "command": " ".join([".venv/bin/python", "benchmarks/run.py", *sys.argv[1:]]),
            "machine": machine(), "dotcov_html_command": has_html, "runs": runs, "suites": []}

@@ -52,7 +52,7 @@ COND2 = list(range(0x2E, 0x38))  # beq.s ... blt.un.s (pop 2)
 
 COUNTERS = 0x7F0000001000  # inline style: counter of slot s at COUNTERS + 8 * s
 LDC_I8 = 0x21
-INLINE_TAIL = [0xE0, DUP, 0x4C, 0x17, 0x6A, 0x58, 0x55]  # conv.u dup ldind.i8 ldc.i4.1 conv.i8 add stind.i8
+INLINE_TAIL = [0xE0, DUP, 0x4C, LDC_I8, 0x58, 0x55]  # conv.u dup ldind.i8 ldc.i8 1 add stind.i8
 STYLES = ("inline", "call")
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -439,10 +439,10 @@ def _probe_slot(ins, k: int, style: str):
         if ins[k][1] == LDC_I4 and k + 1 < len(ins) and ins[k + 1][1:] == (CALL, HELPER):
             return ins[k][2], 2
         return None
-    if ins[k][1] != LDC_I8 or [i[1] for i in ins[k + 1:k + 8]] != INLINE_TAIL:
+    if ins[k][1] != LDC_I8 or [i[1] for i in ins[k + 1:k + 7]] != INLINE_TAIL or ins[k + 4][2] != 1:
         return None
     slot, rest = divmod(ins[k][2] - COUNTERS, 8)
-    return (slot, 8) if rest == 0 and slot >= 0 else None
+    return (slot, 7) if rest == 0 and slot >= 0 else None
 
 
 def _expect_probe(ins, j: int, slot: int, style: str) -> int:
@@ -698,7 +698,7 @@ def test_inline_branch_probe_layout_and_map():
     ops = [opcode for _, opcode, _ in new["instructions"]]
     increment = [LDC_I8] + INLINE_TAIL
     assert ops == [0x02, 0x2D] + increment + [0x2B] + increment + [0x2B, NOP, RET]
-    assert new["instructions"][2][2] == COUNTERS + 8 * 7 and new["instructions"][11][2] == COUNTERS + 8 * 8
+    assert new["instructions"][2][2] == COUNTERS + 8 * 7 and new["instructions"][10][2] == COUNTERS + 8 * 8
     nop_at, ret_at = new["instructions"][-2][0], new["instructions"][-1][0]
     assert il_map == [(0, 0), (1, 1), (3, nop_at), (4, ret_at)]
     # Both outcome blocks translate back to the branch.

@@ -18,6 +18,10 @@ struct AgentConfig {
   // DOTCOV_PROBE=call: probes call the CoreLib helper; default "inline": the
   // increment is written into the method (docs/benchmarks.md has the numbers).
   bool inline_probes = true;
+  // DOTCOV_SHARE=0: one counter per probe site, as before counter sharing
+  // (core counter_sharing.h; kept to measure and to check that sharing changes
+  // no count). Sharing is never used with per-test contexts.
+  bool share_counters = true;
   // DOTCOV_TEST_FAIL_REWRITE=<method>: for tests only, the rewrite of every
   // covered method so named ("Name" or "Namespace.Type.Name") fails, to prove
   // that such a method is reported "not measured", never "missed".

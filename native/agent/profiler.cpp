@@ -18,6 +18,7 @@
 #include "dotcov/foreign_instrumentation.h"
 #include "dotcov/module_info.h"
 #include "dotcov/il_rewriter.h"
+#include "dotcov/counter_sharing.h"
 #include "dotcov/probe_fallback.h"
 #include "dotcov/module_filter.h"
 #include "dotcov/module_sites.h"
@@ -409,6 +410,25 @@ static clr::HRESULT SetRejitBody(clr::ICorProfilerFunctionControl* control, cons
   return control->SetILInstrumentedCodeMap(static_cast<clr::ULONG>(entries.size()), entries.data());
 }
 
+bool Profiler::ShareCountersInto(Bytes original, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                                 const std::vector<il::BranchProbe>& branch_probes, const il::ProbeStyle& style,
+                                 const il::ContextWrap* wrapping, std::vector<uint8_t>* body,
+                                 std::vector<il::OffsetMapEntry>* il_map,
+                                 std::vector<std::pair<uint32_t, uint32_t>>* derived) {
+  // Per-test contexts record slots as they run (HitCtx): every site keeps its counter there.
+  if (!config_.share_counters || config_.contexts) return false;
+  il::MethodBody decoded;
+  std::string error;
+  if (!il::MethodBody::Decode(original, &decoded, &error)) return false;
+  SharedCounters shared = ShareCounters(decoded, {probes, branch_probes});
+  if (shared.derived.empty()) return false;
+  // Any refusal: the caller's path (every site its own counter, refused sites noted) handles it.
+  if (!il::InsertProbes(original, shared.probes, shared.branch_probes, style, body, &error, il_map, wrapping))
+    return false;
+  *derived = std::move(shared.derived);
+  return true;
+}
+
 bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID function,
                                clr::ICorProfilerFunctionControl* control) {
   uint32_t rid = m.methods.RidOf(token);
@@ -431,6 +451,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
     std::string error;
     std::string failure;  // why the method stays uninstrumented ("" once its probes are in)
     char code[80];
+    std::vector<std::pair<uint32_t, uint32_t>> derived;  // (slot, source slot) when counters are shared
     // Per-test contexts: probes call HitCtx; a test method is wrapped in its context.
     il::ProbeStyle style{m.helper_ref, config_.inline_probes ? reinterpret_cast<uint64_t>(writer_.base()) : 0};
     if (m.hit_ctx_ref) style = il::ProbeStyle{m.hit_ctx_ref, 0};
@@ -458,7 +479,9 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
       failure = code;
     } else if (std::find(m.fail_rewrite.begin(), m.fail_rewrite.end(), token) != m.fail_rewrite.end()) {
       failure = "rewrite failed on purpose (DOTCOV_TEST_FAIL_REWRITE)";
-    } else if (!il::InsertProbesSkippingRefused(Bytes(header, size), probes, branch_probes, style, &body, &refused,
+    } else if (!ShareCountersInto(Bytes(header, size), probes, branch_probes, style, wrapping, &body, &il_map,
+                                  &derived) &&
+               !il::InsertProbesSkippingRefused(Bytes(header, size), probes, branch_probes, style, &body, &refused,
                                                 &error, &il_map, wrapping) &&
                (!wrapping || first == end ||
                 (Log("test %s gets no context: %s", test->name.c_str(), error.c_str()),
@@ -492,6 +515,9 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
         }
       }
     }
+    if (failure.empty() && m.has_record)
+      for (const auto& [slot, source] : derived)
+        writer_.SetDerivedCounter(m.record, slot - m.slot_base, source - m.slot_base);
     if (first < end && m.has_record) {
       RecordRewrite(m, token, failure, refused, probes, branch_probes);
     } else if (!failure.empty()) {

@@ -42,6 +42,13 @@ class Profiler final : public CallbackBase {
   // Rewrites the method once; returns true when its IL is final (rewritten or nothing to do).
   // `function` is the FunctionID being compiled, for its IL offset map.
   // In ReJIT mode `control` takes the new IL and its map (GetReJITParameters).
+  // Counter sharing (core counter_sharing.h): inserts the method's probes with
+  // the redundant counters left out; false when nothing is shared or any probe
+  // is refused, so the caller inserts every probe as before.
+  bool ShareCountersInto(Bytes original, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+                         const std::vector<il::BranchProbe>& branch_probes, const il::ProbeStyle& style,
+                         const il::ContextWrap* wrapping, std::vector<uint8_t>* body,
+                         std::vector<il::OffsetMapEntry>* il_map, std::vector<std::pair<uint32_t, uint32_t>>* derived);
   bool EnsureRewritten(CoveredModule& m, uint32_t method_token, clr::FunctionID function,
                        clr::ICorProfilerFunctionControl* control = nullptr);
   clr::HRESULT SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map);

@@ -18,6 +18,15 @@ public class LoweringTests
     }
 
     [Fact]
+    public void Throws_between_statements_of_one_block()
+    {
+        Assert.Equal(9, MidBlock.ParseTwice("4"));
+        Assert.Throws<FormatException>(() => MidBlock.ParseTwice("x"));
+        Assert.Equal(3, MidBlock.Ratio(6, 3));
+        Assert.Throws<DivideByZeroException>(() => MidBlock.Ratio(1, 0));
+    }
+
+    [Fact]
     public void Switch_expression_and_query()
     {
         Assert.Equal("A", Expressions.Grade(95));

@@ -21,6 +21,8 @@ CONFIGURATIONS = {
     "helper-call-probes": {"DOTNET_TC_CallCountThreshold": "1", "DOTCOV_PROBE": "call"},
     # The JIT-time IL path (SetILFunctionBody) instead of ReJIT versions (docs/architecture.md).
     "jit-time-rewrite": {"DOTNET_TC_CallCountThreshold": "1", "DOTCOV_REJIT": "0"},
+    # One counter per probe site, the design before counter sharing (docs/architecture.md, "Shared counters").
+    "unshared-counters": {"DOTCOV_SHARE": "0"},
 }
 
 

@@ -270,6 +270,12 @@ void DataFileWriter::SetMethodState(const ModuleRecordRef& module, uint32_t rid,
   base_[module.offset + states_at + rid - 1] = state;
 }
 
+void DataFileWriter::SetDerivedCounter(const ModuleRecordRef& module, uint32_t site, uint32_t source_site) {
+  if (!base_) return;
+  // No probe writes this counter, so a plain store races with nothing.
+  PutU64(base_ + 8 * (uint64_t{module.first_slot} + site), kDerivedCounter | source_site);
+}
+
 bool DataFileWriter::AddNotMeasured(const ModuleRecordRef& module, const NotMeasuredNote& note, std::string* error) {
   std::lock_guard<std::mutex> lock(mu_);
   auto offset = Append(RecordKind::kNotMeasured, kRecordHeaderSize + kNoteFixed + note.reason.size(), error);
@@ -391,7 +397,7 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
     *error = "data file header is truncated";
     return false;
   }
-  if (version != kDataFormatVersion) {
+  if (version < kOldestReadableFormatVersion || version > kDataFormatVersion) {
     *error = "data file format version " + std::to_string(version) + " is not supported (this dotcov reads version " +
              std::to_string(kDataFormatVersion) + "; it was written by " +
              (version < kDataFormatVersion ? "an older" : "a newer") +
@@ -474,6 +480,17 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
       }
       ByteReader c(rec.subspan(l.counters_at));
       for (uint32_t i = 0; i < n; ++i) m.hits[i] = c.U64();
+      const std::vector<uint64_t> stored = m.hits;
+      for (uint32_t i = 0; i < n; ++i) {
+        if (!(stored[i] & kDerivedCounter)) continue;
+        uint64_t source = stored[i] & 0xFFFFFFFFu;
+        if (source < n && !(stored[source] & kDerivedCounter)) {
+          m.hits[i] = stored[source];
+        } else {
+          m.hits[i] = 0;
+          out->warnings.push_back("a derived counter names no counter of its module");
+        }
+      }
       Bytes states = rec.subspan(l.states_at, methods);
       m.method_states.assign(states.begin(), states.end());
       module_at.emplace_back(rec_at, out->modules.size());
@@ -587,7 +604,8 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
       PutU32(rec + l.sites_at + kSiteSize * i, m.sites[i].method_token);
       PutU32(rec + l.sites_at + kSiteSize * i + 4, m.sites[i].il_offset);
       PutU32(rec + l.sites_at + kSiteSize * i + 8, m.sites[i].kind);
-      PutU64(rec + l.counters_at + 8 * i, i < m.hits.size() ? m.hits[i] : 0);
+      // Saturate below kDerivedCounter: a stored count never reads as a derived counter.
+      PutU64(rec + l.counters_at + 8 * i, i < m.hits.size() ? std::min(m.hits[i], kDerivedCounter - 1) : 0);
     }
     if (methods) std::memcpy(rec + l.states_at, m.method_states.data(), methods);
     for (const auto& [id, index] : m.context_hits)

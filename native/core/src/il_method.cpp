@@ -552,17 +552,25 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
       continue;
     }
     // bCC T0 / switch (T0..); <fall-through probe>; br NEXT; Tk: <target probe k>; br Lk; ... NEXT:
+    // An outcome with an empty probe (its count derived elsewhere, counter_sharing.h) gets no block: a target
+    // edge goes straight to the original target; the fall-through needs its `br NEXT` only when blocks follow.
     const BranchProbes& bp = bit->second;
     const size_t at = seq.size();
     push(&ins, true);
     for (const Instruction& p : bp.fall_through) push(&p, false);
-    push_br(ins.offset, Ref::kOriginalIndex, i + 1);
+    bool blocks_follow = bp.targets.empty();  // (an empty switch table keeps its `br NEXT`, as before)
+    for (const auto& t : bp.targets) blocks_follow = blocks_follow || !t.empty();
+    if (blocks_follow) push_br(ins.offset, Ref::kOriginalIndex, i + 1);
     for (size_t k = 0; k < bp.targets.size(); ++k) {
-      fixups.push_back({at, k, Ref::kSequence, seq.size()});
-      for (const Instruction& p : bp.targets[k]) push(&p, false);
       uint64_t target = ins.opcode == op::kSwitch ? uint64_t{static_cast<uint32_t>(ins.switch_targets[k])}
                         : ins.operand < 0         ? UINT64_MAX
                                                   : static_cast<uint64_t>(ins.operand);
+      if (bp.targets[k].empty()) {
+        fixups.push_back({at, k, Ref::kOriginalOffset, target});
+        continue;
+      }
+      fixups.push_back({at, k, Ref::kSequence, seq.size()});
+      for (const Instruction& p : bp.targets[k]) push(&p, false);
       push_br(ins.offset, Ref::kOriginalOffset, target);
     }
   }

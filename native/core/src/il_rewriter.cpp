@@ -234,8 +234,8 @@ std::vector<Instruction> ProbeStyle::Make(uint32_t slot) const {
   uint64_t address = counters_base + 8 * uint64_t(slot);
   return {MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(address)), MakeInstruction(0xE0 /*conv.u*/),
           MakeInstruction(0x25 /*dup*/),        MakeInstruction(0x4C /*ldind.i8*/),
-          MakeInstruction(0x17 /*ldc.i4.1*/),   MakeInstruction(0x6A /*conv.i8*/),
-          MakeInstruction(0x58 /*add*/),        MakeInstruction(0x55 /*stind.i8*/)};
+          MakeInstruction(0x21 /*ldc.i8*/, 1),  MakeInstruction(0x58 /*add*/),
+          MakeInstruction(0x55 /*stind.i8*/)};
 }
 
 std::vector<Instruction> ProbeStyle::MakeValue(uint32_t false_slot, uint32_t true_slot) const {
@@ -255,8 +255,8 @@ std::vector<Instruction> ProbeStyle::MakeValue(uint32_t false_slot, uint32_t tru
                  MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x5A /*mul*/),
                  MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(counters_base + 8 * uint64_t(false_slot))),
                  MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x58 /*add*/), MakeInstruction(0x25 /*dup*/),
-                 MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x17 /*ldc.i4.1*/),
-                 MakeInstruction(0x6A /*conv.i8*/), MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
+                 MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x21 /*ldc.i8*/, 1),
+                 MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
     out.push_back(i);
   return out;
 }
@@ -335,10 +335,17 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
           return false;
         continue;
       }
+      // kNoProbeSlot: the outcome's count is derived (counter_sharing.h), so it gets no probe.
+      auto make = [&](uint32_t slot) { return slot == kNoProbeSlot ? std::vector<Instruction>{} : style.Make(slot); };
+      bool any = b.fall_through_slot != kNoProbeSlot;
       std::vector<std::vector<Instruction>> targets;
       targets.reserve(b.target_slots.size());
-      for (uint32_t slot : b.target_slots) targets.push_back(style.Make(slot));
-      if (!body.InstrumentBranch(b.il_offset, style.Make(b.fall_through_slot), std::move(targets), error, stack))
+      for (uint32_t slot : b.target_slots) {
+        targets.push_back(make(slot));
+        any = any || slot != kNoProbeSlot;
+      }
+      if (!any) continue;
+      if (!body.InstrumentBranch(b.il_offset, make(b.fall_through_slot), std::move(targets), error, stack))
         return false;
     }
     if (wrap) {

@@ -1,5 +1,7 @@
 #include "dotcov/rewrite_check.h"
 
+#include "dotcov/counter_sharing.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -96,11 +98,11 @@ bool IsBr(const Instruction& ins) { return ins.opcode == il::op::kBr || ins.opco
 // finds without type knowledge (comparisons, filters; two slots each, after the
 // branches'), then checks the result structurally and with Verify.
 bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const il::ProbeStyle& style,
-                       const il::VerifyOptions& options, bool with_branches, std::string* reason,
+                       const il::VerifyOptions& options, bool with_branches, bool shared, std::string* reason,
                        uint64_t* branches_checked, const il::BoolTypes& types) {
   std::string error;
   const std::string what = std::string(" (") + (style.counters_base ? "inline" : "call") + " probes" +
-                           (with_branches ? ", with branch probes)" : ")");
+                           (with_branches ? ", with branch probes" : "") + (shared ? ", shared counters)" : ")");
   const size_t probe_size = style.Make(0).size();
   const std::vector<Instruction>& ins = original.instructions();
   std::vector<bool> probed(ins.size(), false);
@@ -134,6 +136,21 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
       operand_before[static_cast<size_t>(original.FindInstruction(offset))] = static_cast<long>(branch_probes.size());
       branch_probes.push_back(il::BranchProbe{offset, slot, {slot + 1, slot + 2}, false, true});
       slot += 3;
+    }
+  }
+  if (shared) {
+    // Counter sharing (counter_sharing.h) drops probes and outcome blocks: check the layout that remains.
+    SharedCounters sc = ShareCounters(original, {probes, branch_probes});
+    probes = std::move(sc.probes);
+    branch_probes = std::move(sc.branch_probes);
+    std::fill(probed.begin(), probed.end(), false);
+    for (const auto& [offset, slot] : probes) probed[slot] = true;  // the slot is the instruction's index
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (plan[i] < 0) continue;
+      const il::BranchProbe& b = branch_probes[static_cast<size_t>(plan[i])];
+      bool any = b.fall_through_slot != il::kNoProbeSlot;
+      for (uint32_t t : b.target_slots) any = any || t != il::kNoProbeSlot;
+      if (!any) plan[i] = -1;  // left as it is
     }
   }
   std::vector<uint8_t> rewritten_bytes;
@@ -198,13 +215,23 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
     if (plan[i] >= 0) {
       const il::BranchProbe& b = branch_probes[static_cast<size_t>(plan[i])];
       Outcomes& o = outcomes[static_cast<size_t>(plan[i])];
-      if (!IsCounterProbe(out, j, b.fall_through_slot, style) || j + probe_size >= out.size() ||
-          !IsBr(out[j + probe_size]))
+      // A derived outcome (kNoProbeSlot) has no probe; the `br NEXT` is there unless no target block follows.
+      const bool fall_probe = b.fall_through_slot != il::kNoProbeSlot;
+      bool blocks = b.target_slots.empty();
+      for (uint32_t t : b.target_slots) blocks = blocks || t != il::kNoProbeSlot;
+      const size_t fall_size = fall_probe ? probe_size : 0;
+      if ((fall_probe && !IsCounterProbe(out, j, b.fall_through_slot, style)) ||
+          (blocks && (j + fall_size >= out.size() || !IsBr(out[j + fall_size]))))
         return Fail(reason, "fall-through block of the branch at IL offset " + Hex(ins[i].offset) +
                                 " missing or malformed" + what);
-      o.fall_br = j + probe_size;
-      j += probe_size + 1;
+      o.fall_br = blocks ? j + fall_size : SIZE_MAX;
+      j += fall_size + (blocks ? 1 : 0);
       for (uint32_t slot : b.target_slots) {
+        if (slot == il::kNoProbeSlot) {
+          o.entry.push_back(UINT32_MAX);
+          o.taken_br.push_back(SIZE_MAX);
+          continue;
+        }
         if (!IsCounterProbe(out, j, slot, style) || j + probe_size >= out.size() || !IsBr(out[j + probe_size]))
           return Fail(reason, "target block " + std::to_string(o.entry.size()) + " of the branch at IL offset " +
                                   Hex(ins[i].offset) + " missing or malformed" + what);
@@ -254,17 +281,23 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
     if (plan[i] >= 0) {
       // Fall-through: <F>; br NEXT. Taken edge k: branch -> <Tk>; br target k.
       const Outcomes& o = outcomes[static_cast<size_t>(plan[i])];
-      if (static_cast<uint64_t>(out[o.fall_br].operand) != label[i + 1])
+      if (o.fall_br != SIZE_MAX && static_cast<uint64_t>(out[o.fall_br].operand) != label[i + 1])
         return Fail(reason,
                     "fall-through of the branch at IL offset " + Hex(a.offset) + " does not reach its successor");
       for (size_t k = 0; k < o.entry.size(); ++k) {
         uint64_t taken = il::IsBranch(a.opcode) ? static_cast<uint64_t>(b.operand)
                                                 : uint64_t{static_cast<uint32_t>(b.switch_targets[k])};
+        uint64_t target = il::IsBranch(a.opcode) ? static_cast<uint64_t>(a.operand)
+                                                 : uint64_t{static_cast<uint32_t>(a.switch_targets[k])};
+        if (o.taken_br[k] == SIZE_MAX) {  // derived outcome: straight to the original target
+          if ((il::IsBranch(a.opcode) && a.operand < 0) || !map(target, false, &want) || taken != want)
+            return Fail(reason, "taken edge " + std::to_string(k) + " of the branch at IL offset " + Hex(a.offset) +
+                                    " does not reach its original target" + what);
+          continue;
+        }
         if (taken != o.entry[k])
           return Fail(reason, "taken edge " + std::to_string(k) + " of the branch at IL offset " + Hex(a.offset) +
                                   " does not enter its probe block");
-        uint64_t target = il::IsBranch(a.opcode) ? static_cast<uint64_t>(a.operand)
-                                                 : uint64_t{static_cast<uint32_t>(a.switch_targets[k])};
         if ((il::IsBranch(a.opcode) && a.operand < 0) || !map(target, false, &want) ||
             static_cast<uint64_t>(out[o.taken_br[k]].operand) != want)
           return Fail(reason, "taken edge " + std::to_string(k) + " of the branch at IL offset " + Hex(a.offset) +
@@ -309,7 +342,10 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
     }
   }
 
-  bool any = !probes.empty() || !branch_probes.empty();
+  bool any = !probes.empty() || std::any_of(branch_probes.begin(), branch_probes.end(), [](const auto& b) {
+    return b.fall_through_slot != il::kNoProbeSlot ||
+           std::any_of(b.target_slots.begin(), b.target_slots.end(), [](uint32_t t) { return t != il::kNoProbeSlot; });
+  });
   const bool values = std::any_of(branch_probes.begin(), branch_probes.end(), [](const auto& b) { return b.value; });
   const bool operands =
       std::any_of(branch_probes.begin(), branch_probes.end(), [](const auto& b) { return b.operand; });
@@ -359,8 +395,10 @@ bool CheckMethodBodyImpl(Bytes body, const il::ProbeStyle& style, const il::Call
 
   // (b) A probe at every legal boundary, then again with outcome probes on
   // every conditional branch and switch as well.
-  if (!CheckInstrumented(original, original_bytes, style, options, false, reason, nullptr, types)) return false;
-  return CheckInstrumented(original, original_bytes, style, options, true, reason, branches, types);
+  // (f) Again with shared counters (counter_sharing.h), the layout the agent writes by default.
+  if (!CheckInstrumented(original, original_bytes, style, options, false, false, reason, nullptr, types)) return false;
+  if (!CheckInstrumented(original, original_bytes, style, options, true, false, reason, branches, types)) return false;
+  return CheckInstrumented(original, original_bytes, style, options, true, true, reason, nullptr, types);
 }
 
 std::optional<uint32_t> SignatureBlobOf(const MetadataReader& md, uint32_t token, int depth) {

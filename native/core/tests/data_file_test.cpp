@@ -426,3 +426,62 @@ TEST(DataFile, ContextHitsNamingNothingAreAWarning) {
   EXPECT_TRUE(f.modules[0].context_hits.empty());
   ASSERT_EQ(f.warnings.size(), 1u);
 }
+
+TEST(DataFile, DerivedCountersReadAsTheirSourcesCount) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+  std::vector<ProbeSite> sites = {{0x06000001, 0}, {0x06000001, 1}, {0x06000001, 4, kBranchFallThrough},
+                                  {0x06000001, 9}};
+  auto m = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
+  ASSERT_TRUE(m) << err;
+  w.SetDerivedCounter(*m, 1, 0);
+  w.SetDerivedCounter(*m, 2, 3);
+  auto* counters = reinterpret_cast<uint64_t*>(w.base()) + m->first_slot;
+  counters[0] = 41;
+  counters[3] = 6;
+  EXPECT_EQ(counters[1], kDerivedCounter | 0);  // what the file holds: a reference, not a count
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  ASSERT_EQ(f.modules.size(), 1u);
+  EXPECT_EQ(f.modules[0].hits, (std::vector<uint64_t>{41, 41, 6, 6}));
+  EXPECT_TRUE(f.warnings.empty());
+  // Combined (serialised) data holds plain counts, and a count never reads as a reference.
+  f.modules[0].hits[3] = UINT64_MAX;
+  DataFile again;
+  ASSERT_TRUE(ParseDataFile(SerializeDataFile(f), &again, &err)) << err;
+  EXPECT_EQ(again.modules[0].hits, (std::vector<uint64_t>{41, 41, 6, kDerivedCounter - 1}));
+}
+
+TEST(DataFile, DerivedCounterNamingNothingReadsZeroWithAWarning) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+  auto m = w.AddModule(Ident(1, "/a.dll"), {{0x06000001, 0}, {0x06000001, 2}, {0x06000001, 3}}, 1, &err);
+  ASSERT_TRUE(m) << err;
+  w.SetDerivedCounter(*m, 0, 7);  // no site 7
+  w.SetDerivedCounter(*m, 1, 2);
+  w.SetDerivedCounter(*m, 2, 1);  // a chain: sources are never derived
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_EQ(f.modules[0].hits, (std::vector<uint64_t>{0, 0, 0}));
+  EXPECT_EQ(f.warnings.size(), 3u);
+}
+
+TEST(DataFile, Version3FilesStillRead) {
+  DataFile f;
+  f.modules.push_back({});
+  f.modules[0].sites = {{0x06000001, 0}};
+  f.modules[0].hits = {3};
+  std::vector<uint8_t> bytes = SerializeDataFile(f);
+  bytes[8] = 3;
+  DataFile back;
+  std::string err;
+  ASSERT_TRUE(ParseDataFile(bytes, &back, &err)) << err;
+  EXPECT_EQ(back.format_version, 3u);
+  EXPECT_EQ(back.modules[0].hits, (std::vector<uint64_t>{3}));
+  bytes[8] = 2;
+  EXPECT_FALSE(ParseDataFile(bytes, &back, &err));
+}

@@ -25,7 +25,16 @@
 namespace dotcov {
 
 inline constexpr char kDataMagic[8] = {'D', 'O', 'T', 'C', 'O', 'V', 'D', '\x1a'};
-inline constexpr uint32_t kDataFormatVersion = 3;
+// Version 4 adds derived counters (kDerivedCounter); version 3 files, which
+// have none, still read.
+inline constexpr uint32_t kDataFormatVersion = 4;
+inline constexpr uint32_t kOldestReadableFormatVersion = 3;
+// A counter holding no count of its own (counter sharing, counter_sharing.h):
+// the top bit set, the low 32 bits the index, in the same module record, of
+// the site whose counter it equals. The agent writes it once, before the
+// method can run; no probe ever increments it. ParseDataFile replaces it by
+// that site's count, so readers and `dotcov combine` see plain counts.
+inline constexpr uint64_t kDerivedCounter = uint64_t{1} << 63;
 inline constexpr uint32_t kFileHeaderSize = 64;
 inline constexpr uint32_t kRecordHeaderSize = 16;
 
@@ -150,6 +159,11 @@ class DataFileWriter {
 
   // Records the decision about method `rid` (1-based) of a module record.
   void SetMethodState(const ModuleRecordRef& module, uint32_t rid, MethodState state);
+
+  // Marks counter `site` of a module record as derived from counter
+  // `source_site` of the same record (kDerivedCounter). Call it before the
+  // method whose probes count them can run.
+  void SetDerivedCounter(const ModuleRecordRef& module, uint32_t site, uint32_t source_site);
 
   // Appends why a method (il_offset = kind = kWholeMethod) or one probe site of
   // it is not measured.

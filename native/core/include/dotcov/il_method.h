@@ -153,6 +153,10 @@ class MethodBody {
   // switch, follows a prefix, is the last instruction (its fall-through would
   // leave the code), when the target count differs, the branch is already
   // instrumented, or a probe fails the checks of InsertBefore.
+  // An empty probe means no block for that outcome (its count is derived,
+  // counter_sharing.h): an empty target probe leaves that edge going straight
+  // to its original target, and with every target probe empty the fall-through
+  // probe is followed by NEXT directly (no `br NEXT`).
   // `probe_max_stack` applies to every probe of the branch (-1: computed).
   bool InstrumentBranch(uint32_t original_offset, std::vector<Instruction> fall_through_probe,
                         std::vector<std::vector<Instruction>> target_probes, std::string* error,

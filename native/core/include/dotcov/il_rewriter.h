@@ -29,9 +29,11 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
 
 // How a probe counts. Call style (counters_base == 0): `ldc.i4 <slot>; call
 // <helper>`, the helper incrementing the counter. Inline style: the increment
-// itself, `ldc.i8 <counters_base + 8 * slot>; conv.u; dup; ldind.i8; ldc.i4.1;
-// conv.i8; add; stind.i8` — no call, so it stays cheap in unoptimised (Debug)
-// code, where the JIT never inlines the helper. Both are stack neutral.
+// itself, `ldc.i8 <counters_base + 8 * slot>; conv.u; dup; ldind.i8; ldc.i8 1;
+// add; stind.i8` — no call, so it stays cheap in unoptimised (Debug) code,
+// where the JIT never inlines the helper; even MinOpts makes it `mov rax, imm64;
+// inc qword ptr [rax]` (a 64-bit constant 1, not `ldc.i4.1; conv.i8`, which
+// MinOpts loads into a register first). Both are stack neutral.
 struct ProbeStyle {
   uint32_t helper_method_token = 0;
   uint64_t counters_base = 0;
@@ -59,6 +61,11 @@ struct ProbeStyle {
 // MethodBody::InstrumentBranch): `fall_through_slot` counts the fall-through
 // (for a switch: the default), `target_slots[k]` the taken edge to target k
 // (one slot for a branch, one per table entry for a switch).
+// A branch-outcome slot meaning "no probe on this outcome": its count is
+// derived from another counter (counter_sharing.h). A branch whose outcomes
+// all have it is left as it is.
+inline constexpr uint32_t kNoProbeSlot = 0xFFFFFFFFu;
+
 struct BranchProbe {
   uint32_t il_offset = 0;
   uint32_t fall_through_slot = 0;

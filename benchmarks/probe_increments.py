@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""How many counter increments a test run executes, against the probe-site hits they stand for (shared counters).
+
+    .venv/bin/python benchmarks/probe_increments.py SAMPLES_DIR PROJECT CONFIG
+    e.g. .venv/bin/python benchmarks/probe_increments.py "$PWD/samples" Bench.Tests Debug
+
+Runs `dotnet test PROJECT --no-build -c CONFIG` in SAMPLES_DIR with the agent's environment (as `dotcov run`
+sets it, without the combine) and reads the raw per-process data files: a derived counter (top bit set,
+docs/architecture.md "The data file") executed no increment and counts its source's hits. The figures do not
+depend on the machine's load. Needs the project built in that configuration.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from dotcov.agent import profiler_environment
+
+DERIVED = 1 << 63
+
+
+def main() -> None:
+    samples, project, config = Path(sys.argv[1]).resolve(), sys.argv[2], sys.argv[3]
+    data_dir = Path(tempfile.mkdtemp(prefix="dotcov-increments-"))
+    env = dict(os.environ) | profiler_environment(data_dir, samples, include_tests=False, log=False)
+    subprocess.run(["dotnet", "test", project, "--no-build", "--nologo", "-v", "q", "-c", config], env=env,
+                   cwd=samples, check=True, stdout=subprocess.DEVNULL)
+    executed = site_hits = sites = derived = 0
+    for f in data_dir.glob("*.cov"):
+        b = f.read_bytes()
+        at = 64  # file header
+        while at + 16 <= len(b):
+            kind, state, size = struct.unpack_from("<IIQ", b, at)
+            if kind == 0 or size == 0:
+                break
+            if kind == 1 and state == 1:  # a committed module record
+                n, = struct.unpack_from("<I", b, at + 16 + 36)
+                counters_at, = struct.unpack_from("<I", b, at + 16 + 44)
+                raw = struct.unpack_from(f"<{n}Q", b, at + counters_at)
+                for c in raw:
+                    sites += 1
+                    if c & DERIVED:
+                        derived += 1
+                        site_hits += raw[c & 0xFFFFFFFF]
+                    else:
+                        executed += c
+                        site_hits += c
+            at += (size + 7) & ~7
+    print(f"{project} {config}: {sites} probe sites ({derived} derived), site hits {site_hits:,}, "
+          f"increments executed {executed:,} ({executed / max(site_hits, 1):.1%})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+// Fewer counters, the same counts (docs/architecture.md, "Shared counters").
+//
+// Two rules, each exact by construction, exceptions included:
+//  - Sequence points in one straight run of code share the counter of the
+//    first: point B reads point A's counter when every instruction from A up
+//    to B can neither throw, branch nor leave (SharesCounterSafely), and no
+//    instruction after A up to B is entered other than by falling through (no
+//    branch or switch target, handler or filter start, method entry or EH
+//    region boundary). Whoever passes A then passes B, and nobody else does.
+//  - A branch outcome whose destination is entered by that outcome's edge
+//    only, and starts with a probed sequence point, reads that point's
+//    counter: the point runs exactly when the edge is taken.
+// Value probes and contexts are left alone (ShareCounters is not used with
+// per-test contexts: HitCtx records which slots ran under which test).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "dotcov/il_method.h"
+#include "dotcov/il_rewriter.h"
+#include "dotcov/rewrite_policy.h"
+
+namespace dotcov {
+
+// Whether the instruction can neither throw (no call, allocation, memory
+// access through a pointer or reference, division, overflow check, type
+// check, static field or lazily bound token) nor transfer control: it simply
+// falls through to the next.
+bool SharesCounterSafely(uint16_t opcode);
+
+struct SharedCounters {
+  std::vector<std::pair<uint32_t, uint32_t>> probes;  // the sequence-point probes still inserted
+  // The branch probes, outcomes whose count is derived set to il::kNoProbeSlot.
+  std::vector<il::BranchProbe> branch_probes;
+  // (slot, source slot): the count of `slot` is the count of `source slot`,
+  // whose probe is kept; sources are never derived themselves.
+  std::vector<std::pair<uint32_t, uint32_t>> derived;
+};
+
+// The probes of one method (as ProbesOf gives them) with the counters the
+// rules above make redundant removed. `body` is the method's original IL,
+// decoded. Probes at offsets that are no instruction boundary are kept as
+// they are (the rewriter refuses them).
+SharedCounters ShareCounters(const il::MethodBody& body, const MethodProbes& probes);
+
+}  // namespace dotcov

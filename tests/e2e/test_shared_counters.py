@@ -1,0 +1,76 @@
+"""Counter sharing changes no count: every sample (All.sln and the CPU-bound Bench suite), Debug and Release,
+ReJIT versions and the JIT-time path, run with shared counters (the default) and with one counter per probe
+site (`DOTCOV_SHARE=0`, the design before sharing) gives the same hit count at every sequence point and branch
+outcome, the same method states and notes, and the same `dotcov json` report (line counts, branch outcome
+counts, verdicts). docs/architecture.md, "Shared counters"; the samples' marks are checked against both designs
+by test_calc_sample.py ("unshared-counters") and the lowering test (whose MidBlock sample throws mid-block)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dotcov import data, results
+from dotcov.json_report import json_report
+
+from .conftest import SAMPLES, _dotnet_env
+
+pytestmark = pytest.mark.e2e
+
+VARIANTS = [(build, rejit) for build in ("Debug", "Release") for rejit in ("1", "0")]
+
+
+@pytest.fixture(scope="module")
+def every_build(dotnet, built_samples):
+    for target, build in (("All.sln", "Release"), ("Bench.Tests", "Debug"), ("Bench.Tests", "Release")):
+        subprocess.run([dotnet, "build", target, "-c", build, "-nologo", "-v", "quiet", "-clp:ErrorsOnly"],
+                       cwd=SAMPLES, env=_dotnet_env(), check=True)
+    return SAMPLES
+
+
+def run_every_sample(dotnet: str, data_dir: Path, build: str, env_extra: dict[str, str]) -> None:
+    env = _dotnet_env() | env_extra
+    tests = (f"{dotnet} test All.sln --no-build --nologo -c {build} && "
+             f"{dotnet} test Bench.Tests --no-build --nologo -c {build}")
+    proc = subprocess.run([sys.executable, "-m", "dotcov", "run", "--no-report", "--data-dir", str(data_dir), "--",
+                           "sh", "-c", tests], cwd=SAMPLES, env=env, capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+
+
+def counts(data_dir: Path) -> dict:
+    loaded = data.load(data_dir)
+    assert not loaded.warnings, loaded.warnings
+    return {m.path: (m.sites, m.hits, m.method_states, sorted(m.not_measured)) for m in loaded.modules.values()}
+
+
+def report(data_dir: Path) -> dict:
+    result, problems = results.build(data.load(data_dir), SAMPLES)
+    assert not problems, problems
+    doc = json_report(result, version="test", timestamp=0)
+    doc.pop("meta", None)
+    return json.loads(json.dumps(doc))
+
+
+@pytest.mark.parametrize(("build", "rejit"), VARIANTS, ids=[f"{b}-rejit{r}" for b, r in VARIANTS])
+def test_shared_counters_change_no_count(every_build, dotnet, tmp_path, build, rejit):
+    shared, unshared = tmp_path / "shared", tmp_path / "unshared"
+    run_every_sample(dotnet, unshared, build, {"DOTCOV_REJIT": rejit, "DOTCOV_SHARE": "0"})
+    run_every_sample(dotnet, shared, build, {"DOTCOV_REJIT": rejit})
+    want, have = counts(unshared), counts(shared)
+    assert sorted(have) == sorted(want)
+    assert any("Bench" in p for p in have) and any("Lowering" in p for p in have), sorted(have)
+    differ = {}
+    for path, (sites, hits, states, notes) in want.items():
+        h_sites, h_hits, h_states, h_notes = have[path]
+        assert h_sites == sites, path
+        assert (h_states, h_notes) == (states, notes), path
+        wrong = [(sites[i], hits[i], h_hits[i]) for i in range(len(sites)) if hits[i] != h_hits[i]]
+        if wrong:
+            differ[path] = wrong[:20]
+    assert not differ, differ
+    assert sum(sum(h) for _, h, _, _ in have.values()) > 10**8  # Bench ran
+    assert report(shared) == report(unshared)
