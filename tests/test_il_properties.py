@@ -406,7 +406,7 @@ def _run_probe(ins, left: int, right: int, style: str) -> tuple[dict[int, int], 
 
 
 def _value_probe_length(style: str) -> int:
-    return 8 if style == "call" else 16  # dup; ldc.i4.0; cgt.un + the slot arithmetic and the count
+    return 8 if style == "call" else 15  # dup; ldc.i4.0; cgt.un + the slot arithmetic and the count
 
 
 def _expect_value_probe(ins, j: int, false_slot: int, true_slot: int, style: str) -> int:
@@ -423,7 +423,7 @@ def _expect_operand_probe(ins, j: int, slots: tuple[int, int, int], is_or: bool,
     """The operand probe at ins[j] (before a local's load feeding `or`/`and`): counts the skipped slot when the
     left value decides, else the false/true slot by the local, and keeps the left value."""
     skipped, false_slot, true_slot = slots
-    n = 3 + (2 if is_or else 0) + 1 + 7 + (3 if style == "call" else 12)
+    n = 3 + (2 if is_or else 0) + 1 + 7 + (3 if style == "call" else 11)
     probe = ins[j:j + n]
     for left in (0, 1, 5):
         for right in (0, 1):

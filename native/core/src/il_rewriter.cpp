@@ -290,8 +290,8 @@ std::vector<Instruction> ProbeStyle::MakeOperand(uint32_t skipped_slot, uint32_t
                  MakeInstruction(0x5A /*mul*/),
                  MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(counters_base + 8 * uint64_t(skipped_slot))),
                  MakeInstruction(0x58 /*add*/), MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x25 /*dup*/),
-                 MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x17 /*ldc.i4.1*/),
-                 MakeInstruction(0x6A /*conv.i8*/), MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
+                 MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x21 /*ldc.i8*/, 1),
+                 MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
     out.push_back(i);
   return out;
 }
