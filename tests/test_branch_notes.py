@@ -54,3 +54,22 @@ def test_notes_of_a_value_condition_read_like_brtrue():
     assert d[1] == "`e.Code == 3` never false"
     (e,) = notes("s.EndsWith('z')", [(BRTRUE, {1: 0, 2: 1})])
     assert e[1] == "`s.EndsWith('z')` never false"
+
+
+def test_a_negation_computed_into_the_tested_value_keeps_its_sense():
+    # Release `ldarg done; brtrue` (jumps when `!done` is false) against Debug `ldc.i4.0; ceq; ...; brfalse`
+    # on the computed `!done` (also jumps when it is false): the same sense, found two ways.
+    assert jump_means(BRTRUE, "!done") is False
+    assert jump_means(BRFALSE, "!done", tests_written_value=True) is False
+    assert jump_means(BRFALSE, "!done") is True  # the Release reading, wrong for Debug's computed value
+    # Humanizer FixedNumberOfWordsTruncator.cs:42 `if (!lastCharactersWasWhiteSpace)`: the body ran every time.
+    (d,) = notes("if (!last)", [(BRFALSE, {1: 24, 2: 0}, True)])
+    assert d[2] == "`!last` never false"
+    (d,) = notes("if (!last)", [(BRTRUE, {1: 24, 2: 0})])  # Release: fall-through = `last` false = `!last` true
+    assert d[2] == "`!last` never false"
+    # A value probe's outcomes are the written condition's values (2 = true), `!` included.
+    (a, b) = notes("return n > 0 && !seen;", [(BRFALSE, {1: 3, 2: 2}), (BRTRUE_S, {1: 0, 2: 3}, True)])
+    assert b[1] == "`!seen` never false"
+
+
+BRTRUE_S = 0x2D

@@ -446,3 +446,43 @@ def test_short_circuits_compiled_to_or_and_count_each_operand(snippets, config):
         "public static bool Three(int x, int y, bool flag) => x < 0 || y < 0 || flag;": (5, 6, ["`flag` never true"]),
         "if (x < 0 && (flag || g))": (5, 6, ["`g` never true"]),
     }
+
+
+def test_a_debug_negation_is_a_tested_value_of_its_own():
+    # Debug `if (!done)`: `ldarg.1; ldc.i4.0; ceq; stloc.0; ldloc.0; brfalse` tests the written `!done`.
+    debug = [(0, 0x03, 0), (1, 0x16, 0), (2, 0xFE01, 0), (4, STLOC_0, 0), (5, LDLOC_0, 0), (6, 0x2C, 10),
+             (8, 0x00, 0), (9, 0x00, 0), (10, 0x2A, 0)]
+    assert branches.tests_zero_comparison(il(debug), only_branch(il(debug)))
+    # Release `if (!done)`: `ldarg.1; brtrue` tests `done` itself; `x == 1` is no negation.
+    release = [(0, 0x03, 0), (1, 0x2D, 4), (3, 0x00, 0), (4, 0x2A, 0)]
+    assert not branches.tests_zero_comparison(il(release), only_branch(il(release)))
+    other = [(0, 0x03, 0), (1, 0x17, 0), (2, 0xFE01, 0), (4, STLOC_0, 0), (5, LDLOC_0, 0), (6, 0x2C, 10),
+             (8, 0x00, 0), (9, 0x00, 0), (10, 0x2A, 0)]
+    assert not branches.tests_zero_comparison(il(other), only_branch(il(other)))
+
+
+def test_a_negation_joined_with_a_constant_is_the_tested_value():
+    # Humanizer VietnameseNumberToWordsConverter.cs:124, Debug `if (n > 0 && big && !hasTens)`:
+    # `cgt; ldarg big; and; brfalse C; ldarg hasTens; ldc.i4.0; ceq; br J; C: ldc.i4.0; J: stloc; ldloc; brfalse`.
+    body = [(0, 0x02, 0), (1, 0x16, 0), (2, 0xFE02, 0), (4, 0x04, 0), (5, 0x5F, 0), (6, 0x2C, 14),
+            (8, 0x03, 0), (9, 0x16, 0), (10, 0xFE01, 0), (12, 0x2B, 15), (14, 0x16, 0), (15, STLOC_0, 0),
+            (16, LDLOC_0, 0), (17, 0x2C, 21), (19, 0x00, 0), (20, 0x00, 0), (21, 0x2A, 0)]
+    m = il(body)
+    first, last = m.branches()
+    assert branches.tests_zero_comparison(m, last)
+    assert not branches.tests_zero_comparison(m, first)  # tests `n > 0 & big`
+
+
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+def test_a_negated_condition_reads_the_same_in_debug_and_release(snippets, config):
+    """`if (!done) Count++;` whose body ran every time: `!done` never false, whether the branch tests `done`
+    (Release `brtrue`) or the computed `!done` (Debug `ldc.i4.0; ceq; stloc; ldloc; brfalse`); both fall through
+    into the body. (Humanizer `FixedNumberOfWordsTruncator.cs:42` was noted "never true" before.)"""
+    dll = snippets[config]
+    raw = _native.read_symbols(str(dll))
+    module = every_branch(dll, raw, hits=lambda s: 1 if s[2] == 1 else 0)  # fall-through only
+    lines = (SNIPPETS / "Cases.cs").read_text().splitlines()
+    by_text = {lines[n - 1].strip(): cov for n, cov in
+               next(iter(branches.by_line(branches.analyse(module, Symbols(raw))).values())).items()}
+    cov = by_text["if (!done)"]
+    assert (cov.covered, cov.total, cov.missed_outcomes) == (1, 2, ["`!done` never false"])

@@ -77,9 +77,13 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def jump_means(opcode: int, condition: str) -> bool | None:
-    """Whether the branch jumps when `condition` is true (True), when it is false (False), or unknown."""
-    negated = condition.startswith("!") and not condition.startswith("!=")
+def jump_means(opcode: int, condition: str, tests_written_value: bool = False) -> bool | None:
+    """Whether the branch jumps when `condition` is true (True), when it is false (False), or unknown.
+
+    A `brtrue`/`brfalse` on `!x` tests `x` itself in Release (`ldloc x; brtrue`), so `!` turns the sense round;
+    with `tests_written_value` it tests the condition's own value (Debug's `ldloc x; ldc.i4.0; ceq; ...; brfalse`,
+    a value or operand probe's outcomes), so it does not."""
+    negated = condition.startswith("!") and not condition.startswith("!=") and not tests_written_value
     if opcode in BRTRUE or opcode in BRFALSE:
         if SOURCE_RELATION.search(condition) is None and not re.fullmatch(r"!?[\w.()\[\]'\", ]+", condition):
             return None  # e.g. `a ?? b`: the tested value is not plainly the condition's
@@ -95,12 +99,14 @@ def jump_means(opcode: int, condition: str) -> bool | None:
     return None
 
 
-def notes(text: str, branches: list[tuple[int, dict[int, int]]]) -> list[dict[int, str]]:
-    """For the (opcode, {outcome kind: hits}) branches of one statement (IL order), a description
-    of each outcome as "never ..." (kind 1 = fall-through, 2 = jump)."""
+def notes(text: str, branches: list[tuple]) -> list[dict[int, str]]:
+    """For the (opcode, {outcome kind: hits}[, tests_written_value]) branches of one statement (IL order), a
+    description of each outcome as "never ..." (kind 1 = fall-through, 2 = jump); `tests_written_value` as for
+    jump_means (default False)."""
     conds = conditions(text) if text else []
     out = []
-    for k, (opcode, _outcomes) in enumerate(branches):
+    for k, (opcode, _outcomes, *rest) in enumerate(branches):
+        written = bool(rest and rest[0])
         desc: dict[int, str] = {}
         if text.strip() == "in":  # the loop test of `foreach`, on the `in` keyword's point
             sense = True if opcode in BRTRUE or RELATION.get(opcode) in ("<", "!=") else None
@@ -113,7 +119,7 @@ def notes(text: str, branches: list[tuple[int, dict[int, int]]]) -> list[dict[in
             tail = " (`??` right side never used)" if "??" in text else ""
             desc = {2: "`?.` receiver never non-null", 1: f"`?.` receiver never null{tail}"}
         elif len(conds) == len(branches):
-            sense = jump_means(opcode, conds[k])
+            sense = jump_means(opcode, conds[k], written)
             if sense is not None:
                 c = conds[k]
                 desc = {2: f"`{c}` never {'true' if sense else 'false'}",

@@ -481,6 +481,36 @@ def short_circuit_constants(il: MethodIL, b: Branch) -> dict[int, list[tuple[int
     return subtract if computed == 1 else None
 
 
+def tests_zero_comparison(il: MethodIL, b: Branch) -> bool:
+    """Whether the `brtrue`/`brfalse` `b` tests a value computed as `ldc.i4.0; ceq` (Debug's `!x`), directly or
+    through `stloc N; ldloc N` and a join whose other predecessors are constants entered by jumps (the shape of
+    short_circuit_constants). Then the branch tests the written `!x`, not `x` (branch_notes.jump_means)."""
+    if b.opcode not in UNARY_BRANCHES:
+        return False
+    ins = il.instructions
+
+    def back(i: int) -> int:
+        while i >= 0 and ins[i][1] == NOP:
+            i -= 1
+        return i
+
+    i = back(b.index - 1)
+    if i >= 0 and local_loaded(ins[i]) is not None and ins[i][1] not in (LDLOCA_S, LDLOCA):
+        slot = local_loaded(ins[i])
+        i = back(i - 1)
+        if i < 0 or local_stored(ins[i]) != slot:
+            return False
+        join = ins[i][0]
+        preds = [i - 1] if i > 0 and ins[i - 1][1] not in UNCONDITIONAL and ins[i - 1][1] not in CONDITIONAL else []
+        preds += [k - 1 for k, (_off, op, arg) in enumerate(ins) if op in (BR, BR_S) and arg == join and k > 0]
+        computed = [k for k in preds
+                    if not (ins[k][1] in (LDC_I4_M1 + 1, LDC_I4_M1 + 2) and ins[k][0] in il.jump_targets)]
+        if len(computed) != 1:
+            return False
+        i = back(computed[0])
+    return i > 0 and ins[i][1] == CEQ and ins[back(i - 1)][1] == LDC_I4_M1 + 1
+
+
 RECOGNISERS: list[tuple[str, Callable[[MethodIL, Branch], bool]]] = [
     ("state-machine dispatch", state_machine_dispatch),
     ("await completion check", await_completion_check),
@@ -749,7 +779,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 grouped.update(sw.offsets)
                 records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
                                             True, arms=sw.arms))
-        by_statement: dict[int, list[tuple[int, BranchRecord]]] = {}
+        by_statement: dict[int, list[tuple[int, BranchRecord, bool]]] = {}  # (opcode, record, tests written value)
         for offset, outcomes, p, b, generated in rows:
             where = path_of_doc(p[5])
             if offset in grouped or where is None:
@@ -758,7 +788,8 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                              sources.slice(where, p) if read_sources else "")
             records.append(r)
             if b is not None and generated is None and not b.is_switch:
-                by_statement.setdefault(p[0], []).append((b.opcode, r))
+                written = il is not None and tests_zero_comparison(il, b)
+                by_statement.setdefault(p[0], []).append((b.opcode, r, written))
         # Conditions computed into a value (the agent's value probes): two outcomes each, read like a `brtrue`.
         for offset, outcomes in sorted(values_of.get(rid, [])):
             p = containing_point(points, offset) or points[0]
@@ -773,7 +804,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                              sources.slice(where, p) if read_sources else "")
             records.append(r)
             if generated is None:
-                by_statement.setdefault(p[0], []).append((BRTRUE_S, r))
+                by_statement.setdefault(p[0], []).append((BRTRUE_S, r, True))  # counts the written value
                 by_statement[p[0]].sort(key=lambda row: row[1].offset)
         # Both operands of a short circuit compiled to `or`/`and`: two outcomes each, read like a `brtrue`.
         for offset, counts, sc, at in combined:
@@ -785,12 +816,12 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 r = BranchRecord(0x06000000 | rid, at, where, q[1], o, generated, False, sources.slice(where, q))
                 records.append(r)
                 if generated is None:
-                    by_statement.setdefault(q[0], []).append((BRTRUE_S, r))
+                    by_statement.setdefault(q[0], []).append((BRTRUE_S, r, True))
                     by_statement[q[0]].sort(key=lambda row: row[1].offset)
         # Missed outcomes in source terms (branch_notes.py), per statement.
         for rows_of in by_statement.values():
-            descriptions = branch_notes.notes(rows_of[0][1].text, [(op, r.outcomes) for op, r in rows_of])
-            for (_op, r), d in zip(rows_of, descriptions):
+            descriptions = branch_notes.notes(rows_of[0][1].text, [(op, r.outcomes, w) for op, r, w in rows_of])
+            for (_op, r, _w), d in zip(rows_of, descriptions):
                 r.notes = d
     return records
 

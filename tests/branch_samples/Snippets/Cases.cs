@@ -245,3 +245,16 @@ public static class Combined
 
     public static bool NotShortCircuit(bool a, bool flag) => a | flag;
 }
+
+/// <summary>`!x` as a condition: Release branches on `x` (`brtrue`),
+/// Debug on the computed `!x` (`ceq`; `brfalse`).</summary>
+public static class Negations
+{
+    public static int Count;
+
+    public static void NotDone(bool done)
+    {
+        if (!done)
+            Count++;
+    }
+}
