@@ -482,6 +482,12 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
       for (uint32_t i = 0; i < n; ++i) m.hits[i] = c.U64();
       const std::vector<uint64_t> stored = m.hits;
       for (uint32_t i = 0; i < n; ++i) {
+        if (version < kFirstDerivedCounterFormatVersion) {
+          // Before format 4 every counter is a count (an old combine saturated at 2^64 - 1): keep it below
+          // kDerivedCounter so that writing it again in the current format cannot make it read as derived.
+          m.hits[i] = std::min(stored[i], kDerivedCounter - 1);
+          continue;
+        }
         if (!(stored[i] & kDerivedCounter)) continue;
         uint64_t source = stored[i] & 0xFFFFFFFFu;
         if (source < n && !(stored[source] & kDerivedCounter)) {

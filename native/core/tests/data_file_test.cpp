@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <cstring>
@@ -484,4 +486,29 @@ TEST(DataFile, Version3FilesStillRead) {
   EXPECT_EQ(back.modules[0].hits, (std::vector<uint64_t>{3}));
   bytes[8] = 2;
   EXPECT_FALSE(ParseDataFile(bytes, &back, &err));
+}
+
+TEST(DataFile, Version3CountsWithTheTopBitStayCounts) {
+  // An older combine saturated at 2^64 - 1; such a count is no derived counter, and stays a count when written again.
+  DataFile f;
+  f.modules.push_back({});
+  f.modules[0].sites = {{0x06000001, 0}};
+  const uint64_t marker = 0x0123456789ABCDEFull;
+  f.modules[0].hits = {marker};
+  std::vector<uint8_t> bytes = SerializeDataFile(f);
+  bytes[8] = 3;
+  uint8_t pattern[8];
+  std::memcpy(pattern, &marker, 8);
+  auto at = std::search(bytes.begin(), bytes.end(), pattern, pattern + 8);
+  ASSERT_NE(at, bytes.end());
+  std::fill(at, at + 8, uint8_t{0xFF});
+  DataFile back;
+  std::string err;
+  ASSERT_TRUE(ParseDataFile(bytes, &back, &err)) << err;
+  EXPECT_TRUE(back.warnings.empty());
+  EXPECT_EQ(back.modules[0].hits, (std::vector<uint64_t>{kDerivedCounter - 1}));
+  DataFile again;
+  ASSERT_TRUE(ParseDataFile(SerializeDataFile(back), &again, &err)) << err;
+  EXPECT_EQ(again.format_version, kDataFormatVersion);
+  EXPECT_EQ(again.modules[0].hits, back.modules[0].hits);
 }

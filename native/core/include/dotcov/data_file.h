@@ -29,6 +29,7 @@ inline constexpr char kDataMagic[8] = {'D', 'O', 'T', 'C', 'O', 'V', 'D', '\x1a'
 // have none, still read.
 inline constexpr uint32_t kDataFormatVersion = 4;
 inline constexpr uint32_t kOldestReadableFormatVersion = 3;
+inline constexpr uint32_t kFirstDerivedCounterFormatVersion = 4;
 // A counter holding no count of its own (counter sharing, counter_sharing.h):
 // the top bit set, the low 32 bits the index, in the same module record, of
 // the site whose counter it equals. The agent writes it once, before the
