@@ -567,7 +567,9 @@ TEST(IlShortCircuitOperands, ProbeBeforeTheLoadOnEveryPathWithMapStackAndVerify)
     for (size_t k = 0; k < probe.size(); ++k) EXPECT_EQ(ins[start + k].opcode, probe[k].opcode) << k;
     EXPECT_EQ(ins[start + probe.size()].opcode, kLdarg1);
     for (const auto& i : ins) {
-      if (i.opcode == op::kBrS || i.opcode == 0x38) EXPECT_EQ(uint32_t(i.operand), ins[start].offset);
+      if (i.opcode == op::kBrS || i.opcode == 0x38) {
+        EXPECT_EQ(uint32_t(i.operand), ins[start].offset);
+      }
     }
     EXPECT_EQ(TranslateToOriginal(map, ins[start].offset), j.at("r"));
   }
