@@ -412,11 +412,11 @@ def test_conditions_computed_into_values_get_two_outcomes(snippets, config):
 
 @pytest.mark.parametrize("config", ["Debug", "Release"])
 def test_short_circuits_compiled_to_or_and_count_each_operand(snippets, config):
-    """`if (a < 0 || flag)`, `x > 0 && big`, ... with a bool argument last: Roslyn emits `or`/`and` and no branch for
-    either operand. The operand probe's counters (short_circuit.py) give each operand two outcomes, the right one
-    counted only when the source evaluates it; the branch on the combined value is no outcome of its own; `a | flag`
-    (no short circuit in the source, the same IL) reports nothing. The same outcome sets and notes in Debug and
-    Release."""
+    """`if (a < 0 || flag)`, `x > 0 && big`, ... with a bool argument (or a `ref bool` local) last: Roslyn emits
+    `or`/`and` and no branch for either operand. The operand probe's counters (short_circuit.py) give each operand
+    two outcomes, the right one counted only when the source evaluates it; the branch on the combined value is no
+    outcome of its own; `a | flag` (no short circuit in the source, the same IL) reports nothing. The same outcome
+    sets and notes in Debug and Release."""
     from dotcov import short_circuit
 
     dll = snippets[config]
@@ -439,12 +439,13 @@ def test_short_circuits_compiled_to_or_and_count_each_operand(snippets, config):
     by_text = {lines[n - 1].strip(): cov for n, cov in
                next(iter(branches.by_line(branches.analyse(module, Symbols(raw))).values())).items()}
     got = {t: (c.covered, c.total, c.missed_outcomes) for t, c in by_text.items()
-           if any(k in t for k in ("flag", "big", "(flag || g)"))}
+           if any(k in t for k in ("flag", "big", "(flag || g)", "first"))}
     assert got == {
         "if (a < 0 || flag)": (3, 4, ["`flag` never true"]),
         "public static bool AndBig(int x, bool big) => x > 0 && big;": (3, 4, ["`big` never true"]),
         "public static bool Three(int x, int y, bool flag) => x < 0 || y < 0 || flag;": (5, 6, ["`flag` never true"]),
         "if (x < 0 && (flag || g))": (5, 6, ["`g` never true"]),
+        "return x < 0 || first;": (3, 4, ["`first` never true"]),
     }
 
 

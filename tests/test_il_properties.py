@@ -717,6 +717,20 @@ def test_widening_of_a_short_branch_over_probes():
         assert new["instructions"][0][1] == 0x38
 
 
+def test_ref_bool_loads_are_operands_only_when_typed_so():
+    """`x < 0 || r` with `r` a `ref bool` local (`ldloc.1; ldind.u1; or`) or `in bool` argument (`ldarg.1; ldind.u1;
+    or`): an operand load exactly when byref_locals / byref_arguments say that index is a `ref bool`."""
+    for load in (0x07, 0x03):  # ldloc.1, ldarg.1
+        code = bytes([0x02, 0x16, 0xFE, 0x04, load, 0x47, OR, RET])  # ldarg.0 ldc.i4.0 clt <load> ldind.u1 or ret
+        body = bytes([len(code) << 2 | 0x02]) + code
+        flags = [False, True]
+        typed = {"byref_locals": flags} if load == 0x07 else {"byref_arguments": flags}
+        other = {"byref_arguments": flags} if load == 0x07 else {"byref_locals": flags}
+        assert _native.il_find_short_circuit_operands(body, **typed) == [4]
+        assert _native.il_find_short_circuit_operands(body, **other) == []
+        assert _native.il_find_short_circuit_operands(body, flags, flags) == []  # bool, not `ref bool`
+
+
 def test_bad_bodies_raise_value_error():
     for bad in (b"", b"\x07", b"\x0e", bytes([0x03, 0x30])):
         with pytest.raises(ValueError):

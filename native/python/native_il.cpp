@@ -142,10 +142,14 @@ py::list IlFindValueConditions(const py::bytes& data, const std::vector<bool>& b
 }
 
 py::list IlFindShortCircuitOperands(const py::bytes& data, const std::vector<bool>& bool_locals,
-                                    const std::vector<bool>& bool_arguments) {
+                                    const std::vector<bool>& bool_arguments, const std::vector<bool>& byref_locals,
+                                    const std::vector<bool>& byref_arguments) {
   il::MethodBody m = DecodeOrRaise(data);
+  il::BoolTypes types = TypesOf(bool_locals, bool_arguments);
+  types.byref_locals = byref_locals;
+  types.byref_arguments = byref_arguments;
   py::list out;
-  for (uint32_t offset : il::FindShortCircuitOperands(m, TypesOf(bool_locals, bool_arguments))) out.append(offset);
+  for (uint32_t offset : il::FindShortCircuitOperands(m, types)) out.append(offset);
   return out;
 }
 
@@ -204,8 +208,10 @@ void RegisterIl(py::module_& m) {
         "not decode.");
   m.def("il_find_short_circuit_operands", &IlFindShortCircuitOperands, py::arg("body"),
         py::arg("bool_locals") = std::vector<bool>{}, py::arg("bool_arguments") = std::vector<bool>{},
+        py::arg("byref_locals") = std::vector<bool>{}, py::arg("byref_arguments") = std::vector<bool>{},
         "The right operands of `or`/`and` short circuits that get operand probes (il::FindShortCircuitOperands): "
-        "[IL offset of the operand's load]. Raises ValueError when the body does not decode.");
+        "[IL offset of the operand's load]; byref_locals / byref_arguments say which are `ref bool` (by index). "
+        "Raises ValueError when the body does not decode.");
   m.def("il_verify", &IlVerify, py::arg("body"), py::arg("return_values") = -1,
         py::arg("calls") = std::map<uint32_t, std::pair<int, int>>{},
         "Structural verification; calls maps call tokens to (pops, pushes). Raises ValueError with the reason.");

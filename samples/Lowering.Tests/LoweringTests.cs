@@ -98,5 +98,8 @@ public class LoweringTests
         bool no = false;
         Assert.True(Flags.NegativeOrIn(-1, in no));
         Assert.False(Flags.NegativeOrIn(1, in no));
+        bool[] flags = { false };
+        Assert.True(Flags.NegativeOrRefLocal(-1, flags));
+        Assert.False(Flags.NegativeOrRefLocal(1, flags));
     }
 }

@@ -95,4 +95,10 @@ public static class Flags
     public static bool Any(bool a, bool flag) => a | flag; // @hit (no short circuit: no branch)
 
     public static bool NegativeOrIn(int x, in bool flag) => x < 0 || flag; // @hit @count 2 @branches 3/4
+
+    public static bool NegativeOrRefLocal(int x, bool[] flags)
+    { // @hit @count 2
+        ref bool first = ref flags[0]; // @hit @count 2
+        return x < 0 || first; // @hit @count 2 @branches 3/4
+    } // @hit @count 2
 }

@@ -446,15 +446,17 @@ struct Arrivals {
 constexpr uint16_t kAnd = 0x5F, kOr = 0x60, kLdfld = 0x7B, kLdarg0 = 0x02;
 
 // The first instruction of the right operand loaded right before the `or`/`and` at index k, or -1: a plain
-// ldarg/ldloc (when `is_bool` accepts it), or `ldarg.0; ldfld F`.
+// ldarg/ldloc (when `is_bool` accepts it), `ldarg.0; ldfld F`, or `ldarg N; ldind.u1` / `ldloc N; ldind.u1` (when
+// `is_byref_bool` accepts that load).
 long OperandStart(const std::vector<Instruction>& ins, size_t k, const std::function<bool(const Instruction&)>& is_bool,
-                  const std::function<bool(long argument)>& is_byref_bool) {
+                  const std::function<bool(const Instruction& load)>& is_byref_bool) {
   if (k < 2 || (ins[k].opcode != kAnd && ins[k].opcode != kOr)) return -1;
   const Instruction& r = ins[k - 1];
   if ((LoadedLocal(r) >= 0 || LoadedArgument(r) >= 0) && is_bool(r)) return static_cast<long>(k - 1);
   if (r.opcode == kLdfld && ins[k - 2].opcode == kLdarg0 && k >= 3 && is_bool(r)) return static_cast<long>(k - 2);
-  const long argument = LoadedArgument(ins[k - 2]);
-  if (r.opcode == 0x47 /*ldind.u1*/ && argument >= 0 && k >= 3 && is_byref_bool(argument))
+  const Instruction& load = ins[k - 2];
+  if (r.opcode == 0x47 /*ldind.u1*/ && (LoadedArgument(load) >= 0 || LoadedLocal(load) >= 0) && k >= 3 &&
+      is_byref_bool(load))
     return static_cast<long>(k - 2);
   return -1;
 }
@@ -465,8 +467,11 @@ std::vector<uint32_t> FindShortCircuitOperands(const MethodBody& body, const Boo
   const auto& ins = body.instructions();
   const Arrivals arrivals(body);
   const auto is_bool = [&types](const Instruction& i) { return LeavesBool(i, types); };
-  const auto is_byref_bool = [&types](long a) {
-    return a >= 0 && static_cast<size_t>(a) < types.byref_arguments.size() && types.byref_arguments[a];
+  const auto flagged = [](const std::vector<bool>& flags, long index) {
+    return index >= 0 && static_cast<size_t>(index) < flags.size() && flags[static_cast<size_t>(index)];
+  };
+  const auto is_byref_bool = [&](const Instruction& load) {
+    return flagged(types.byref_arguments, LoadedArgument(load)) || flagged(types.byref_locals, LoadedLocal(load));
   };
   std::vector<uint32_t> out;
   for (size_t k = 2; k + 1 < ins.size(); ++k) {
@@ -484,11 +489,11 @@ bool ShortCircuitOperandAt(const MethodBody& body, uint32_t offset, std::vector<
   const auto& ins = body.instructions();
   long found = body.FindInstruction(offset);
   const auto any = [](const Instruction&) { return true; };
-  const auto any_argument = [](long) { return true; };
+  const auto any_load = [](const Instruction&) { return true; };
   if (found >= 1) {
     const size_t first = static_cast<size_t>(found);
     for (size_t k = first + 1; k <= first + 2 && k < ins.size(); ++k) {
-      if (OperandStart(ins, k, any, any_argument) != found) continue;
+      if (OperandStart(ins, k, any, any_load) != found) continue;
       load->assign(ins.begin() + found, ins.begin() + static_cast<long>(k));
       *is_or = ins[k].opcode == kOr;
       return true;

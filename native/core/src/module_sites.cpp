@@ -100,8 +100,11 @@ il::BoolTypes BoolTypesOf(const MetadataReader& md, uint32_t method_token, const
   const uint32_t locals = body.local_var_sig_token();
   const uint32_t locals_rid = locals & 0x00FFFFFF;
   if ((locals >> 24) == uint32_t(TableId::kStandAloneSig) && locals_rid != 0 &&
-      locals_rid <= md.RowCount(TableId::kStandAloneSig))
-    BoolLocals(md.GetBlob(md.GetColumn(TableId::kStandAloneSig, locals_rid, 0)), &types.locals);
+      locals_rid <= md.RowCount(TableId::kStandAloneSig)) {
+    const Bytes locals_sig = md.GetBlob(md.GetColumn(TableId::kStandAloneSig, locals_rid, 0));
+    BoolLocals(locals_sig, &types.locals);
+    ByrefBoolLocals(locals_sig, &types.byref_locals);
+  }
   return types;
 }
 

@@ -104,7 +104,30 @@ bool IsByrefBool(ByteReader r) {
 
 bool ArgumentFlags(Bytes method_sig, std::vector<bool>* out, bool byref);
 
+// Whether the local at r is `ref bool` (II.23.2.6: modifiers and PINNED may come before BYREF), without moving r.
+bool IsByrefBoolLocal(ByteReader r) {
+  uint32_t v = 0;
+  uint8_t t = r.U8();
+  while (r.ok() && (t == kCModReqd || t == kCModOpt || t == kPinned) && (t == kPinned || r.ReadCompressedU32(&v)))
+    t = r.U8();
+  return r.ok() && t == kByRef && PeekElement(r) == kBoolean;
+}
+
 }  // namespace
+
+bool ByrefBoolLocals(Bytes locals_sig, std::vector<bool>* out) {
+  out->clear();
+  ByteReader r(locals_sig);
+  uint32_t count = 0;
+  if (r.U8() != kLocalSig || !r.ReadCompressedU32(&count) || count > 0xFFFE) return false;
+  std::vector<bool> types;
+  for (uint32_t i = 0; i < count; ++i) {
+    types.push_back(IsByrefBoolLocal(r));
+    if (!SkipSignatureType(r)) return false;
+  }
+  *out = std::move(types);
+  return true;
+}
 
 bool BoolArguments(Bytes method_sig, std::vector<bool>* out) { return ArgumentFlags(method_sig, out, false); }
 

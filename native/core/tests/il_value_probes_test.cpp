@@ -204,6 +204,16 @@ TEST(SignatureTypes, BoolLocalsArgumentsFieldsAndReturns) {
   ASSERT_TRUE(ByrefBoolArguments(
       std::vector<uint8_t>{0x00, 4, 0x01, 0x02, 0x10, 0x02, 0x1F, 0x09, 0x10, 0x02, 0x10, 0x08}, &flags));
   EXPECT_EQ(flags, (std::vector<bool>{false, true, true, false}));
+  // `ref bool` locals: LOCAL_SIG {bool, ref bool, ref int, pinned ref bool, modopt(T) ref bool, ref bool[]}.
+  ASSERT_TRUE(ByrefBoolLocals(std::vector<uint8_t>{0x07, 6, 0x02, 0x10, 0x02, 0x10, 0x08, 0x45, 0x10, 0x02, 0x20, 0x09,
+                                                   0x10, 0x02, 0x10, 0x1D, 0x02},
+                              &flags));
+  EXPECT_EQ(flags, (std::vector<bool>{false, true, false, true, true, false}));
+  ASSERT_TRUE(BoolLocals(std::vector<uint8_t>{0x07, 2, 0x10, 0x02, 0x02}, &flags));  // a `ref bool` is no bool local
+  EXPECT_EQ(flags, (std::vector<bool>{false, true}));
+  EXPECT_FALSE(ByrefBoolLocals(std::vector<uint8_t>{0x07, 2, 0x10, 0x02}, &flags));  // truncated
+  EXPECT_TRUE(flags.empty());
+  EXPECT_FALSE(ByrefBoolLocals(std::vector<uint8_t>{0x00, 1, 0x01, 0x02}, &flags));  // a method signature
   EXPECT_TRUE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x02}));                   // bool field
   EXPECT_TRUE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x1F, 0x09, 0x02}));       // modreq(IsVolatile) bool
   EXPECT_FALSE(SignatureIsBool(std::vector<uint8_t>{0x06, 0x08}));                  // int field
@@ -500,6 +510,25 @@ TEST(IlShortCircuitOperands, BoolArgumentsLocalsAndCapturedFieldsBeforeOrAnd) {
   refs.byref_arguments = {false, true};
   EXPECT_EQ(FindShortCircuitOperands(Decoded(Fat(byref.code(), 2)), refs), (std::vector<uint32_t>{byref.at("r")}));
   EXPECT_TRUE(FindShortCircuitOperands(Decoded(Fat(byref.code(), 2)), types).empty());
+  // A `ref bool` local: `ldloc.1; ldind.u1; or` -- only when the local signature says so (not for a `ref int`, nor
+  // for a bool local, nor for a `ref bool` argument of the same index).
+  Asm local;
+  local.op(kLdarg0).op(kLdcI40).op(kClt).label("r").op(kLdloc1).op(0x47).op(kOr).op(op::kRet);
+  BoolTypes ref_local;
+  ref_local.byref_locals = {false, true};
+  EXPECT_EQ(FindShortCircuitOperands(Decoded(Fat(local.code(), 2)), ref_local),
+            (std::vector<uint32_t>{local.at("r")}));
+  BoolTypes not_ref_local;
+  not_ref_local.locals = {false, true};
+  not_ref_local.byref_arguments = {false, true};
+  EXPECT_TRUE(FindShortCircuitOperands(Decoded(Fat(local.code(), 2)), not_ref_local).empty());
+  EXPECT_TRUE(FindShortCircuitOperands(Decoded(Fat(local.code(), 2)), types).empty());
+  std::vector<Instruction> load;
+  bool is_or = false;
+  std::string why;
+  ASSERT_TRUE(ShortCircuitOperandAt(Decoded(Fat(local.code(), 2)), local.at("r"), &load, &is_or, &why)) << why;
+  EXPECT_EQ(load.size(), 2u);
+  EXPECT_TRUE(is_or);
   // Not: an int argument; the `or` a jump target; the load first in the method; a comparison before `or`.
   Asm n1;
   n1.op(kLdarg1).op(kLdarg0).op(kOr).op(op::kRet);  // ldarg.0 is int here

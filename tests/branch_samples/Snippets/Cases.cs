@@ -244,6 +244,12 @@ public static class Combined
     }
 
     public static bool NotShortCircuit(bool a, bool flag) => a | flag;
+
+    public static bool RefLocal(int x, bool[] flags)
+    {
+        ref bool first = ref flags[0];
+        return x < 0 || first;
+    }
 }
 
 /// <summary>`!x` as a condition: Release branches on `x` (`brtrue`),

@@ -160,6 +160,7 @@ struct BoolTypes {
   std::vector<bool> locals;     // by local index
   std::vector<bool> arguments;  // by IL argument index (0 is `this` in an instance method)
   std::vector<bool> byref_arguments;  // `ref` / `in bool`, by IL argument index (short-circuit operands only)
+  std::vector<bool> byref_locals;     // `ref bool`, by local index (short-circuit operands only)
 };
 std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolTypes& types);
 using BoolCall = std::function<bool(uint32_t call_token)>;
@@ -168,12 +169,13 @@ std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall
 // Right operands of a short circuit that Roslyn computes with no branch at all:
 // `a || flag`, `x > 0 && big` with a bool local or argument last (also one
 // captured in a closure or hoisted into a state machine: `ldarg.0; ldfld`,
-// and a `ref`/`in bool` argument: `ldarg N; ldind.u1`)
+// and a `ref`/`in bool` argument or `ref bool` local: `ldarg N; ldind.u1`,
+// `ldloc N; ldind.u1`)
 // compile to `<a>; <load flag>; or` (`and`), in Debug and Release. Returns the
 // offsets of the loads' first instructions, in code order: the load is
 // `ldarg`/`ldloc` of a bool (types.arguments / locals), `ldarg.0; ldfld F`
-// with F bool (types.token_is_bool) or `ldarg N; ldind.u1` with N a `ref bool`
-// (types.byref_arguments), right before `or`/`and`, nothing entering
+// with F bool (types.token_is_bool) or `ldarg N; ldind.u1` / `ldloc N; ldind.u1`
+// with N a `ref bool` (types.byref_arguments / byref_locals), right before `or`/`and`, nothing entering
 // the load after its first instruction nor the `or`/`and`, no prefix before
 // it, no region boundary at it, and something (the left operand) before it.
 std::vector<uint32_t> FindShortCircuitOperands(const MethodBody& body, const BoolTypes& types);

@@ -23,6 +23,9 @@ bool ReadSignatureType(ByteReader& r, bool* is_bool);
 // (and *out empty) when the blob does not decode.
 bool BoolLocals(Bytes locals_sig, std::vector<bool>* out);
 
+// The same for `ref bool` locals (also pinned, or with custom modifiers).
+bool ByrefBoolLocals(Bytes locals_sig, std::vector<bool>* out);
+
 // Per IL argument of a MethodDefSig blob: whether it is bool. Index 0 is `this`
 // (never bool) when the signature has HASTHIS without EXPLICITTHIS. False (and
 // *out empty) when the blob does not decode.
