@@ -503,7 +503,7 @@ bool ShortCircuitOperandAt(const MethodBody& body, uint32_t offset, std::vector<
 }
 
 std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolCall& returns_bool) {
-  return FindValueConditions(body, BoolTypes{returns_bool, {}, {}, {}});
+  return FindValueConditions(body, BoolTypes{returns_bool, {}, {}, {}, {}});
 }
 
 std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolTypes& types) {
