@@ -77,7 +77,23 @@ bool ReadSignatureType(ByteReader& r, bool* is_bool) {
   return SkipSignatureType(r);
 }
 
-bool BoolLocals(Bytes locals_sig, std::vector<bool>* out) {
+namespace {
+
+// Whether the Type at r is `ref bool` (also `in` / `out`: BYREF with modifiers around it; in a local, PINNED too,
+// II.23.2.6), without moving r.
+bool IsByrefBool(ByteReader r, bool local) {
+  uint32_t v = 0;
+  uint8_t t = r.U8();
+  while (r.ok() && (t == kCModReqd || t == kCModOpt || (local && t == kPinned)) &&
+         (t == kPinned || r.ReadCompressedU32(&v)))
+    t = r.U8();
+  return r.ok() && t == kByRef && PeekElement(r) == kBoolean;
+}
+
+bool ArgumentFlags(Bytes method_sig, std::vector<bool>* out, bool byref);
+
+// Per local of a LocalVarSig: bool, or (byref) `ref bool`.
+bool LocalFlags(Bytes locals_sig, std::vector<bool>* out, bool byref) {
   out->clear();
   ByteReader r(locals_sig);
   uint32_t count = 0;
@@ -85,49 +101,19 @@ bool BoolLocals(Bytes locals_sig, std::vector<bool>* out) {
   std::vector<bool> types;
   for (uint32_t i = 0; i < count; ++i) {
     bool b = false;
+    const bool ref_bool = IsByrefBool(r, true);
     if (!ReadSignatureType(r, &b)) return false;
-    types.push_back(b);
+    types.push_back(byref ? ref_bool : b);
   }
   *out = std::move(types);
   return true;
-}
-
-namespace {
-
-// Whether the Type at r is `ref bool` (also `in` / `out`: BYREF with modifiers around it), without moving r.
-bool IsByrefBool(ByteReader r) {
-  uint32_t v = 0;
-  uint8_t t = r.U8();
-  while (r.ok() && (t == kCModReqd || t == kCModOpt) && r.ReadCompressedU32(&v)) t = r.U8();
-  return r.ok() && t == 0x10 /*ELEMENT_TYPE_BYREF*/ && PeekElement(r) == kBoolean;
-}
-
-bool ArgumentFlags(Bytes method_sig, std::vector<bool>* out, bool byref);
-
-// Whether the local at r is `ref bool` (II.23.2.6: modifiers and PINNED may come before BYREF), without moving r.
-bool IsByrefBoolLocal(ByteReader r) {
-  uint32_t v = 0;
-  uint8_t t = r.U8();
-  while (r.ok() && (t == kCModReqd || t == kCModOpt || t == kPinned) && (t == kPinned || r.ReadCompressedU32(&v)))
-    t = r.U8();
-  return r.ok() && t == kByRef && PeekElement(r) == kBoolean;
 }
 
 }  // namespace
 
-bool ByrefBoolLocals(Bytes locals_sig, std::vector<bool>* out) {
-  out->clear();
-  ByteReader r(locals_sig);
-  uint32_t count = 0;
-  if (r.U8() != kLocalSig || !r.ReadCompressedU32(&count) || count > 0xFFFE) return false;
-  std::vector<bool> types;
-  for (uint32_t i = 0; i < count; ++i) {
-    types.push_back(IsByrefBoolLocal(r));
-    if (!SkipSignatureType(r)) return false;
-  }
-  *out = std::move(types);
-  return true;
-}
+bool BoolLocals(Bytes locals_sig, std::vector<bool>* out) { return LocalFlags(locals_sig, out, false); }
+
+bool ByrefBoolLocals(Bytes locals_sig, std::vector<bool>* out) { return LocalFlags(locals_sig, out, true); }
 
 bool BoolArguments(Bytes method_sig, std::vector<bool>* out) { return ArgumentFlags(method_sig, out, false); }
 
@@ -152,7 +138,7 @@ bool ArgumentFlags(Bytes method_sig, std::vector<bool>* out, bool byref) {
   if ((conv & kHasThis) && !(conv & kExplicitThis)) types.push_back(false);
   for (uint32_t i = 0; i < count; ++i) {
     bool b = false;
-    const bool ref_bool = IsByrefBool(r);
+    const bool ref_bool = IsByrefBool(r, false);
     if (!ReadSignatureType(r, &b)) return false;  // a vararg sentinel (0x41) does not decode: no answer
     types.push_back(byref ? ref_bool : b);
   }
