@@ -164,9 +164,10 @@ py::dict ReadMethodBodies(const std::string& path) {
   return out;
 }
 
-// The conditions computed into a value the agent gives value probes (module_sites: il::FindValueConditions with
-// what the metadata says is bool: BoolTypesOf), per method: {rid: [IL offsets]}, for methods that have any.
-py::dict ReadValueConditions(const std::string& path) {
+// {rid: [IL offsets]} of what `find` (with what the metadata says is bool: BoolTypesOf) finds in each method, for
+// methods that have any: the same search module_sites makes for the agent.
+template <typename Find>
+py::dict PerMethodOffsets(const std::string& path, Find find) {
   auto assembly = OpenAssembly(path);
   const PeImage* pe = &*assembly->pe;
   const MetadataReader* md = &*assembly->md;
@@ -175,27 +176,25 @@ py::dict ReadValueConditions(const std::string& path) {
   for (const auto& m : md->MethodDefs()) {
     il::MethodBody body;
     if (m.rva == 0 || !il::MethodBody::Decode(pe->MethodBodyAt(m.rva), &body, &error)) continue;
-    auto found = il::FindValueConditions(body, BoolTypesOf(*md, 0x06000000 | m.rid, body));
+    auto found = find(body, BoolTypesOf(*md, 0x06000000 | m.rid, body));
     if (!found.empty()) out[py::int_(m.rid)] = found;
   }
   return out;
 }
 
-// The right operands of short circuits the agent gives operand probes (module_sites: il::FindShortCircuitOperands
-// with BoolTypesOf), per method: {rid: [IL offsets of the operand loads]}, for methods that have any.
+// The conditions computed into a value the agent gives value probes (il::FindValueConditions).
+py::dict ReadValueConditions(const std::string& path) {
+  return PerMethodOffsets(path, [](const il::MethodBody& body, const il::BoolTypes& types) {
+    return il::FindValueConditions(body, types);
+  });
+}
+
+// The right operands of short circuits the agent gives operand probes (il::FindShortCircuitOperands): the IL
+// offsets of the operand loads.
 py::dict ReadShortCircuitOperands(const std::string& path) {
-  auto assembly = OpenAssembly(path);
-  const PeImage* pe = &*assembly->pe;
-  const MetadataReader* md = &*assembly->md;
-  std::string error;
-  py::dict out;
-  for (const auto& m : md->MethodDefs()) {
-    il::MethodBody body;
-    if (m.rva == 0 || !il::MethodBody::Decode(pe->MethodBodyAt(m.rva), &body, &error)) continue;
-    auto found = il::FindShortCircuitOperands(body, BoolTypesOf(*md, 0x06000000 | m.rid, body));
-    if (!found.empty()) out[py::int_(m.rid)] = found;
-  }
-  return out;
+  return PerMethodOffsets(path, [](const il::MethodBody& body, const il::BoolTypes& types) {
+    return il::FindShortCircuitOperands(body, types);
+  });
 }
 
 // The agent's own decision for an assembly file (module_filter.h): whether a process loading it would cover it,
