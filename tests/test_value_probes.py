@@ -26,6 +26,16 @@ def framework_dir() -> Path:
     return sorted(shared.iterdir())[-1]
 
 
+def branch_probes_of(body: bytes) -> tuple[list, int]:
+    """Outcome probes on every branch of `body`, slots numbered from 0, and the next free slot."""
+    slot = 0
+    probes = []
+    for offset, targets in _native.il_find_branches(body):
+        probes.append((offset, slot, list(range(slot + 1, slot + 1 + targets))))
+        slot += 1 + targets
+    return probes, slot
+
+
 @pytest.mark.parametrize("name", ASSEMBLIES)
 def test_every_value_condition_of_framework_code_takes_its_probe(name):
     path = str(framework_dir() / name)
@@ -38,11 +48,7 @@ def test_every_value_condition_of_framework_code_takes_its_probe(name):
         if not values:
             continue
         found += len(values)
-        slot = 0
-        branch_probes = []
-        for offset, targets in _native.il_find_branches(body):
-            branch_probes.append((offset, slot, list(range(slot + 1, slot + 1 + targets))))
-            slot += 1 + targets
+        branch_probes, slot = branch_probes_of(body)
         value_probes = [(offset, slot + 2 * k, slot + 2 * k + 1) for k, offset in enumerate(values)]
         try:
             out = _native.il_insert_probes(body, [], HELPER, branch_probes, value_probes)
@@ -76,11 +82,7 @@ def test_every_short_circuit_operand_of_framework_code_takes_its_probe(name):
     for rid, offsets in sorted(operands.items()):
         body = bodies[rid]
         found += len(offsets)
-        slot = 0
-        branch_probes = []
-        for offset, targets in _native.il_find_branches(body):
-            branch_probes.append((offset, slot, list(range(slot + 1, slot + 1 + targets))))
-            slot += 1 + targets
+        branch_probes, slot = branch_probes_of(body)
         value_probes = []
         for offset in conditions.get(rid, []):
             value_probes.append((offset, slot, slot + 1))
