@@ -614,17 +614,15 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     if show_contexts:
         common["show_contexts"] = True
 
-    # The search across files (html_search.py): scripts the pages load when the search box is used.
-    search = html_search.build([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
-                                for f in files], search_text, precision)
-    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES,
-               *search}
     hist = None
     if history is not None:  # before any file is written: a history that cannot be kept stops the report
         hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
                                   **(history_options or {}))
         for w in hist.warnings if warn is not None else ():
             warn(w)
+    # Every file this run writes is listed in the manifest before it is written (html_dir.py); the search
+    # index's files are known once it is built, below, while the page workers run.
+    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
     out.mkdir(parents=True, exist_ok=True)
     index = out / "index.html"
     index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
@@ -633,8 +631,6 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     for asset in ASSETS:
         (out / asset).write_bytes((tdir / asset).read_bytes())
     (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
-    for name, content in search.items():
-        (out / name).write_bytes(content)
 
     page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
                            files[i + 1].page if i + 1 < len(files) else None, show_contexts)
@@ -647,7 +643,16 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
         if workers is None:
             write_pages(str(out), page_jobs, common)
         # The rest is made here while the workers write the pages.
-        index_html = _write_rest(out, analysis, files, common, hist, precision, has_branches)
+        methods = html_methods.method_rows([(f.fc, f.name, f.page) for f in files], precision)
+        # The search across files (html_search.py): scripts the pages load when the search box is used.
+        covers = dict(zip(map(id, _methods(files)), (r.cover for r in methods)))  # method_rows' order
+        search = html_search.build([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
+                                    for f in files], search_text, precision, lambda m: covers[id(m)])
+        written.update(search)
+        html_dir.write_manifest(out, previous | written)
+        for name, content in search.items():
+            (out / name).write_bytes(content)
+        index_html = _write_rest(out, analysis, files, common, hist, precision, has_branches, methods)
     except BaseException:
         if workers is not None:
             workers.abort()
@@ -662,11 +667,15 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     return index
 
 
+def _methods(files: list[_File]):
+    """Every method of `files`, in html_methods.method_rows' order."""
+    return (m for f in files for c in f.fc.classes for m in c.methods)
+
+
 def _write_rest(out: Path, analysis: Analysis, files: list[_File], common: dict, hist,
-                precision: int, has_branches: bool) -> str:
-    """Writes the method pages; returns the index page's HTML (written last, by write_html)."""
-    # The method view and the risk hotspots (html_methods.py).
-    methods = html_methods.method_rows([(f.fc, f.name, f.page) for f in files], precision)
+                precision: int, has_branches: bool, methods: list) -> str:
+    """Writes the method view and the risk hotspots (html_methods.py); returns the index page's HTML
+    (written last, by write_html)."""
     hot = html_methods.hotspots(methods)
     env = _environment()
     for page, heading, rows in (("methods", "Methods", methods), ("hotspots", "Risk hotspots", hot)):
