@@ -81,6 +81,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        auto_reload=False,  # each template is read once per run, not checked on disk again at every page
     )
     env.filters["wbr"] = wrap_points
     env.filters["wbr_name"] = wrap_name
