@@ -474,13 +474,15 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
     append = rows.append
     nsrc = len(source) if source is not None else 0
     # Most lines have no branch and no special state: their title needs no escaping ("run 3×", "not run").
+    get_hits, get_branch = lines.get, branches.get
+    special = excluded or not_measured  # most files have neither
     for n in numbers:
-        hits = lines.get(n)
-        br = branches.get(n)
+        hits = get_hits(n)
+        br = get_branch(n)
         note = ""
-        if n in excluded:
+        if special and n in excluded:
             cls, hits_text, title_attr = "l exc", "", ' title="excluded from coverage"'
-        elif n in not_measured:
+        elif special and n in not_measured:
             cls, hits_text = "l nm", ""
             title_attr = f' title="{_escape(f"not measured: {not_measured[n]}")}"'
         elif hits is None:
@@ -498,6 +500,7 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
             title_attr = f' title="run {hits}\u00d7; {br[1]}"' if br else f' title="run {hits}\u00d7"'
         src = source[n - 1] if 0 < n <= nsrc else ""
         ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None, context_sets.get(n))
+        n = str(n)
         append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
                f'<span class="hits">{hits_text}</span>{ctx}<span class="src">{src}{note}</span></div>')
     return "\n".join(rows)
