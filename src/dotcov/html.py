@@ -403,11 +403,12 @@ def _escape(text: str) -> str:
             .replace('"', "&quot;").replace("'", "&#39;"))
 
 
-def _branch_text(br: BranchCoverage) -> str:
-    text = f"{br.covered} of {br.total} branch outcomes taken"
-    if br.missed_outcomes:
-        text += "; missed: " + "; ".join(br.missed_outcomes)
-    return text
+def _branch_text(covered: int, total: int, missed_outcomes: list[str]) -> str:
+    """A line's branch outcomes as its title says them (escaped)."""
+    text = f"{covered} of {total} branch outcomes taken"
+    if missed_outcomes:
+        text += "; missed: " + "; ".join(missed_outcomes)
+    return _escape(text)
 
 
 def _context_sets(contexts: dict[int, frozenset[str]]) -> tuple[dict[int, int], str]:
@@ -448,7 +449,7 @@ class PageJob:
     lines: dict[int, int]
     excluded: set[int]
     not_measured: dict[int, str]
-    branches: dict[int, tuple[bool, str]]  # line -> (an outcome missed, "1 of 2 branch outcomes taken..." escaped)
+    branches: dict[int, tuple[int, int, list[str]]]  # line -> (outcomes covered, outcomes, missed outcomes' texts)
     contexts: dict[int, frozenset[str]] | None  # None unless the page lists tests
     prev_page: str | None
     next_page: str | None
@@ -459,7 +460,7 @@ def _page_job(f: _File, prev_page: str | None, next_page: str | None, contexts: 
     return PageJob(
         name=f.name, path=f.path, page=f.page, assemblies=f.assemblies, namespaces=f.namespaces, stale=fc.stale,
         numbers=fc.numbers, lines=fc.lines, excluded=fc.excluded, not_measured=fc.not_measured,
-        branches={n: (br.covered < br.total, _escape(_branch_text(br))) for n, br in fc.branches.items()},
+        branches={n: (br.covered, br.total, br.missed_outcomes) for n, br in fc.branches.items()},
         contexts=fc.contexts if contexts else None, prev_page=prev_page, next_page=next_page)
 
 
@@ -489,15 +490,15 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
             cls, hits_text, title_attr = "l", "", ""
         elif hits == 0:
             cls, hits_text = "l mis", "0"
-            title_attr = f' title="not run; {br[1]}"' if br else ' title="not run"'
-        elif br is not None and br[0]:
+            title_attr = f' title="not run; {_branch_text(*br)}"' if br else ' title="not run"'
+        elif br is not None and br[0] < br[1]:
             cls, hits_text = "l par", str(hits)
-            text = br[1]
+            text = _branch_text(*br)
             title_attr = f' title="run {hits}\u00d7; {text}"'
             note = f'<span class="note">{text}</span>'
         else:
             cls, hits_text = "l run", str(hits)
-            title_attr = f' title="run {hits}\u00d7; {br[1]}"' if br else f' title="run {hits}\u00d7"'
+            title_attr = f' title="run {hits}\u00d7; {_branch_text(*br)}"' if br else f' title="run {hits}\u00d7"'
         src = source[n - 1] if 0 < n <= nsrc else ""
         ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None, context_sets.get(n))
         n = str(n)

@@ -44,17 +44,25 @@ class MethodRow:
         return self.crap_shown > CRAP_THRESHOLD or self.complexity > COMPLEXITY_THRESHOLD
 
 
-def _row(order: int, class_name: str, m: MethodAnalysis, file_name: str, page: str, precision: int) -> MethodRow:
+def _row(order: int, class_name: str, m: MethodAnalysis, file_name: str, page: str, precision: int,
+         shown: dict) -> MethodRow:
     # The method's numbers once: complexity and CRAP come from them (MethodAnalysis computes each property
     # afresh, and `crap` alone would count the lines and the complexity again).
     n = m.numbers
     crap = crap_score(n.complexity, n.covered, n.statements)
+    # A percentage is a function of its two counts, and methods share a few sizes: each shown once.
+    cover = shown.get((n.covered, n.statements))
+    if cover is None:
+        cover = shown[n.covered, n.statements] = display_percent(n.percent, precision)
+    branch_cover = shown.get((n.branches_covered, n.branches))
+    if branch_cover is None:
+        branch_cover = shown[n.branches_covered, n.branches] = display_percent(n.branch_percent, precision)
     return MethodRow(
         order=order, class_name=class_name, name=f"{m.name}{m.signature}", file_name=file_name,
         href=f"{page}#L{m.first_line}", statements=n.statements, covered=n.covered,
-        cover=display_percent(n.percent, precision), pc=n.percent,
+        cover=cover, pc=n.percent,
         branches=n.branches, branches_covered=n.branches_covered,
-        branch_cover=display_percent(n.branch_percent, precision), bpc=percent(n.branches_covered, n.branches),
+        branch_cover=branch_cover, bpc=percent(n.branches_covered, n.branches),
         complexity=n.complexity, crap=crap, crap_shown=crap_shown(crap))
 
 
@@ -62,10 +70,11 @@ def method_rows(files: list[tuple[FileAnalysis, str, str]], precision: int = 0) 
     """Every method of `files` ((analysis, display name, page) in display order) once, in file, class and
     line order."""
     rows: list[MethodRow] = []
+    shown: dict[tuple[int, int], str] = {}
     for fa, name, page in files:
         for c in fa.classes:
             for m in c.methods:
-                rows.append(_row(len(rows), c.name, m, name, page, precision))
+                rows.append(_row(len(rows), c.name, m, name, page, precision, shown))
     return rows
 
 
