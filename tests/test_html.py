@@ -158,6 +158,87 @@ def test_output_is_deterministic(tmp_path):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
+def many_states_result(root: Path = SRC) -> CoverageResult:
+    """sample_result plus every state a line row can show: not measured, stale, tests per line, a missing
+    source file, lines beyond the end of a source, a line that was not run with its branch outcomes."""
+    result = sample_result(root)
+    r = str(root)
+    odd = FileCoverage(f"{r}/Calc/Calculator.cs.missing", lines={1: 0, 2: 4}, not_measured={3: "no PDB"},
+                       branches={1: BranchCoverage(0, 2, ["true of `x`", "false of `x`"])})
+    beyond = FileCoverage(f"{r}/Lib/Util.fs", lines={3: 5, 400: 1}, stale="its checksum differs from the PDB's",
+                          contexts={3: frozenset({"T.A", "T.B"}), 400: frozenset({"T.A"})})
+    extra = AssemblyCoverage("Extra", classes=[ClassCoverage("Extra.Odd", odd.path)],
+                             files={odd.path: odd, beyond.path: beyond})
+    return CoverageResult([*result.assemblies, extra], source_root=r, timestamp=1700000000)
+
+
+def directory_bytes(d: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir())}
+
+
+@pytest.mark.parametrize("show_contexts", [False, True])
+def test_page_workers_write_what_one_process_writes(tmp_path, monkeypatch, show_contexts):
+    """The pages written by worker processes (html_workers.py), however the files are dealt to them, are
+    byte for byte those one process writes."""
+    from dotcov import html_workers
+
+    started = []
+    start = html_workers.start
+
+    def spy(directory, shares, common):
+        workers = start(directory, shares, common)
+        started.append((len(shares), workers is not None))
+        return workers
+
+    monkeypatch.setattr(html_workers, "start", spy)
+    serial = directory_bytes(render(tmp_path / "one", many_states_result(), jobs=1,
+                                    show_contexts=show_contexts).parent)
+    assert started == []
+    for jobs in (2, 3, 8):
+        out = render(tmp_path / str(jobs), many_states_result(), jobs=jobs, show_contexts=show_contexts).parent
+        assert directory_bytes(out) == serial, jobs
+    assert started == [(2, True), (3, True), (5, True)]  # at most one worker per file (5 files)
+    assert b"Stale source" in serial[page_name("Lib/Util.fs")]
+
+
+def test_page_shares_cover_every_page_once_and_balance_lines():
+    from dotcov.html import PageJob, _shares
+    from dotcov.analysis import Numbers
+
+    jobs = [PageJob(name=f"f{i}", path=f"/f{i}", page=f"f{i}.html", assemblies=[], namespaces=[], stale=None,
+                    numbers=Numbers(), lines=dict.fromkeys(range(n), 1), excluded=set(), not_measured={},
+                    branches={}, contexts=None, prev_page=None, next_page=None)
+            for i, n in enumerate([500, 400, 300, 200, 100, 100, 50, 10])]
+    shares = _shares(jobs, 3)
+    assert sorted(j.page for s in shares for j in s) == sorted(j.page for j in jobs)
+    sizes = sorted(sum(len(j.lines) for j in s) for s in shares)
+    assert sizes[-1] - sizes[0] <= 100
+    assert len(_shares(jobs[:2], 4)) == 2  # no empty share, so no idle worker is started
+
+
+def test_page_worker_failure_is_raised_and_leaves_no_index(tmp_path):
+    """A page a worker cannot write stops the report with that error, as in one process; no index.html is
+    left, so the directory reads as incomplete."""
+    out = render(tmp_path, many_states_result(), jobs=1).parent
+    page = out / page_name("Calc/Parser.cs")
+    page.unlink()
+    page.mkdir()  # the page cannot be written now
+    for jobs in (1, 2):
+        with pytest.raises(IsADirectoryError):
+            render(tmp_path, many_states_result(), jobs=jobs)
+        assert not (out / "index.html").exists()
+
+
+def test_pages_written_in_process_when_no_worker_can_start(tmp_path, monkeypatch):
+    import sys
+
+    expected = directory_bytes(render(tmp_path / "one", many_states_result(), jobs=1).parent)
+    monkeypatch.setattr(sys, "executable", "")
+    assert directory_bytes(render(tmp_path / "two", many_states_result(), jobs=2).parent) == expected
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
+    assert directory_bytes(render(tmp_path / "three", many_states_result(), jobs=2).parent) == expected
+
+
 def test_report_layout_and_index_written_last(tmp_path):
     out = tmp_path / "htmlcov"
     render(tmp_path)

@@ -17,7 +17,8 @@ except the `timestamp` passed in. `index.html` is removed first and written last
 
 Speed: each file is lexed once (never per line): C# by html_csharp's single regular expression, which
 only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
-HTML directly. With many files the pages are rendered by a few worker processes.
+HTML directly. With many files the pages are written by a few worker processes (html_workers.py) while
+this process makes the search index, the method pages and the index.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ import hashlib
 import json
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -38,7 +38,7 @@ from pygments.lexer import ExtendedRegexLexer, RegexLexer
 from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 
-from dotcov import __version__, html_csharp, html_dir, html_methods, html_search
+from dotcov import __version__, html_csharp, html_dir, html_methods, html_search, html_workers
 from dotcov import history as history_mod
 from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
@@ -81,6 +81,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        auto_reload=False,  # each template is read once per run, not checked on disk again at every page
     )
     env.filters["wbr"] = wrap_points
     env.filters["wbr_name"] = wrap_name
@@ -402,11 +403,12 @@ def _escape(text: str) -> str:
             .replace('"', "&quot;").replace("'", "&#39;"))
 
 
-def _branch_text(br: BranchCoverage) -> str:
-    text = f"{br.covered} of {br.total} branch outcomes taken"
-    if br.missed_outcomes:
-        text += "; missed: " + "; ".join(br.missed_outcomes)
-    return text
+def _branch_text(covered: int, total: int, missed_outcomes: list[str]) -> str:
+    """A line's branch outcomes as its title says them (escaped)."""
+    text = f"{covered} of {total} branch outcomes taken"
+    if missed_outcomes:
+        text += "; missed: " + "; ".join(missed_outcomes)
+    return _escape(text)
 
 
 def _context_sets(contexts: dict[int, frozenset[str]]) -> tuple[dict[int, int], str]:
@@ -434,73 +436,96 @@ def _contexts_cell(names: frozenset[str] | None, set_index: int | None) -> str:
             f'{n}</summary></details>')
 
 
-def _line_rows(numbers: Iterable[int], source: list[str] | None, f: _File,
+@dataclass
+class PageJob:
+    """Everything a file's page shows, as plain values: the page workers (html_workers.py) get it pickled."""
+    name: str
+    path: str
+    page: str
+    assemblies: list[str]
+    namespaces: list[str]
+    stale: str | None
+    numbers: Numbers
+    lines: dict[int, int]
+    excluded: set[int]
+    not_measured: dict[int, str]
+    branches: dict[int, tuple[int, int, list[str]]]  # line -> (outcomes covered, outcomes, missed outcomes' texts)
+    contexts: dict[int, frozenset[str]] | None  # None unless the page lists tests
+    prev_page: str | None
+    next_page: str | None
+
+
+def _page_job(f: _File, prev_page: str | None, next_page: str | None, contexts: bool) -> PageJob:
+    fc = f.fc
+    return PageJob(
+        name=f.name, path=f.path, page=f.page, assemblies=f.assemblies, namespaces=f.namespaces, stale=fc.stale,
+        numbers=fc.numbers, lines=fc.lines, excluded=fc.excluded, not_measured=fc.not_measured,
+        branches={n: (br.covered, br.total, br.missed_outcomes) for n, br in fc.branches.items()},
+        contexts=fc.contexts if contexts else None, prev_page=prev_page, next_page=next_page)
+
+
+def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
                context_sets: dict[int, int] | None = None) -> str:
-    lines = f.fc.lines
-    contexts = f.fc.contexts if context_sets is not None else None
-    branches = f.branches
-    excluded = f.excluded
-    not_measured = f.not_measured
+    lines = job.lines
+    contexts = job.contexts if context_sets is not None else None
+    branches = job.branches
+    excluded = job.excluded
+    not_measured = job.not_measured
     rows = []
     append = rows.append
     nsrc = len(source) if source is not None else 0
     # Most lines have no branch and no special state: their title needs no escaping ("run 3×", "not run").
+    get_hits, get_branch = lines.get, branches.get
+    special = excluded or not_measured  # most files have neither
     for n in numbers:
-        hits = lines.get(n)
-        br = branches.get(n)
+        hits = get_hits(n)
+        br = get_branch(n)
         note = ""
-        if n in excluded:
+        if special and n in excluded:
             cls, hits_text, title_attr = "l exc", "", ' title="excluded from coverage"'
-        elif n in not_measured:
+        elif special and n in not_measured:
             cls, hits_text = "l nm", ""
             title_attr = f' title="{_escape(f"not measured: {not_measured[n]}")}"'
         elif hits is None:
             cls, hits_text, title_attr = "l", "", ""
         elif hits == 0:
             cls, hits_text = "l mis", "0"
-            title_attr = f' title="not run; {_escape(_branch_text(br))}"' if br else ' title="not run"'
-        elif br is not None and br.covered < br.total:
+            title_attr = f' title="not run; {_branch_text(*br)}"' if br else ' title="not run"'
+        elif br is not None and br[0] < br[1]:
             cls, hits_text = "l par", str(hits)
-            text = _escape(_branch_text(br))
+            text = _branch_text(*br)
             title_attr = f' title="run {hits}\u00d7; {text}"'
             note = f'<span class="note">{text}</span>'
         else:
             cls, hits_text = "l run", str(hits)
-            title_attr = f' title="run {hits}\u00d7; {_escape(_branch_text(br))}"' if br else f' title="run {hits}\u00d7"'
+            title_attr = f' title="run {hits}\u00d7; {_branch_text(*br)}"' if br else f' title="run {hits}\u00d7"'
         src = source[n - 1] if 0 < n <= nsrc else ""
         ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None, context_sets.get(n))
+        n = str(n)
         append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
                f'<span class="hits">{hits_text}</span>{ctx}<span class="src">{src}{note}</span></div>')
     return "\n".join(rows)
 
 
-@dataclass
-class _PageJob:
-    f: _File
-    prev_page: str | None
-    next_page: str | None
-
-
-def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
-    f = job.f
-    text = read_source(f.path)
-    data_lines = set(f.fc.lines) | f.excluded | set(f.branches) | set(f.not_measured)
+def _render_page(env: jinja2.Environment, job: PageJob, common: dict) -> str:
+    text = read_source(job.path)
+    data_lines = set(job.lines) | job.excluded | set(job.branches) | set(job.not_measured)
     last = max(data_lines, default=0)
     if text is None:
         source = None
         numbers: Iterable[int] = sorted(data_lines)
         beyond = False
     else:
-        source = highlight_lines(text, f.path)
+        source = highlight_lines(text, job.path)
         numbers = range(1, max(len(source), last) + 1)
         beyond = last > len(source)
-    nums = _numbers(f)
+    nums = job.numbers
     context_sets = contexts_json = None
     if common.get("show_contexts"):
-        context_sets, contexts_json = _context_sets(f.fc.contexts)
+        context_sets, contexts_json = _context_sets(job.contexts)
     return env.get_template("file.html").render(
         common,
-        file=f,
+        file=job,
         nums=nums,
         cover=display_percent(nums.percent, common["precision"]),
         branch_cover=display_percent(nums.branch_percent, common["precision"]),
@@ -508,7 +533,7 @@ def _render_page(env: jinja2.Environment, job: _PageJob, common: dict) -> str:
         beyond=beyond,
         source_lines=len(source) if source is not None else 0,
         last_line=last,
-        rows=Markup(_line_rows(numbers, source, f, context_sets)),
+        rows=Markup(_line_rows(numbers, source, job, context_sets)),
         contexts_json=Markup(contexts_json) if contexts_json is not None else None,
         prev_page=job.prev_page,
         next_page=job.next_page,
@@ -525,11 +550,23 @@ def _write(path: Path, text: str) -> None:
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
 
 
-def _write_pages(directory: str, jobs: list[_PageJob], common: dict) -> None:
+def write_pages(directory: str, jobs: list[PageJob], common: dict) -> None:
+    """Writes the file pages of `jobs` into `directory` (html_workers.py calls it in each worker)."""
     env = _environment()
     out = Path(directory)
     for job in jobs:
-        _write(out / job.f.page, _render_page(env, job, common))
+        _write(out / job.page, _render_page(env, job, common))
+
+
+def _shares(jobs: list[PageJob], workers: int) -> list[list[PageJob]]:
+    """`jobs` dealt to `workers` workers, about the same number of lines each (a page costs about its lines)."""
+    shares: list[list[PageJob]] = [[] for _ in range(workers)]
+    sizes = [0] * workers
+    for job in sorted(jobs, key=lambda j: -len(j.lines)):
+        i = sizes.index(min(sizes))
+        shares[i].append(job)
+        sizes[i] += len(job.lines) + 1
+    return [s for s in shares if s]
 
 
 # --- index ---------------------------------------------------------------------
@@ -582,17 +619,15 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     if show_contexts:
         common["show_contexts"] = True
 
-    # The search across files (html_search.py): scripts the pages load when the search box is used.
-    search = html_search.build([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
-                                for f in files], search_text, precision)
-    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES,
-               *search}
     hist = None
     if history is not None:  # before any file is written: a history that cannot be kept stops the report
         hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
                                   **(history_options or {}))
         for w in hist.warnings if warn is not None else ():
             warn(w)
+    # Every file this run writes is listed in the manifest before it is written (html_dir.py); the search
+    # index's files are known once it is built, below, while the page workers run.
+    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
     out.mkdir(parents=True, exist_ok=True)
     index = out / "index.html"
     index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
@@ -601,26 +636,51 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     for asset in ASSETS:
         (out / asset).write_bytes((tdir / asset).read_bytes())
     (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
-    for name, content in search.items():
-        (out / name).write_bytes(content)
 
-    page_jobs = [_PageJob(f, files[i - 1].page if i > 0 else None,
-                          files[i + 1].page if i + 1 < len(files) else None)
+    page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
+                           files[i + 1].page if i + 1 < len(files) else None, show_contexts)
                  for i, f in enumerate(files)]
     if jobs is None:
         jobs = min(4, os.cpu_count() or 1) if len(files) >= 200 else 1
-    if jobs > 1 and len(page_jobs) > 1:
-        import multiprocessing
+    workers = html_workers.start(str(out), _shares(page_jobs, jobs), common) \
+        if jobs > 1 and len(page_jobs) > 1 else None
+    try:
+        if workers is None:
+            write_pages(str(out), page_jobs, common)
+        # The rest is made here while the workers write the pages.
+        methods = html_methods.method_rows([(f.fc, f.name, f.page) for f in files], precision)
+        # The search across files (html_search.py): scripts the pages load when the search box is used.
+        covers = dict(zip(map(id, _methods(files)), (r.cover for r in methods)))  # method_rows' order
+        search = html_search.build([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
+                                    for f in files], search_text, precision, lambda m: covers[id(m)])
+        written.update(search)
+        html_dir.write_manifest(out, previous | written)
+        for name, content in search.items():
+            (out / name).write_bytes(content)
+        index_html = _write_rest(out, analysis, files, common, hist, precision, has_branches, methods)
+    except BaseException:
+        if workers is not None:
+            workers.abort()
+        raise
+    if workers is not None:
+        workers.finish()
+    tmp = out / ".index.html.tmp"
+    _write(tmp, index_html)
+    os.replace(tmp, index)
+    html_dir.remove_stale(out, previous, written)  # pages of files no longer in the report
+    html_dir.write_manifest(out, written)
+    return index
 
-        chunks = [page_jobs[i::jobs * 4] for i in range(jobs * 4)]
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            for fut in [pool.submit(_write_pages, str(out), chunk, common) for chunk in chunks if chunk]:
-                fut.result()
-    else:
-        _write_pages(str(out), page_jobs, common)
 
-    # The method view and the risk hotspots (html_methods.py).
-    methods = html_methods.method_rows([(f.fc, f.name, f.page) for f in files], precision)
+def _methods(files: list[_File]):
+    """Every method of `files`, in html_methods.method_rows' order."""
+    return (m for f in files for c in f.fc.classes for m in c.methods)
+
+
+def _write_rest(out: Path, analysis: Analysis, files: list[_File], common: dict, hist,
+                precision: int, has_branches: bool, methods: list) -> str:
+    """Writes the method view and the risk hotspots (html_methods.py); returns the index page's HTML
+    (written last, by write_html)."""
     hot = html_methods.hotspots(methods)
     env = _environment()
     for page, heading, rows in (("methods", "Methods", methods), ("hotspots", "Risk hotspots", hot)):
@@ -642,18 +702,12 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
                                branch_cover=display_percent(nums.branch_percent, precision),
                                pc=_sort_number(nums.percent), bpc=_sort_number(nums.branch_percent)))
     totals = analysis.totals
-    html = _environment().get_template("index.html").render(
+    return _environment().get_template("index.html").render(
         common, groups=group_list, totals=totals, methods=len(methods), hotspots=len(hot),
         history=_history_view(hist, files, precision), warnings=[*analysis.warnings, *(hist.warnings if hist else [])],
         cover=display_percent(totals.percent, precision),
         branch_cover=display_percent(totals.branch_percent, precision),
     )
-    tmp = out / ".index.html.tmp"
-    _write(tmp, html)
-    os.replace(tmp, index)
-    html_dir.remove_stale(out, previous, written)  # pages of files no longer in the report
-    html_dir.write_manifest(out, written)
-    return index
 
 
 def _index_row(f: _File, precision: int) -> dict:

@@ -140,6 +140,25 @@ def _code(text: str) -> str:
         return text
     if _FULL_WORD.search(text) or _ODD_CHAR.search(text):
         return _INNER.sub(_replace, text)
+    # Line by line: no word spans a line, so a line's HTML is the same wherever it appears, and code lines
+    # repeat (braces, `return x;`, the same statement in many methods): each distinct line is split once.
+    if len(_LINE_HTML) > 100_000:
+        _LINE_HTML.clear()
+    cache = _LINE_HTML
+    out = []
+    append = out.append
+    for line in text.split("\n"):
+        html = cache.get(line)
+        if html is None:
+            html = cache[line] = _words(line)
+        append(html)
+    return "\n".join(out)
+
+
+_LINE_HTML: dict[str, str] = {}  # a line of plain code -> its HTML
+
+
+def _words(text: str) -> str:
     parts = _WORDS.split(text)
     if len(_WORD_HTML) > 100_000:
         _reset_words()

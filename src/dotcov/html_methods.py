@@ -13,7 +13,7 @@ from typing import Callable
 
 from markupsafe import Markup
 
-from dotcov.analysis import FileAnalysis, MethodAnalysis, crap_shown
+from dotcov.analysis import FileAnalysis, MethodAnalysis, crap_score, crap_shown
 from dotcov.output import display_percent, percent
 
 CRAP_THRESHOLD = 30
@@ -44,25 +44,37 @@ class MethodRow:
         return self.crap_shown > CRAP_THRESHOLD or self.complexity > COMPLEXITY_THRESHOLD
 
 
-def _row(order: int, class_name: str, m: MethodAnalysis, file_name: str, page: str, precision: int) -> MethodRow:
+def _row(order: int, class_name: str, m: MethodAnalysis, file_name: str, page: str, precision: int,
+         shown: dict) -> MethodRow:
+    # The method's numbers once: complexity and CRAP come from them (MethodAnalysis computes each property
+    # afresh, and `crap` alone would count the lines and the complexity again).
     n = m.numbers
+    crap = crap_score(n.complexity, n.covered, n.statements)
+    # A percentage is a function of its two counts, and methods share a few sizes: each shown once.
+    cover = shown.get((n.covered, n.statements))
+    if cover is None:
+        cover = shown[n.covered, n.statements] = display_percent(n.percent, precision)
+    branch_cover = shown.get((n.branches_covered, n.branches))
+    if branch_cover is None:
+        branch_cover = shown[n.branches_covered, n.branches] = display_percent(n.branch_percent, precision)
     return MethodRow(
         order=order, class_name=class_name, name=f"{m.name}{m.signature}", file_name=file_name,
         href=f"{page}#L{m.first_line}", statements=n.statements, covered=n.covered,
-        cover=display_percent(n.percent, precision), pc=n.percent,
+        cover=cover, pc=n.percent,
         branches=n.branches, branches_covered=n.branches_covered,
-        branch_cover=display_percent(n.branch_percent, precision), bpc=percent(n.branches_covered, n.branches),
-        complexity=m.complexity, crap=m.crap, crap_shown=crap_shown(m.crap))
+        branch_cover=branch_cover, bpc=percent(n.branches_covered, n.branches),
+        complexity=n.complexity, crap=crap, crap_shown=crap_shown(crap))
 
 
 def method_rows(files: list[tuple[FileAnalysis, str, str]], precision: int = 0) -> list[MethodRow]:
     """Every method of `files` ((analysis, display name, page) in display order) once, in file, class and
     line order."""
     rows: list[MethodRow] = []
+    shown: dict[tuple[int, int], str] = {}
     for fa, name, page in files:
         for c in fa.classes:
             for m in c.methods:
-                rows.append(_row(len(rows), c.name, m, name, page, precision))
+                rows.append(_row(len(rows), c.name, m, name, page, precision, shown))
     return rows
 
 
@@ -75,7 +87,7 @@ def rows_html(rows: list[MethodRow], has_branches: bool, wrap_name: Callable[[st
     """The <tbody> rows of a method page. Built here rather than by a loop in methods.html: at a million
     statements there are ~70,000 methods, and the template loop was most of the page's time.
     `wrap_name` marks a name's line-break points (html.wrap_name); class names repeat, so it runs once each."""
-    wrapped: dict[str, str] = {}
+    wrapped: dict[str, str] = {}  # class and method names repeat (methods of one name in many classes)
     escaped: dict[str, str] = {}  # file names and pages repeat
     out = []
     append = out.append
@@ -83,6 +95,9 @@ def rows_html(rows: list[MethodRow], has_branches: bool, wrap_name: Callable[[st
         cls = wrapped.get(r.class_name)
         if cls is None:
             cls = wrapped[r.class_name] = wrap_name(r.class_name)
+        name = wrapped.get(r.name)
+        if name is None:
+            name = wrapped[r.name] = wrap_name(r.name)
         file_name = escaped.get(r.file_name)
         if file_name is None:
             file_name = escaped[r.file_name] = _escape(r.file_name)
@@ -95,7 +110,7 @@ def rows_html(rows: list[MethodRow], has_branches: bool, wrap_name: Callable[[st
         append(f'<tr class="method{" hot" if r.hotspot else ""}" data-order="{i}">\n'
                f'  <td class="name" data-sort="{_escape(r.class_name)}">{cls}</td>\n'
                f'  <td class="name" data-sort="{_escape(r.name)}"><a href="{_escape(r.href)}" '
-               f'title="{file_name}">{wrap_name(r.name)}</a></td>\n'
+               f'title="{file_name}">{name}</a></td>\n'
                f'  <td class="num" data-sort="{r.statements}">{r.statements}</td>\n'
                f'{branch}'
                f'  <td class="num cov" data-sort="{r.pc}"><span class="bar" aria-hidden="true"><span style="width: '

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterable
 
-from dotcov.analysis import FileAnalysis
+from dotcov.analysis import FileAnalysis, MethodAnalysis
 from dotcov.output import display_percent
 
 INDEX = "search.js"
@@ -42,10 +42,15 @@ def _script(call: str, *args) -> bytes:
 
 
 def build(files: list[tuple[FileAnalysis, str, str, str]],
-          read_text: Callable[[str], str | None], precision: int = 0) -> dict[str, bytes]:
+          read_text: Callable[[str], str | None], precision: int = 0,
+          method_cover: Callable[[MethodAnalysis], str] | None = None) -> dict[str, bytes]:
     """The search index of `files` ((analysis, display name, page, display cover) in display order): file
     name -> content, to be written into the report's directory. `read_text(path)` gives a file's source as
-    its page shows it (None when unreadable)."""
+    its page shows it (None when unreadable). `method_cover(m)` gives a method's display cover when the
+    caller has it already (the method pages do)."""
+    if method_cover is None:
+        def method_cover(m: MethodAnalysis) -> str:
+            return display_percent(m.numbers.percent, precision)
     index_files, classes, methods = [], [], []
     for fi, (fa, name, page, cover) in enumerate(files):
         index_files.append([name, page, cover])
@@ -55,8 +60,7 @@ def build(files: list[tuple[FileAnalysis, str, str, str]],
             ci = len(classes)
             classes.append([c.name, fi, _first_line(c.lines)])
             for m in c.methods:
-                methods.append([f"{m.name}{m.signature}", ci, _first_line(m.lines),
-                                display_percent(m.numbers.percent, precision)])
+                methods.append([f"{m.name}{m.signature}", ci, _first_line(m.lines), method_cover(m)])
 
     out: dict[str, bytes] = {}
     chunk: list = []

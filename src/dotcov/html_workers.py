@@ -1,0 +1,117 @@
+"""The HTML report's page workers: processes that write the file pages while the report's process makes the
+rest (search index, method pages, index).
+
+A worker is a fresh interpreter (`python -m dotcov.html_workers`), not a fork of the report's process. At a
+million statements that process holds about 1 GiB of model; after a fork, every page of it that either side
+then writes (a reference count is a write) is copied on the first touch, and on this machine that made the
+pages cost more CPU in two processes than in one (docs/benchmarks.md, "The HTML writer's own time"). A worker
+gets only its pages' data (html._PageJob: plain values, no model objects) as a pickle on stdin, and answers
+on stdout with how many pages it wrote, or the exception that stopped it (re-raised in the report's process).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+__all__ = ["Workers", "start"]
+
+
+class Workers:
+    """Running page workers; `finish()` waits for them and re-raises what stopped one."""
+
+    def __init__(self, procs: list[subprocess.Popen], payloads: list[bytes], expected: int):
+        self._procs = procs
+        self._results: list[tuple[bytes, bytes] | BaseException | None] = [None] * len(procs)
+        self._expected = expected
+        # communicate() writes the payload and reads the answer without holding the GIL: the report's
+        # process goes on with its own pages meanwhile.
+        self._threads = [threading.Thread(target=self._talk, args=(i, data), daemon=True)
+                         for i, data in enumerate(payloads)]
+        for t in self._threads:
+            t.start()
+
+    def _talk(self, i: int, data: bytes) -> None:
+        try:
+            self._results[i] = self._procs[i].communicate(data)
+        except BaseException as e:  # noqa: BLE001 - handed to finish()
+            self._results[i] = e
+
+    def finish(self) -> None:
+        for t in self._threads:
+            t.join()
+        written = 0
+        for proc, result in zip(self._procs, self._results):
+            if isinstance(result, BaseException):
+                raise result
+            out, err = result
+            answer = _answer(out)
+            if isinstance(answer, BaseException):
+                raise answer
+            if proc.returncode != 0 or not isinstance(answer, int):
+                detail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
+                raise RuntimeError(f"an HTML page worker failed: {detail[0]}")
+            written += answer
+        if written != self._expected:
+            raise RuntimeError(f"the HTML page workers wrote {written} pages of {self._expected}")
+
+    def abort(self) -> None:
+        for proc in self._procs:
+            if proc.poll() is None:
+                proc.kill()
+        for t in self._threads:
+            t.join()
+
+
+def _answer(out: bytes):
+    try:
+        return pickle.loads(out) if out else None
+    except Exception:  # noqa: BLE001 - a worker that died mid-answer
+        return None
+
+
+def start(directory: str, shares: list[list], common: dict) -> Workers | None:
+    """Starts one worker per share (a list of html._PageJob) writing those pages into `directory`; None when
+    no interpreter can be started (the caller then writes the pages itself)."""
+    if not sys.executable:
+        return None
+    package_parent = str(Path(__file__).resolve().parents[1])  # this dotcov, whatever sys.path the worker gets
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    procs = []
+    try:
+        for _ in shares:
+            procs.append(subprocess.Popen([sys.executable, "-m", "dotcov.html_workers"], env=env,
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    except OSError:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+        return None
+    payloads = [pickle.dumps((directory, share, common), protocol=pickle.HIGHEST_PROTOCOL) for share in shares]
+    return Workers(procs, payloads, sum(len(s) for s in shares))
+
+
+def main() -> None:
+    directory, jobs, common = pickle.load(sys.stdin.buffer)
+    from dotcov import html
+
+    try:
+        html.write_pages(directory, jobs, common)
+        answer = len(jobs)
+    except Exception as e:  # noqa: BLE001 - re-raised in the report's process
+        answer = e
+    try:
+        data = pickle.dumps(answer)
+    except Exception:  # noqa: BLE001 - an exception that cannot be pickled
+        data = pickle.dumps(RuntimeError(f"an HTML page worker failed: {answer!r}"))
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+if __name__ == "__main__":
+    main()
