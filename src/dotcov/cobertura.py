@@ -51,12 +51,13 @@ from __future__ import annotations
 import os
 from bisect import bisect_left
 from dataclasses import dataclass
+from operator import countOf
 from pathlib import Path
 
-from dotcov.analysis import Analysis, MethodAnalysis, Numbers
-from dotcov.model import CoverageResult
+from dotcov.analysis import Analysis, ClassAnalysis, MethodAnalysis, Numbers
+from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import relative_path, truncated_percent, write_atomic
-from dotcov.xmlwriter import INDENT, XmlWriter
+from dotcov.xmlwriter import INDENT, XmlWriter, attr
 
 __all__ = ["Condition", "LineBranches", "line_branches", "rate", "cobertura_xml", "write_cobertura"]
 
@@ -86,9 +87,13 @@ def line_branches(method: MethodAnalysis, line: int) -> LineBranches | None:
     b = method.branches.get(line)
     if b is None or b.total == 0:
         return None
-    conditions = tuple(Condition(offset, kind, covered, total)
-                       for offset, kind, covered, total in sorted(b.conditions))
-    return LineBranches(min(b.covered, b.total), b.total, conditions)
+    covered, total, conditions = _outcomes(b)
+    return LineBranches(covered, total, tuple(Condition(*c) for c in conditions))
+
+
+def _outcomes(b: BranchCoverage) -> tuple[int, int, list[tuple[int, str, int, int]]]:
+    """What `line_branches` says of a line's outcomes, as plain tuples (the writer's fast path)."""
+    return min(b.covered, b.total), b.total, sorted(b.conditions)
 
 
 # --- numbers -------------------------------------------------------------------
@@ -114,42 +119,78 @@ def _branch_rate(covered: int, total: int, measured: bool) -> str:
     return rate(covered, total) if measured else "0"
 
 
-def _lines_rate(lines: dict[int, int]) -> str:
-    return rate(sum(1 for h in lines.values() if h > 0), len(lines))
-
-
 # --- XML writing -------------------------------------------------------------------
 
-def _write_lines(w: XmlWriter, lines: dict[int, int], branches: dict[int, LineBranches | None]) -> None:
+# A line without branches, the common case (integers need no escaping). The `<lines>` of classes and methods
+# are written as one string each: every line's element joined by the newline and indentation of its depth.
+_PLAIN_LINE = '<line number="%d" hits="%d" branch="False" />'.__mod__
+
+
+def _branch_line(number: int, hits: int, outcomes: tuple, indent: str) -> str:
+    """The `<line>` of a line with branch outcomes (`_outcomes`), at `indent`, without its first indentation
+    and last newline."""
+    covered, total, conditions = outcomes
+    head = (f'<line number="{number}" hits="{hits}" branch="True" '
+            f'condition-coverage="{truncated_percent(covered, total)}% ({covered}/{total})"')
+    if not conditions:
+        return head + " />"
+    inner = indent + INDENT
+    rows = "".join(f'{inner}{INDENT}<condition number="{attr(offset)}" type="{attr(kind)}" '
+                   f'coverage="{truncated_percent(c, t)}%" />\n' for offset, kind, c, t in conditions)
+    return f"{head}>\n{inner}<conditions>\n{rows}{inner}</conditions>\n{indent}</line>"
+
+
+def _lines_xml(lines: dict[int, int], branches: dict[int, tuple], indent: str) -> str:
+    """`<lines>` at `indent`: every line of `lines` by number, those in `branches` with their outcomes."""
     if not lines:
-        w.empty("lines")
-        return
-    w.start("lines")
-    indent = INDENT * w.depth
-    parts = w.parts
-    numbers = sorted(lines)
-    start = 0
-    for number in sorted(n for n, b in branches.items() if b is not None and n in lines):
-        # the lines before it have no branches: the common case, written directly (integers need no escaping)
-        at = bisect_left(numbers, number, start)
-        parts += [f'{indent}<line number="{n}" hits="{lines[n]}" branch="False" />\n' for n in numbers[start:at]]
-        start = at + 1
-        b = branches[number]
-        attrs = [("number", number), ("hits", lines[number])]
-        attrs += [("branch", "True"),
-                  ("condition-coverage", f"{truncated_percent(b.covered, b.total)}% ({b.covered}/{b.total})")]
-        if not b.conditions:
-            w.empty("line", attrs)
-            continue
-        w.start("line", attrs)
-        w.start("conditions")
-        for c in b.conditions:
-            w.empty("condition", [("number", c.number), ("type", c.type),
-                                  ("coverage", f"{truncated_percent(c.covered, c.total)}%")])
-        w.end("conditions")
-        w.end("line")
-    parts += [f'{indent}<line number="{n}" hits="{lines[n]}" branch="False" />\n' for n in numbers[start:]]
-    w.end("lines")
+        return f"{indent}<lines />\n"
+    numbers = list(lines)
+    if numbers != sorted(numbers):  # (the analysis keeps its maps sorted: a check at C speed)
+        lines = dict(sorted(lines.items()))
+        numbers = list(lines)
+    texts = list(map(_PLAIN_LINE, lines.items()))
+    line_indent = indent + INDENT
+    for number, b in branches.items():
+        if number in lines:
+            texts[bisect_left(numbers, number)] = _branch_line(number, lines[number], b, line_indent)
+    return f"{indent}<lines>\n{line_indent}" + ("\n" + line_indent).join(texts) + f"\n{indent}</lines>\n"
+
+
+def _method_branches(m: MethodAnalysis) -> dict[int, tuple]:
+    """`_outcomes` of each of the method's lines that has outcomes (what `line_branches` gives)."""
+    return {line: _outcomes(b) for line, b in m.branches.items() if b.total and line in m.lines}
+
+
+def _lines_rate(lines: dict[int, int]) -> str:
+    return rate(len(lines) - countOf(lines.values(), 0), len(lines))  # (hits are never negative)
+
+
+def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str) -> str:
+    """One `<class>` at `indent`, with its methods and lines."""
+    class_branches: dict[int, tuple] = {}
+    methods = []
+    method_indent = indent + INDENT * 2
+    for m in cls.methods:
+        mbranches = _method_branches(m)
+        for line, b in mbranches.items():
+            class_branches.setdefault(line, b)  # a line's outcomes as its first method has them
+        found = mbranches.values()
+        methods.append(f'{method_indent}<method name="{attr(m.name)}" signature="{attr(m.signature)}" '
+                       f'line-rate="{_lines_rate(m.lines)}" branch-rate="'
+                       f'{_branch_rate(sum(b[0] for b in found), sum(b[1] for b in found), measured)}" '
+                       f'complexity="{m.complexity}">\n')
+        methods.append(_lines_xml(m.lines, mbranches, method_indent + INDENT))
+        methods.append(f"{method_indent}</method>\n")
+    found = class_branches.values()
+    head = (f'{indent}<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
+            f'line-rate="{_lines_rate(cls.lines)}" branch-rate="'
+            f'{_branch_rate(sum(b[0] for b in found), sum(b[1] for b in found), measured)}" '
+            f'complexity="{sum(m.complexity for m in cls.methods)}">\n')
+    if methods:
+        methods_xml = f"{indent}{INDENT}<methods>\n" + "".join(methods) + f"{indent}{INDENT}</methods>\n"
+    else:
+        methods_xml = f"{indent}{INDENT}<methods />\n"
+    return head + methods_xml + _lines_xml(cls.lines, class_branches, indent + INDENT) + f"{indent}</class>\n"
 
 
 def _source_of(root: str) -> str:
@@ -174,38 +215,8 @@ def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
             body.end("package")
             continue
         body.start("classes")
-        for cls in asm.classes:
-            class_branches: dict[int, LineBranches | None] = {}
-            methods_xml = XmlWriter(depth=body.depth + 2)
-            for m in cls.methods:
-                # Only lines with outcomes have an entry (the others read as None).
-                mbranches = {line: b for line in m.branches if line in m.lines
-                             and (b := line_branches(m, line)) is not None}
-                found = list(mbranches.values())
-                for line, b in mbranches.items():
-                    if class_branches.get(line) is None:
-                        class_branches[line] = b
-                methods_xml.start("method", [
-                    ("name", m.name), ("signature", m.signature), ("line-rate", _lines_rate(m.lines)),
-                    ("branch-rate", _branch_rate(sum(b.covered for b in found), sum(b.total for b in found),
-                                                 measured)),
-                    ("complexity", m.complexity)])
-                _write_lines(methods_xml, m.lines, mbranches)
-                methods_xml.end("method")
-            found = [b for b in class_branches.values() if b is not None]
-            body.start("class", [("name", cls.name), ("filename", relative_path(cls.filename, root)),
-                                 ("line-rate", _lines_rate(cls.lines)),
-                                 ("branch-rate", _branch_rate(sum(b.covered for b in found),
-                                                              sum(b.total for b in found), measured)),
-                                 ("complexity", sum(m.complexity for m in cls.methods))])
-            if cls.methods:
-                body.start("methods")
-                body.extend(methods_xml)
-                body.end("methods")
-            else:
-                body.empty("methods")
-            _write_lines(body, cls.lines, class_branches)
-            body.end("class")
+        indent = INDENT * body.depth
+        body.parts += [_class_xml(cls, root, measured, indent) for cls in asm.classes]
         body.end("classes")
         body.end("package")
 
