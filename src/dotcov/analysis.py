@@ -229,7 +229,14 @@ def cyclomatic_complexity(branches: dict[int, BranchCoverage]) -> int:
     over the same outcomes the branch columns count. coverlet's max(1, outcomes) gives the same for a
     method without branches (1) and one with a single two-way condition (2).
     """
-    return 1 + sum(max(0, len(hits) - 1) for b in branches.values() for _off, hits in _outcomes(b))
+    return 1 + sum(_decisions(b) for b in branches.values())
+
+
+def _decisions(b: BranchCoverage) -> int:
+    """What one line's outcomes add to the complexity (see `cyclomatic_complexity`)."""
+    if b.outcome_hits:  # (the common case, without `_outcomes`' copies)
+        return sum(max(0, len(hits) - 1) for _off, hits in b.outcome_hits)
+    return sum(max(0, len(hits) - 1) for _off, hits in _outcomes(b))
 
 
 def crap_score(complexity: int, covered: int, statements: int) -> float:
@@ -258,6 +265,7 @@ class MethodAnalysis:
     lines: dict[int, int] = field(default_factory=dict)
     points: list[PointCoverage] = field(default_factory=list)  # in source order
     branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method
+    _complexity: int | None = field(default=None, init=False, repr=False, compare=False)  # see `complexity`
 
     @property
     def first_line(self) -> int:
@@ -280,7 +288,11 @@ class MethodAnalysis:
 
     @property
     def complexity(self) -> int:
-        return cyclomatic_complexity(self.branches)
+        """`cyclomatic_complexity` of its branches, computed when first asked for (the file's numbers,
+        Cobertura's method, class and package ask for it): the analysis is finished by then."""
+        if self._complexity is None:
+            self._complexity = cyclomatic_complexity(self.branches)
+        return self._complexity
 
     @property
     def crap(self) -> float:
@@ -447,7 +459,7 @@ class FileAnalysis:
         f.numbers.methods = len(methods)
         f.numbers.methods_covered = sum(methods.values())
         # Complexity sums the merged methods' (cyclomatic_complexity): it needs the classes merged.
-        f.numbers.complexity = sum(c.numbers.complexity for c in f.classes)
+        f.numbers.complexity = sum(m.complexity for c in f.classes for m in c.methods)
         return f
 
     @property

@@ -53,6 +53,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from operator import countOf
 from pathlib import Path
+from typing import Iterator
 
 from dotcov.analysis import Analysis, ClassAnalysis, MethodAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
@@ -87,13 +88,8 @@ def line_branches(method: MethodAnalysis, line: int) -> LineBranches | None:
     b = method.branches.get(line)
     if b is None or b.total == 0:
         return None
-    covered, total, conditions = _outcomes(b)
-    return LineBranches(covered, total, tuple(Condition(*c) for c in conditions))
-
-
-def _outcomes(b: BranchCoverage) -> tuple[int, int, list[tuple[int, str, int, int]]]:
-    """What `line_branches` says of a line's outcomes, as plain tuples (the writer's fast path)."""
-    return min(b.covered, b.total), b.total, sorted(b.conditions)
+    covered, total = min(b.covered, b.total), b.total
+    return LineBranches(covered, total, tuple(Condition(*c) for c in sorted(b.conditions)))
 
 
 # --- numbers -------------------------------------------------------------------
@@ -126,18 +122,26 @@ def _branch_rate(covered: int, total: int, measured: bool) -> str:
 _PLAIN_LINE = '<line number="%d" hits="%d" branch="False" />'.__mod__
 
 
+def _outcomes(b: BranchCoverage) -> tuple[str, tuple[str, ...], int, int]:
+    """What `line_branches` says of a line, as the writer writes it: the condition-coverage attribute, each
+    `<condition>` without its indentation, covered and total outcomes. Made once per method line, shared with
+    its class's line."""
+    covered, total = min(b.covered, b.total), b.total
+    conditions = tuple(f'<condition number="{attr(offset)}" type="{attr(kind)}" '
+                       f'coverage="{truncated_percent(c, t)}%" />' for offset, kind, c, t in sorted(b.conditions))
+    return f"{truncated_percent(covered, total)}% ({covered}/{total})", conditions, covered, total
+
+
 def _branch_line(number: int, hits: int, outcomes: tuple, indent: str) -> str:
     """The `<line>` of a line with branch outcomes (`_outcomes`), at `indent`, without its first indentation
     and last newline."""
-    covered, total, conditions = outcomes
-    head = (f'<line number="{number}" hits="{hits}" branch="True" '
-            f'condition-coverage="{truncated_percent(covered, total)}% ({covered}/{total})"')
+    coverage, conditions = outcomes[0], outcomes[1]
+    head = f'<line number="{number}" hits="{hits}" branch="True" condition-coverage="{coverage}"'
     if not conditions:
         return head + " />"
     inner = indent + INDENT
-    rows = "".join(f'{inner}{INDENT}<condition number="{attr(offset)}" type="{attr(kind)}" '
-                   f'coverage="{truncated_percent(c, t)}%" />\n' for offset, kind, c, t in conditions)
-    return f"{head}>\n{inner}<conditions>\n{rows}{inner}</conditions>\n{indent}</line>"
+    rows = f"\n{inner}{INDENT}".join(conditions)
+    return f"{head}>\n{inner}<conditions>\n{inner}{INDENT}{rows}\n{inner}</conditions>\n{indent}</line>"
 
 
 def _lines_xml(lines: dict[int, int], branches: dict[int, tuple], indent: str) -> str:
@@ -177,14 +181,14 @@ def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str) -> st
         found = mbranches.values()
         methods.append(f'{method_indent}<method name="{attr(m.name)}" signature="{attr(m.signature)}" '
                        f'line-rate="{_lines_rate(m.lines)}" branch-rate="'
-                       f'{_branch_rate(sum(b[0] for b in found), sum(b[1] for b in found), measured)}" '
+                       f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
                        f'complexity="{m.complexity}">\n')
         methods.append(_lines_xml(m.lines, mbranches, method_indent + INDENT))
         methods.append(f"{method_indent}</method>\n")
     found = class_branches.values()
     head = (f'{indent}<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
             f'line-rate="{_lines_rate(cls.lines)}" branch-rate="'
-            f'{_branch_rate(sum(b[0] for b in found), sum(b[1] for b in found), measured)}" '
+            f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
             f'complexity="{sum(m.complexity for m in cls.methods)}">\n')
     if methods:
         methods_xml = f"{indent}{INDENT}<methods>\n" + "".join(methods) + f"{indent}{INDENT}</methods>\n"
@@ -198,28 +202,11 @@ def _source_of(root: str) -> str:
     return root if root.endswith("/") else root + "/"
 
 
-def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp: int | None = None) -> bytes:
-    """The report as UTF-8 bytes (no BOM). `timestamp` (seconds) defaults to the result's."""
-    analysis = Analysis.of(result)
+def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterator[str]:
+    """The document in pieces (one per `<class>`, the rest in a few), so a writer can encode and write
+    as it goes instead of holding the whole text and its bytes."""
     root = analysis.source_root
     measured = analysis.branches_measured
-
-    body = XmlWriter(depth=2)
-    for asm in analysis.assemblies:
-        body.start("package", [("name", asm.name), ("line-rate", _line_rate(asm.numbers)),
-                               ("branch-rate", _branch_rate(asm.numbers.branches_covered, asm.numbers.branches,
-                                                            measured)),
-                               ("complexity", asm.numbers.complexity)])
-        if not asm.classes:
-            body.empty("classes")
-            body.end("package")
-            continue
-        body.start("classes")
-        indent = INDENT * body.depth
-        body.parts += [_class_xml(cls, root, measured, indent) for cls in asm.classes]
-        body.end("classes")
-        body.end("package")
-
     total = analysis.totals
     w = XmlWriter(declaration=True)
     w.start("coverage", [
@@ -241,17 +228,39 @@ def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
         w.end("sources")
     else:
         w.empty("sources")
-    if body.parts:
-        w.start("packages")
-        w.extend(body)
-        w.end("packages")
-    else:
+    if not analysis.assemblies:
         w.empty("packages")
+    else:
+        w.start("packages")
+        for asm in analysis.assemblies:
+            w.start("package", [("name", asm.name), ("line-rate", _line_rate(asm.numbers)),
+                                ("branch-rate", _branch_rate(asm.numbers.branches_covered, asm.numbers.branches,
+                                                             measured)),
+                                ("complexity", asm.numbers.complexity)])
+            if not asm.classes:
+                w.empty("classes")
+                w.end("package")
+                continue
+            w.start("classes")
+            yield "".join(w.parts)
+            w.parts.clear()
+            indent = INDENT * w.depth
+            for cls in asm.classes:
+                yield _class_xml(cls, root, measured, indent)
+            w.end("classes")
+            w.end("package")
+        w.end("packages")
     w.end("coverage")
-    return w.getvalue()
+    yield "".join(w.parts)
+
+
+def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp: int | None = None) -> bytes:
+    """The report as UTF-8 bytes (no BOM). `timestamp` (seconds) defaults to the result's."""
+    return "".join(_document(Analysis.of(result), version, timestamp)).encode("utf-8")
 
 
 def write_cobertura(result: CoverageResult | Analysis, out_path: str | os.PathLike, *, version: str,
                     timestamp: int | None = None) -> None:
     """Writes `cobertura_xml` to `out_path`, replacing it whole (a reader never sees half a file)."""
-    write_atomic(out_path, cobertura_xml(result, version=version, timestamp=timestamp))
+    chunks = _document(Analysis.of(result), version, timestamp)
+    write_atomic(out_path, (chunk.encode("utf-8") for chunk in chunks))
