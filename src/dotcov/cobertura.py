@@ -144,38 +144,58 @@ def _branch_line(number: int, hits: int, outcomes: tuple, indent: str) -> str:
     return f"{head}>\n{inner}<conditions>\n{inner}{INDENT}{rows}\n{inner}</conditions>\n{indent}</line>"
 
 
-def _lines_xml(lines: dict[int, int], branches: dict[int, tuple], indent: str) -> str:
-    """`<lines>` at `indent`: every line of `lines` by number, those in `branches` with their outcomes."""
+def _sorted_lines(lines: dict[int, int]) -> dict[int, int]:
+    numbers = list(lines)
+    return lines if numbers == sorted(numbers) else dict(sorted(lines.items()))  # (the analysis keeps them sorted)
+
+
+def _lines_xml(lines: dict[int, int], texts: list[str], branches: dict[int, tuple], indent: str) -> str:
+    """`<lines>` at `indent`: `texts` (each line of the sorted `lines` as `_PLAIN_LINE`), those in `branches`
+    with their outcomes."""
     if not lines:
         return f"{indent}<lines />\n"
-    numbers = list(lines)
-    if numbers != sorted(numbers):  # (the analysis keeps its maps sorted: a check at C speed)
-        lines = dict(sorted(lines.items()))
-        numbers = list(lines)
-    texts = list(map(_PLAIN_LINE, lines.items()))
     line_indent = indent + INDENT
-    for number, b in branches.items():
-        if number in lines:
-            texts[bisect_left(numbers, number)] = _branch_line(number, lines[number], b, line_indent)
+    if branches:
+        numbers = list(lines)
+        for number, b in branches.items():
+            if number in lines:
+                texts[bisect_left(numbers, number)] = _branch_line(number, lines[number], b, line_indent)
     return f"{indent}<lines>\n{line_indent}" + ("\n" + line_indent).join(texts) + f"\n{indent}</lines>\n"
 
 
-def _method_branches(m: MethodAnalysis) -> dict[int, tuple]:
-    """`_outcomes` of each of the method's lines that has outcomes (what `line_branches` gives)."""
-    return {line: _outcomes(b) for line, b in m.branches.items() if b.total and line in m.lines}
+def _method_branches(m: MethodAnalysis, memo: dict) -> dict[int, tuple]:
+    """`_outcomes` of each of the method's lines that has outcomes (what `line_branches` gives); `memo` keeps
+    them by what they are made of, as many lines have the same."""
+    out = {}
+    for line, b in m.branches.items():
+        if b.total and line in m.lines:
+            key = (b.covered, b.total, *b.conditions)
+            try:
+                have = memo.get(key)
+            except TypeError:  # (conditions that are not tuples: not kept)
+                have = key = None
+            if have is None:
+                have = _outcomes(b)
+                if key is not None:
+                    memo[key] = have
+            out[line] = have
+    return out
 
 
 def _lines_rate(lines: dict[int, int]) -> str:
     return rate(len(lines) - countOf(lines.values(), 0), len(lines))  # (hits are never negative)
 
 
-def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str) -> str:
-    """One `<class>` at `indent`, with its methods and lines."""
+def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo: dict) -> str:
+    """One `<class>` at `indent`, with its methods and lines (`memo`: see `_method_branches`)."""
+    class_lines = _sorted_lines(cls.lines)
+    class_texts = list(map(_PLAIN_LINE, class_lines.items()))
+    by_line = dict(zip(class_lines, class_texts))
     class_branches: dict[int, tuple] = {}
     methods = []
     method_indent = indent + INDENT * 2
     for m in cls.methods:
-        mbranches = _method_branches(m)
+        mbranches = _method_branches(m, memo)
         for line, b in mbranches.items():
             class_branches.setdefault(line, b)  # a line's outcomes as its first method has them
         found = mbranches.values()
@@ -183,7 +203,12 @@ def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str) -> st
                        f'line-rate="{_lines_rate(m.lines)}" branch-rate="'
                        f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
                        f'complexity="{m.complexity}">\n')
-        methods.append(_lines_xml(m.lines, mbranches, method_indent + INDENT))
+        lines = _sorted_lines(m.lines)
+        if lines.items() <= class_lines.items():  # (usually: the class's texts of the same lines and hits)
+            texts = list(map(by_line.__getitem__, lines))
+        else:
+            texts = list(map(_PLAIN_LINE, lines.items()))
+        methods.append(_lines_xml(lines, texts, mbranches, method_indent + INDENT))
         methods.append(f"{method_indent}</method>\n")
     found = class_branches.values()
     head = (f'{indent}<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
@@ -194,7 +219,8 @@ def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str) -> st
         methods_xml = f"{indent}{INDENT}<methods>\n" + "".join(methods) + f"{indent}{INDENT}</methods>\n"
     else:
         methods_xml = f"{indent}{INDENT}<methods />\n"
-    return head + methods_xml + _lines_xml(cls.lines, class_branches, indent + INDENT) + f"{indent}</class>\n"
+    return (head + methods_xml + _lines_xml(class_lines, class_texts, class_branches, indent + INDENT)
+            + f"{indent}</class>\n")
 
 
 def _source_of(root: str) -> str:
@@ -207,6 +233,7 @@ def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterat
     as it goes instead of holding the whole text and its bytes."""
     root = analysis.source_root
     measured = analysis.branches_measured
+    memo: dict = {}  # see _method_branches
     total = analysis.totals
     w = XmlWriter(declaration=True)
     w.start("coverage", [
@@ -246,7 +273,7 @@ def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterat
             w.parts.clear()
             indent = INDENT * w.depth
             for cls in asm.classes:
-                yield _class_xml(cls, root, measured, indent)
+                yield _class_xml(cls, root, measured, indent, memo)
             w.end("classes")
             w.end("package")
         w.end("packages")
