@@ -283,7 +283,7 @@ def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterat
 
 def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp: int | None = None) -> bytes:
     """The report as UTF-8 bytes (no BOM). `timestamp` (seconds) defaults to the result's."""
-    return "".join(_document(Analysis.of(result), version, timestamp)).encode("utf-8")
+    return b"".join(chunk.encode("utf-8") for chunk in _document(Analysis.of(result), version, timestamp))
 
 
 def write_cobertura(result: CoverageResult | Analysis, out_path: str | os.PathLike, *, version: str,
