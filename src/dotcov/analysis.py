@@ -311,6 +311,27 @@ class MethodAnalysis:
         return n
 
 
+def _get_points(m: MethodAnalysis) -> list[PointCoverage]:
+    if m._unsorted_points is not None:
+        m._points, m._unsorted_points = sorted(m._unsorted_points, key=point_order), None
+    return m._points
+
+
+def _set_points(m: MethodAnalysis, points: list[PointCoverage]) -> None:
+    m._points, m._unsorted_points = points, None
+
+
+def _set_unsorted_points(m: MethodAnalysis, points: list[PointCoverage]) -> None:
+    """Points in any order, sorted when first read: Cobertura and the table never read them (a million
+    points sorted would be a fifth of `dotcov xml`'s own time)."""
+    m._points, m._unsorted_points = [], points
+
+
+# `points` is a property over the dataclass field (so `MethodAnalysis(..., points)` and reading it are as
+# before), sorted by `point_order` when first read if `_set_unsorted_points` gave them.
+MethodAnalysis.points = property(_get_points, _set_points, doc="the sequence points, in source order")
+
+
 @dataclass
 class ClassAnalysis:
     name: str
@@ -413,9 +434,9 @@ def _single_class(cc: ClassCoverage, memo: dict[int, ClassAnalysis] | None = Non
                     lines[line] = max(lines.get(line, 0), hits)
         if not mc.lines:
             continue
-        points = sorted(mc.points, key=point_order)  # (stable: already sorted points keep their order)
-        methods.append(MethodAnalysis(mc.name, mc.signature, mc.token, _sorted_map(mc.lines), points,
-                                      _sorted_map(mc.branches)))
+        m = MethodAnalysis(mc.name, mc.signature, mc.token, _sorted_map(mc.lines), [], _sorted_map(mc.branches))
+        _set_unsorted_points(m, mc.points)  # (sorted stably when read: already sorted points keep their order)
+        methods.append(m)
     methods.sort(key=lambda m: (m.first_line, m.name, m.signature))
     return ClassAnalysis(cc.name, cc.filename, _sorted_map(lines), methods)
 
