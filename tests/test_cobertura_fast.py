@@ -268,6 +268,8 @@ def test_a_file_with_classes_of_an_assembly_that_does_not_list_it_counts_them():
                                                                branches={3: branch(1, 2, hits=[(0, [hits, 0])])})],
                              {3: hits})
     a = AssemblyCoverage("A", [cls("C", 1)], {"/src/F.cs": FileCoverage("/src/F.cs", {3: 1})})
-    b = AssemblyCoverage("B", [cls("D", 0)])  # lists no file: its class is in F all the same
+    # B does not list F (only G), yet its class D is in F
+    b = AssemblyCoverage("B", [cls("D", 0)], {"/src/G.cs": FileCoverage("/src/G.cs", {1: 0})})
     f = Analysis.of(CoverageResult([a, b], "/src")).files[0]
+    assert f.path == "/src/F.cs"
     assert (f.numbers.methods, f.numbers.methods_covered, f.numbers.complexity) == (2, 1, 4)
