@@ -45,7 +45,7 @@ Where it departs from coverlet, and why:
 * Everything is sorted (packages by name; classes by name, filename; methods by first line,
   name, signature; lines by number) and the timestamp is the data's, so output is stable.
 
-How it is written (a million lines in about a second): each `<class>` is one string, its `<line>`s
+How it is written (for speed at a million lines): each `<class>` is one string, its `<line>`s
 formatted at C speed and shared between the class and its methods where they agree; the document goes
 out a class at a time (`write_cobertura` never holds all of it). tests/test_cobertura_fast.py checks this
 against an element-by-element rendering; docs/benchmarks.md has the figures.
