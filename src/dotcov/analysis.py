@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import attrgetter, countOf
 from typing import Callable, Iterable
 
 from dotcov.model import (
@@ -97,14 +97,18 @@ class Numbers:
 def line_numbers(lines: dict[int, int], branches: dict[int, BranchCoverage] | None = None,
                  excluded: int = 0, not_measured: int = 0) -> Numbers:
     statements = len(lines)
-    missed = list(lines.values()).count(0)
+    missed = countOf(lines.values(), 0)
     n = Numbers(statements=statements, missed=missed, excluded=excluded, not_measured=not_measured)
-    for line, b in (branches or {}).items():
-        n.branches += b.total
-        n.branches_covered += min(b.covered, b.total)
-        if b.covered < b.total and lines.get(line, 0) > 0:
-            n.partial += 1
+    if branches:  # (each sum at C speed: a million-line report has a hundred thousand branch lines)
+        totals = list(map(_total, branches.values()))
+        covered = list(map(min, map(_covered, branches.values()), totals))
+        n.branches = sum(totals)
+        n.branches_covered = sum(covered)
+        n.partial = sum(1 for line, c, t in zip(branches, covered, totals) if c < t and lines.get(line, 0) > 0)
     return n
+
+
+_total, _covered = attrgetter("total"), attrgetter("covered")
 
 
 # --- the merge rule ---------------------------------------------------------------
@@ -229,7 +233,14 @@ def cyclomatic_complexity(branches: dict[int, BranchCoverage]) -> int:
     over the same outcomes the branch columns count. coverlet's max(1, outcomes) gives the same for a
     method without branches (1) and one with a single two-way condition (2).
     """
-    return 1 + sum(max(0, len(hits) - 1) for b in branches.values() for _off, hits in _outcomes(b))
+    return 1 + sum(_decisions(b) for b in branches.values())
+
+
+def _decisions(b: BranchCoverage) -> int:
+    """What one line's outcomes add to the complexity (see `cyclomatic_complexity`)."""
+    if b.outcome_hits:  # (the common case, without `_outcomes`' copies)
+        return sum(max(0, len(hits) - 1) for _off, hits in b.outcome_hits)
+    return sum(max(0, len(hits) - 1) for _off, hits in _outcomes(b))
 
 
 def crap_score(complexity: int, covered: int, statements: int) -> float:
@@ -258,6 +269,7 @@ class MethodAnalysis:
     lines: dict[int, int] = field(default_factory=dict)
     points: list[PointCoverage] = field(default_factory=list)  # in source order
     branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method
+    _complexity: int | None = field(default=None, init=False, repr=False, compare=False)  # see `complexity`
 
     @property
     def first_line(self) -> int:
@@ -280,7 +292,11 @@ class MethodAnalysis:
 
     @property
     def complexity(self) -> int:
-        return cyclomatic_complexity(self.branches)
+        """`cyclomatic_complexity` of its branches, computed when first asked for (the file's numbers,
+        Cobertura's method, class and package ask for it): the analysis is finished by then."""
+        if self._complexity is None:
+            self._complexity = cyclomatic_complexity(self.branches)
+        return self._complexity
 
     @property
     def crap(self) -> float:
@@ -293,6 +309,27 @@ class MethodAnalysis:
         n.methods, n.methods_covered = 1, int(any(self.lines.values()))
         n.complexity = self.complexity
         return n
+
+
+def _get_points(m: MethodAnalysis) -> list[PointCoverage]:
+    if m._unsorted_points is not None:
+        m._points, m._unsorted_points = sorted(m._unsorted_points, key=point_order), None
+    return m._points
+
+
+def _set_points(m: MethodAnalysis, points: list[PointCoverage]) -> None:
+    m._points, m._unsorted_points = points, None
+
+
+def _set_unsorted_points(m: MethodAnalysis, points: list[PointCoverage]) -> None:
+    """Points in any order, sorted when first read: Cobertura and the table never read them (a million
+    points sorted would be a fifth of `dotcov xml`'s own time)."""
+    m._points, m._unsorted_points = [], points
+
+
+# `points` is a property over the dataclass field (so `MethodAnalysis(..., points)` and reading it are as
+# before), sorted by `point_order` when first read if `_set_unsorted_points` gave them.
+MethodAnalysis.points = property(_get_points, _set_points, doc="the sequence points, in source order")
 
 
 @dataclass
@@ -397,11 +434,24 @@ def _single_class(cc: ClassCoverage, memo: dict[int, ClassAnalysis] | None = Non
                     lines[line] = max(lines.get(line, 0), hits)
         if not mc.lines:
             continue
-        points = sorted(mc.points, key=point_order)  # (stable: already sorted points keep their order)
-        methods.append(MethodAnalysis(mc.name, mc.signature, mc.token, _sorted_map(mc.lines), points,
-                                      _sorted_map(mc.branches)))
+        m = MethodAnalysis(mc.name, mc.signature, mc.token, _sorted_map(mc.lines), [], _sorted_map(mc.branches))
+        _set_unsorted_points(m, mc.points)  # (sorted stably when read: already sorted points keep their order)
+        methods.append(m)
     methods.sort(key=lambda m: (m.first_line, m.name, m.signature))
     return ClassAnalysis(cc.name, cc.filename, _sorted_map(lines), methods)
+
+
+def _unmerged_complexity(sources: list[ClassCoverage]) -> int | None:
+    """The complexity of classes that need no merging (each (type, file) once, each method once: what
+    `_single_class` analyses), from the model's methods as they are; None when some need merging."""
+    if len({(cc.name, cc.filename) for cc in sources}) != len(sources):
+        return None
+    total = 0
+    for cc in sources:
+        if len({(mc.name, mc.signature) for mc in cc.methods}) != len(cc.methods):
+            return None
+        total += sum(cyclomatic_complexity(mc.branches) for mc in cc.methods if mc.lines)
+    return total
 
 
 # --- files and assemblies -------------------------------------------------------------
@@ -431,11 +481,15 @@ class FileAnalysis:
 
     @classmethod
     def of(cls, fc: FileCoverage, assemblies: list[str], sources: list[ClassCoverage],
-           memo: dict[int, ClassAnalysis] | None = None) -> FileAnalysis:
-        """`sources`: the model's classes in this file (every build's), merged lazily (`memo`: merge_classes)."""
+           memo: dict[int, ClassAnalysis] | None = None, numbers: Numbers | None = None) -> FileAnalysis:
+        """`sources`: the model's classes in this file (every build's), merged lazily (`memo`: merge_classes).
+        `numbers`: the file's numbers when they are known (the same file and classes analysed already)."""
         f = cls(fc.path, fc.lines, fc.branches, fc.excluded, fc.not_measured, assemblies, fc.stale,
+                Numbers(**vars(numbers)) if numbers is not None else
                 line_numbers(fc.lines, fc.branches, len(fc.excluded), len(fc.not_measured)),
                 fc.contexts, lambda: merge_classes(sources, memo))
+        if numbers is not None:
+            return f
         f.numbers.files = 1
         # Methods (name and signature within a class; with lines), covered when any build ran them.
         methods: dict[tuple[str, str, str], bool] = {}
@@ -446,8 +500,11 @@ class FileAnalysis:
                     methods[key] = methods.get(key, False) or any(mc.lines.values())
         f.numbers.methods = len(methods)
         f.numbers.methods_covered = sum(methods.values())
-        # Complexity sums the merged methods' (cyclomatic_complexity): it needs the classes merged.
-        f.numbers.complexity = sum(c.numbers.complexity for c in f.classes)
+        # Complexity sums the merged methods' (cyclomatic_complexity); the classes are merged for it only when
+        # a build's classes or methods need merging (so the table never merges them).
+        complexity = _unmerged_complexity(sources)
+        f.numbers.complexity = (complexity if complexity is not None
+                                else sum(m.complexity for c in f.classes for m in c.methods))
         return f
 
     @property
@@ -489,6 +546,15 @@ class AssemblyAnalysis:
         return self._classes
 
 
+def _same_numbers(analysed: tuple[Numbers, int] | None, builds: list[FileCoverage],
+                  sources: list[ClassCoverage]) -> Numbers | None:
+    """An assembly's numbers of a file, when they are the report's too: the file has one build, and every class
+    in it is that assembly's (else None: the file is analysed again, its builds merged)."""
+    if analysed is None or len(builds) != 1 or analysed[1] != len(sources):
+        return None
+    return analysed[0]
+
+
 def _assembly_files(asm: AssemblyCoverage) -> dict[str, FileCoverage]:
     """The assembly's files; a hand-built assembly listing only classes gets its files from them."""
     if asm.files:
@@ -528,6 +594,7 @@ class Analysis:
         classes_by_file: dict[str, list[ClassCoverage]] = {}
         assemblies = []
         memo: dict[int, ClassAnalysis] = {}  # each class one build has, analysed once (merge_classes)
+        analysed: dict[str, tuple[Numbers, int]] = {}  # path -> an assembly's numbers of it, with how many classes
         for asm in result.assemblies:
             files = _assembly_files(asm)
             by_file: dict[str, list[ClassCoverage]] = {}
@@ -536,6 +603,7 @@ class Analysis:
                 classes_by_file.setdefault(cc.filename, []).append(cc)
             own = []
             for path in sorted(set(files) | set(by_file)):
+                sources = by_file.get(path, [])
                 fc = files.get(path)
                 if fc is None:  # a class in a file the assembly does not list: its lines from its classes
                     fc = FileCoverage(path)
@@ -545,11 +613,14 @@ class Analysis:
                 else:  # the report's files are those the assemblies list
                     per_path.setdefault(path, []).append(fc)
                     names.setdefault(path, set()).add(asm.name)
-                own.append(FileAnalysis.of(merge_files([fc]), [asm.name], by_file.get(path, []), memo))
+                own.append(FileAnalysis.of(merge_files([fc]), [asm.name], sources, memo))
+                if fc is files.get(path):
+                    analysed[path] = (own[-1].numbers, len(sources))
             a = AssemblyAnalysis(asm.name, own, asm.classes, asm.not_loaded, _memo=memo)
             a.numbers = sum((f.numbers for f in own), Numbers())
             assemblies.append(a)
-        files = [FileAnalysis.of(merge_files(per_path[p], p), sorted(names[p]), classes_by_file.get(p, []), memo)
+        files = [FileAnalysis.of(merge_files(per_path[p], p), sorted(names[p]), classes_by_file.get(p, []), memo,
+                                 _same_numbers(analysed.get(p), per_path[p], classes_by_file.get(p, [])))
                  for p in sorted(per_path)]
         totals = sum((f.numbers for f in files), Numbers())
         measured = any(fc.branches for asm in result.assemblies for fc in asm.files.values())

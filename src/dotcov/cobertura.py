@@ -44,6 +44,11 @@ Where it departs from coverlet, and why:
   ReportGenerator's Path.Combine and GitLab's worktree matching both handle.
 * Everything is sorted (packages by name; classes by name, filename; methods by first line,
   name, signature; lines by number) and the timestamp is the data's, so output is stable.
+
+How it is written (for speed at a million lines): each `<class>` is one string, its `<line>`s
+formatted at C speed and shared between the class and its methods where they agree; the document goes
+out a class at a time (`write_cobertura` never holds all of it). tests/test_cobertura_fast.py checks this
+against an element-by-element rendering; docs/benchmarks.md has the figures.
 """
 
 from __future__ import annotations
@@ -51,12 +56,14 @@ from __future__ import annotations
 import os
 from bisect import bisect_left
 from dataclasses import dataclass
+from operator import countOf
 from pathlib import Path
+from typing import Iterator
 
-from dotcov.analysis import Analysis, MethodAnalysis, Numbers
-from dotcov.model import CoverageResult
+from dotcov.analysis import Analysis, ClassAnalysis, MethodAnalysis, Numbers
+from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import relative_path, truncated_percent, write_atomic
-from dotcov.xmlwriter import INDENT, XmlWriter
+from dotcov.xmlwriter import INDENT, XmlWriter, attr
 
 __all__ = ["Condition", "LineBranches", "line_branches", "rate", "cobertura_xml", "write_cobertura"]
 
@@ -86,9 +93,8 @@ def line_branches(method: MethodAnalysis, line: int) -> LineBranches | None:
     b = method.branches.get(line)
     if b is None or b.total == 0:
         return None
-    conditions = tuple(Condition(offset, kind, covered, total)
-                       for offset, kind, covered, total in sorted(b.conditions))
-    return LineBranches(min(b.covered, b.total), b.total, conditions)
+    covered, total = min(b.covered, b.total), b.total
+    return LineBranches(covered, total, tuple(Condition(*c) for c in sorted(b.conditions)))
 
 
 # --- numbers -------------------------------------------------------------------
@@ -114,42 +120,112 @@ def _branch_rate(covered: int, total: int, measured: bool) -> str:
     return rate(covered, total) if measured else "0"
 
 
-def _lines_rate(lines: dict[int, int]) -> str:
-    return rate(sum(1 for h in lines.values() if h > 0), len(lines))
-
-
 # --- XML writing -------------------------------------------------------------------
 
-def _write_lines(w: XmlWriter, lines: dict[int, int], branches: dict[int, LineBranches | None]) -> None:
+# A line without branches, the common case (integers need no escaping). The `<lines>` of classes and methods
+# are written as one string each: every line's element joined by the newline and indentation of its depth.
+_PLAIN_LINE = '<line number="%d" hits="%d" branch="False" />'.__mod__
+
+
+def _outcomes(b: BranchCoverage) -> tuple[str, tuple[str, ...], int, int]:
+    """What `line_branches` says of a line, as the writer writes it: the condition-coverage attribute, each
+    `<condition>` without its indentation, covered and total outcomes. Made once per method line, shared with
+    its class's line."""
+    covered, total = min(b.covered, b.total), b.total
+    conditions = tuple(f'<condition number="{attr(offset)}" type="{attr(kind)}" '
+                       f'coverage="{truncated_percent(c, t)}%" />' for offset, kind, c, t in sorted(b.conditions))
+    return f"{truncated_percent(covered, total)}% ({covered}/{total})", conditions, covered, total
+
+
+def _branch_line(number: int, hits: int, outcomes: tuple, indent: str) -> str:
+    """The `<line>` of a line with branch outcomes (`_outcomes`), at `indent`, without its first indentation
+    and last newline."""
+    coverage, conditions = outcomes[0], outcomes[1]
+    head = f'<line number="{number}" hits="{hits}" branch="True" condition-coverage="{coverage}"'
+    if not conditions:
+        return head + " />"
+    inner = indent + INDENT
+    rows = f"\n{inner}{INDENT}".join(conditions)
+    return f"{head}>\n{inner}<conditions>\n{inner}{INDENT}{rows}\n{inner}</conditions>\n{indent}</line>"
+
+
+def _sorted_lines(lines: dict[int, int]) -> dict[int, int]:
+    numbers = list(lines)
+    return lines if numbers == sorted(numbers) else dict(sorted(lines.items()))  # (the analysis keeps them sorted)
+
+
+def _lines_xml(lines: dict[int, int], texts: list[str], branches: dict[int, tuple], indent: str) -> str:
+    """`<lines>` at `indent`: `texts` (each line of the sorted `lines` as `_PLAIN_LINE`), those in `branches`
+    with their outcomes."""
     if not lines:
-        w.empty("lines")
-        return
-    w.start("lines")
-    indent = INDENT * w.depth
-    parts = w.parts
-    numbers = sorted(lines)
-    start = 0
-    for number in sorted(n for n, b in branches.items() if b is not None and n in lines):
-        # the lines before it have no branches: the common case, written directly (integers need no escaping)
-        at = bisect_left(numbers, number, start)
-        parts += [f'{indent}<line number="{n}" hits="{lines[n]}" branch="False" />\n' for n in numbers[start:at]]
-        start = at + 1
-        b = branches[number]
-        attrs = [("number", number), ("hits", lines[number])]
-        attrs += [("branch", "True"),
-                  ("condition-coverage", f"{truncated_percent(b.covered, b.total)}% ({b.covered}/{b.total})")]
-        if not b.conditions:
-            w.empty("line", attrs)
-            continue
-        w.start("line", attrs)
-        w.start("conditions")
-        for c in b.conditions:
-            w.empty("condition", [("number", c.number), ("type", c.type),
-                                  ("coverage", f"{truncated_percent(c.covered, c.total)}%")])
-        w.end("conditions")
-        w.end("line")
-    parts += [f'{indent}<line number="{n}" hits="{lines[n]}" branch="False" />\n' for n in numbers[start:]]
-    w.end("lines")
+        return f"{indent}<lines />\n"
+    line_indent = indent + INDENT
+    if branches:
+        numbers = list(lines)
+        for number, b in branches.items():
+            if number in lines:
+                texts[bisect_left(numbers, number)] = _branch_line(number, lines[number], b, line_indent)
+    return f"{indent}<lines>\n{line_indent}" + ("\n" + line_indent).join(texts) + f"\n{indent}</lines>\n"
+
+
+def _method_branches(m: MethodAnalysis, memo: dict) -> dict[int, tuple]:
+    """`_outcomes` of each of the method's lines that has outcomes (what `line_branches` gives); `memo` keeps
+    them by what they are made of, as many lines have the same."""
+    out = {}
+    for line, b in m.branches.items():
+        if b.total and line in m.lines:
+            key = (b.covered, b.total, *b.conditions)
+            try:
+                have = memo.get(key)
+            except TypeError:  # (conditions that are not tuples: not kept)
+                have = key = None
+            if have is None:
+                have = _outcomes(b)
+                if key is not None:
+                    memo[key] = have
+            out[line] = have
+    return out
+
+
+def _lines_rate(lines: dict[int, int]) -> str:
+    return rate(len(lines) - countOf(lines.values(), 0), len(lines))  # (hits are never negative)
+
+
+def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo: dict) -> str:
+    """One `<class>` at `indent`, with its methods and lines (`memo`: see `_method_branches`)."""
+    class_lines = _sorted_lines(cls.lines)
+    class_texts = list(map(_PLAIN_LINE, class_lines.items()))
+    by_line = dict(zip(class_lines, class_texts))
+    class_branches: dict[int, tuple] = {}
+    methods = []
+    method_indent = indent + INDENT * 2
+    for m in cls.methods:
+        mbranches = _method_branches(m, memo)
+        for line, b in mbranches.items():
+            class_branches.setdefault(line, b)  # a line's outcomes as its first method has them
+        found = mbranches.values()
+        methods.append(f'{method_indent}<method name="{attr(m.name)}" signature="{attr(m.signature)}" '
+                       f'line-rate="{_lines_rate(m.lines)}" branch-rate="'
+                       f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
+                       f'complexity="{m.complexity}">\n')
+        lines = _sorted_lines(m.lines)
+        if lines.items() <= class_lines.items():  # (usually: the class's texts of the same lines and hits)
+            texts = list(map(by_line.__getitem__, lines))
+        else:
+            texts = list(map(_PLAIN_LINE, lines.items()))
+        methods.append(_lines_xml(lines, texts, mbranches, method_indent + INDENT))
+        methods.append(f"{method_indent}</method>\n")
+    found = class_branches.values()
+    head = (f'{indent}<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
+            f'line-rate="{_lines_rate(cls.lines)}" branch-rate="'
+            f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
+            f'complexity="{sum(m.complexity for m in cls.methods)}">\n')
+    if methods:
+        methods_xml = f"{indent}{INDENT}<methods>\n" + "".join(methods) + f"{indent}{INDENT}</methods>\n"
+    else:
+        methods_xml = f"{indent}{INDENT}<methods />\n"
+    return (head + methods_xml + _lines_xml(class_lines, class_texts, class_branches, indent + INDENT)
+            + f"{indent}</class>\n")
 
 
 def _source_of(root: str) -> str:
@@ -157,58 +233,12 @@ def _source_of(root: str) -> str:
     return root if root.endswith("/") else root + "/"
 
 
-def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp: int | None = None) -> bytes:
-    """The report as UTF-8 bytes (no BOM). `timestamp` (seconds) defaults to the result's."""
-    analysis = Analysis.of(result)
+def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterator[str]:
+    """The document in pieces (one per `<class>`, the rest in a few), so a writer can encode and write
+    as it goes instead of holding the whole text and its bytes."""
     root = analysis.source_root
     measured = analysis.branches_measured
-
-    body = XmlWriter(depth=2)
-    for asm in analysis.assemblies:
-        body.start("package", [("name", asm.name), ("line-rate", _line_rate(asm.numbers)),
-                               ("branch-rate", _branch_rate(asm.numbers.branches_covered, asm.numbers.branches,
-                                                            measured)),
-                               ("complexity", asm.numbers.complexity)])
-        if not asm.classes:
-            body.empty("classes")
-            body.end("package")
-            continue
-        body.start("classes")
-        for cls in asm.classes:
-            class_branches: dict[int, LineBranches | None] = {}
-            methods_xml = XmlWriter(depth=body.depth + 2)
-            for m in cls.methods:
-                # Only lines with outcomes have an entry (the others read as None).
-                mbranches = {line: b for line in m.branches if line in m.lines
-                             and (b := line_branches(m, line)) is not None}
-                found = list(mbranches.values())
-                for line, b in mbranches.items():
-                    if class_branches.get(line) is None:
-                        class_branches[line] = b
-                methods_xml.start("method", [
-                    ("name", m.name), ("signature", m.signature), ("line-rate", _lines_rate(m.lines)),
-                    ("branch-rate", _branch_rate(sum(b.covered for b in found), sum(b.total for b in found),
-                                                 measured)),
-                    ("complexity", m.complexity)])
-                _write_lines(methods_xml, m.lines, mbranches)
-                methods_xml.end("method")
-            found = [b for b in class_branches.values() if b is not None]
-            body.start("class", [("name", cls.name), ("filename", relative_path(cls.filename, root)),
-                                 ("line-rate", _lines_rate(cls.lines)),
-                                 ("branch-rate", _branch_rate(sum(b.covered for b in found),
-                                                              sum(b.total for b in found), measured)),
-                                 ("complexity", sum(m.complexity for m in cls.methods))])
-            if cls.methods:
-                body.start("methods")
-                body.extend(methods_xml)
-                body.end("methods")
-            else:
-                body.empty("methods")
-            _write_lines(body, cls.lines, class_branches)
-            body.end("class")
-        body.end("classes")
-        body.end("package")
-
+    memo: dict = {}  # see _method_branches
     total = analysis.totals
     w = XmlWriter(declaration=True)
     w.start("coverage", [
@@ -230,17 +260,39 @@ def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
         w.end("sources")
     else:
         w.empty("sources")
-    if body.parts:
-        w.start("packages")
-        w.extend(body)
-        w.end("packages")
-    else:
+    if not analysis.assemblies:
         w.empty("packages")
+    else:
+        w.start("packages")
+        for asm in analysis.assemblies:
+            w.start("package", [("name", asm.name), ("line-rate", _line_rate(asm.numbers)),
+                                ("branch-rate", _branch_rate(asm.numbers.branches_covered, asm.numbers.branches,
+                                                             measured)),
+                                ("complexity", asm.numbers.complexity)])
+            if not asm.classes:
+                w.empty("classes")
+                w.end("package")
+                continue
+            w.start("classes")
+            yield "".join(w.parts)
+            w.parts.clear()
+            indent = INDENT * w.depth
+            for cls in asm.classes:
+                yield _class_xml(cls, root, measured, indent, memo)
+            w.end("classes")
+            w.end("package")
+        w.end("packages")
     w.end("coverage")
-    return w.getvalue()
+    yield "".join(w.parts)
+
+
+def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp: int | None = None) -> bytes:
+    """The report as UTF-8 bytes (no BOM). `timestamp` (seconds) defaults to the result's."""
+    return b"".join(chunk.encode("utf-8") for chunk in _document(Analysis.of(result), version, timestamp))
 
 
 def write_cobertura(result: CoverageResult | Analysis, out_path: str | os.PathLike, *, version: str,
                     timestamp: int | None = None) -> None:
     """Writes `cobertura_xml` to `out_path`, replacing it whole (a reader never sees half a file)."""
-    write_atomic(out_path, cobertura_xml(result, version=version, timestamp=timestamp))
+    chunks = _document(Analysis.of(result), version, timestamp)
+    write_atomic(out_path, (chunk.encode("utf-8") for chunk in chunks))

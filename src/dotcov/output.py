@@ -9,6 +9,7 @@ import os
 import re
 import sys
 from pathlib import Path, PurePath
+from typing import Iterable
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -110,19 +111,24 @@ def encode_text(text: str) -> bytes:
         return text.encode("utf-8", "replace")
 
 
-def write_atomic(path: str | os.PathLike, payload: bytes) -> None:
-    """Writes `payload` next to `path` and renames it over `path`: a reader never sees half a file,
-    and an existing file is replaced only by a complete one. `-` is standard output."""
+def write_atomic(path: str | os.PathLike, payload: bytes | Iterable[bytes]) -> None:
+    """Writes `payload` (bytes, or bytes in pieces as a writer makes them) next to `path` and renames it over
+    `path`: a reader never sees half a file, and an existing file is replaced only by a complete one. `-` is
+    standard output."""
+    chunks = (payload,) if isinstance(payload, (bytes, bytearray, memoryview)) else payload
     if str(path) == "-":
         sys.stdout.flush()
-        sys.stdout.buffer.write(payload)
+        for chunk in chunks:
+            sys.stdout.buffer.write(chunk)
         sys.stdout.buffer.flush()
         return
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     try:
-        tmp.write_bytes(payload)
+        with open(tmp, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
         os.replace(tmp, out)
     except BaseException:
         tmp.unlink(missing_ok=True)
