@@ -1,0 +1,309 @@
+"""A module build's coverage plan: everything results.module_coverage decides without looking at hit counts.
+
+Which sequence points decide which lines (lines.py), each point's class and method, excluded and not-measured
+lines, stale sources, the branch records with their outcome keys, notes and switch arms (branches.py), and where
+each record lands. `make_plan` computes it from the PDB, the assembly's IL and the source files; `apply_plan`
+turns a plan and the module's hit counts into the model (`model.AssemblyCoverage`) at C speed, with no Python
+loop per point. Every build goes through both (plan_cache.py keeps plans between commands), so a cached plan
+gives exactly the model a cold build gives.
+
+A plan is plain data (lists, tuples, dicts, strings, ints, and `array` bytes for the per-point columns) that
+`marshal` stores compactly; hit counts enter only as indexes into `ModuleHits.hits` (hit_exprs.py).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from operator import itemgetter
+from pathlib import Path
+
+from dotcov import branches, hit_exprs, lines as line_rule
+from dotcov.contexts import site_contexts
+from dotcov.exclusions import ExclusionOptions, excluded_methods
+from dotcov.filters import Filters
+from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCoverage, MethodCoverage, PointCoverage
+
+# `<Name>b__0_0`, `<Name>d__3`, `<Name>g__Local|0_0` -> Name
+_GENERATED_METHOD = re.compile(r"^<([^>]*)>")
+_COLUMNS = ("token", "offset", "start_line", "start_column", "end_line", "end_column", "site")
+
+
+def _user_method(raw: dict, rid: int) -> int:
+    """MoveNext of an async/iterator state machine reports as the method the user wrote."""
+    return raw["kickoff"].get(rid, rid)
+
+
+class _Class:
+    __slots__ = ("name", "filename", "methods", "lines")
+
+    def __init__(self, name: str, filename: str) -> None:
+        self.name, self.filename, self.methods, self.lines = name, filename, [], {}
+
+
+class _Method:
+    __slots__ = ("name", "signature", "token", "lines", "points", "index")
+
+    def __init__(self, name: str, signature: str, token: int) -> None:
+        self.name, self.signature, self.token = name, signature, token
+        self.lines: dict[int, None] = {}  # (an ordered set)
+        self.points: list[int] = []  # point ids, in the order read
+        self.index = (0, 0)  # (class, method) in the plan
+
+
+def make_plan(module, sym, options, mapper, checks) -> dict:
+    """The hit-independent part of results.module_coverage (see the module docstring)."""
+    raw = sym.raw
+    name = raw["assembly_name"]
+    filters = options.filters or Filters()
+    excluded = excluded_methods(sym, name, ExclusionOptions(filters, options.skip_auto_properties))
+    site_of = {(token, offset): i for i, (token, offset, kind) in enumerate(module.sites) if kind == 0}
+    documents = raw["documents"]
+    unmeasured = {token & 0x00FFFFFF: why for token, why in getattr(module, "unmeasured", {}).items()}
+    classes: dict[tuple[int, str], _Class] = {}
+    methods: dict[tuple[int, str, int], _Method] = {}
+    files: dict[str, dict] = {}  # path -> {"excluded": set, "not_measured": dict}; insertion order is the model's
+    spans: dict[str, tuple[list[PointCoverage], list[tuple[_Class, _Method]], list[int]]] = {}
+    points: list[tuple] = []  # id -> (token, offset, sl, sc, el, ec, site)
+
+    def is_generated(rid: int) -> bool:
+        return bool(_GENERATED_METHOD.match(raw["methods"][_user_method(raw, rid) - 1][0]))
+
+    doc_paths: list[str | None] = [None]
+    for d in documents:
+        path = mapper.map(d, near=module.path)
+        doc_paths.append(None if filters.files and filters.file_excluded(path) else path)
+    n_docs = len(documents)
+
+    order = sorted(raw["sequence_points"], key=lambda r: (is_generated(r), r))
+    for rid in order:
+        rid_points = raw["sequence_points"][rid]
+        token = 0x06000000 | rid
+        owner_rid = _user_method(raw, rid)
+        mname, type_rid, _flags, _sig = raw["methods"][owner_rid - 1]
+        generated = _GENERATED_METHOD.match(mname)
+        if generated and generated.group(1):
+            mname = generated.group(1)
+        user_type = sym.user_type(type_rid) if type_rid else 0
+        class_name = sym.type_full_name(user_type) if user_type else "<Module>"
+        if line_rule.generated_member(raw["methods"][rid - 1][0], raw.get("attributes", {}).get(token, [])):
+            continue  # e.g. a record's copy constructor: no statement the user wrote
+        is_excluded = rid in excluded
+        why = unmeasured.get(rid) or unmeasured.get(owner_rid)
+        last_path = fc = mc = place = found = None
+        for offset, start_line, sc, end_line, ec, doc in rid_points:
+            if not 0 < doc <= n_docs:
+                continue
+            path = doc_paths[doc]
+            if path is None:
+                continue
+            if path is not last_path:
+                last_path, mc = path, None
+                fc = files.get(path)
+                if fc is None:
+                    fc = files[path] = {"excluded": set(), "not_measured": {}}
+            if is_excluded:
+                fc["excluded"].update(range(start_line, end_line + 1))
+                continue
+            if why is not None:
+                for line in range(start_line, end_line + 1):
+                    fc["not_measured"].setdefault(line, why)
+                continue
+            if mc is None:
+                cc = classes.get((user_type, path))
+                if cc is None:
+                    cc = classes[(user_type, path)] = _Class(class_name, path)
+                if generated:
+                    mc = next((m for m in cc.methods if m.name == mname), None)
+                    if mc is None:
+                        mc = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
+                        cc.methods.append(mc)
+                else:
+                    mkey = (user_type, path, owner_rid)
+                    mc = methods.get(mkey)
+                    if mc is None:
+                        mc = methods[mkey] = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
+                        cc.methods.append(mc)
+                place = (cc, mc)
+                found = spans.get(path)
+                if found is None:
+                    found = spans[path] = ([], [], [])
+            pid = len(points)
+            points.append((token, offset, start_line, sc, end_line, ec, site_of.get((token, offset), -1)))
+            mc.points.append(pid)
+            found[0].append(PointCoverage(token, offset, start_line, sc, end_line, ec, 0))  # (lines.py reads spans)
+            found[1].append(place)
+            found[2].append(pid)
+    # Each line decided by its own points (lines.py): the line's points, and the classes and methods it joins.
+    line_plan: dict[str, tuple[list[int], list[int], dict[int, list[int]]]] = {}
+    for path, (spans_of, owners_of, ids) in spans.items():
+        text = line_rule.read_source(path)
+        free = line_rule.CodeFreeLines(text, Path(path).suffix) if text is not None else set()
+        file_lines, first, multi = [], [], {}
+        for line, ix in line_rule.deciding_points(spans_of, free).items():
+            file_lines.append(line)
+            first.append(ids[ix[0]])
+            if len(ix) > 1:
+                multi[len(file_lines) - 1] = [ids[i] for i in ix]
+            for i in ix:
+                for owner in owners_of[i]:
+                    owner.lines[line] = None
+        line_plan[path] = (file_lines, first, multi)
+    hashes = raw.get("document_hashes") or []
+    stale: dict[str, str | None] = {}
+    for doc, (algorithm, expected) in enumerate(hashes, start=1):
+        path = mapper.map(documents[doc - 1], near=module.path)
+        if path in files and stale.get(path) is None:
+            stale[path] = checks.stale(path, algorithm, expected)
+    kept: dict[str, set[int]] = {}  # path -> its statement lines (before the switch lines below)
+    file_rows = []
+    for path, fc in files.items():
+        file_lines, first, multi = line_plan.get(path, ([], [], {}))
+        line_set = set(file_lines)
+        excluded_lines = fc["excluded"] - line_set
+        not_measured = [(n, why) for n, why in fc["not_measured"].items() if n not in line_set]
+        if not file_lines and not not_measured:
+            continue  # wholly excluded: not a file of the report
+        kept[path] = line_set
+        file_rows.append((path, file_lines, first, multi, sorted(excluded_lines), not_measured, stale.get(path)))
+    ordered = sorted(classes.values(), key=lambda c: (c.name, c.filename))
+    for ci, cc in enumerate(ordered):
+        for mi, mc in enumerate(cc.methods):
+            mc.index = (ci, mi)
+    # Branch outcomes as expressions of the counters (hit_exprs.py), on the lines of the files and methods kept.
+    records = branches.analyse(module, sym, assembly_path=mapper.map(module.path),
+                               path_of=lambda doc: mapper.map(doc, near=module.path),
+                               hits=hit_exprs.symbolic(module.sites))
+    records = [r for r in records if (r.method_token & 0x00FFFFFF) not in excluded
+               and _user_method(raw, r.method_token & 0x00FFFFFF) not in unmeasured
+               and (r.method_token & 0x00FFFFFF) not in unmeasured
+               and not (r.generated and not options.all_branches)]
+    # Where each record lands (results.module_coverage's rules): a switch line without a point of its own, and
+    # the method whose branches hold it.
+    methods_at: dict[tuple[str, int], list[_Method]] = {}
+    wanted: dict[str, set[int]] = {}
+    for r in records:
+        wanted.setdefault(r.path, set()).add(r.line)
+    for cc in classes.values():
+        lines_wanted = wanted.get(cc.filename)
+        if lines_wanted:
+            for mc in cc.methods:
+                for line in lines_wanted.intersection(mc.lines):
+                    methods_at.setdefault((cc.filename, line), []).append(mc)
+    owners: dict[tuple[str, int], list[_Method]] = {}
+    for cc in classes.values():
+        for mc in cc.methods:
+            owners.setdefault((cc.filename, mc.token), []).append(mc)
+    record_rows = []
+    for r in records:
+        owner = 0x06000000 | _user_method(raw, r.method_token & 0x00FFFFFF)
+        fix = None
+        if r.arms is not None and r.path in kept and r.line not in kept[r.path]:
+            fix = [m.index for m in owners.get((r.path, owner), [])]
+            if fix:
+                kept[r.path].add(r.line)
+            for m in owners.get((r.path, owner), []):
+                methods_at.setdefault((r.path, r.line), []).append(m)
+        candidates = methods_at.get((r.path, r.line), [])
+        mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
+        kinds = list(r.outcomes)
+        record_rows.append((r.method_token, r.offset, r.path, r.line, kinds,
+                            [hit_exprs.encode(r.outcomes[k]) for k in kinds], r.generated, r.is_switch, r.text,
+                            r.arms, r.notes, fix, mc.index if mc is not None else None))
+    # Per-point columns, each method's points together (in the order read).
+    columns = [array("q") for _ in _COLUMNS]
+    class_rows = []
+    renumber: dict[int, int] = {}
+    for cc in ordered:
+        method_rows = []
+        for mc in cc.methods:
+            start = len(columns[0])
+            for pid in mc.points:
+                renumber[pid] = len(columns[0])
+                for column, value in zip(columns, points[pid]):
+                    column.append(value)
+            method_rows.append((mc.name, mc.signature, mc.token, list(mc.lines), start, len(columns[0])))
+        class_rows.append((cc.name, cc.filename, list(cc.lines), method_rows))
+    file_rows = [(path, file_lines, array("q", [renumber[p] for p in first]).tobytes(),
+                  {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
+                 for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
+    return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
+            "points": [c.tobytes() for c in columns]}
+
+
+def apply_plan(plan: dict, module, *, all_branches: bool = False, contexts: bool = False) -> AssemblyCoverage:
+    """The model of one module build: `plan` (make_plan's) with the hits of `module` (a data.ModuleHits)."""
+    asm = AssemblyCoverage(plan["name"])
+    hits = list(module.hits)
+    hits.append(0)  # site -1: a point the agent did not count
+    cols = []
+    for blob in plan["points"]:
+        a = array("q")
+        a.frombytes(blob)
+        cols.append(a)
+    tokens, offsets, sls, scs, els, ecs, sites = cols
+    point_hits = list(map(hits.__getitem__, sites))
+    all_points = list(map(PointCoverage, tokens, offsets, sls, scs, els, ecs, point_hits))
+    point_ctx, branch_ctx = site_contexts(module) if contexts and module.contexts else ({}, {})
+    files = asm.files
+    for path, file_lines, first, multi, excluded_lines, not_measured, stale in plan["files"]:
+        fc = files[path] = FileCoverage(path)
+        firsts = array("q")
+        firsts.frombytes(first)
+        values = list(map(point_hits.__getitem__, firsts))
+        for pos, ids in multi.items():
+            values[pos] = max(map(point_hits.__getitem__, ids))
+        fc.lines = dict(zip(file_lines, values))
+        fc.excluded = set(excluded_lines)
+        fc.not_measured = dict(not_measured)
+        fc.stale = stale
+        if point_ctx:  # the tests that ran the very points whose hits decide the line
+            for pos, line in enumerate(file_lines):
+                ids = multi.get(pos) or [firsts[pos]]
+                ctx = frozenset().union(*(point_ctx.get((tokens[i], offsets[i]), ()) for i in ids))
+                if ctx:
+                    fc.contexts[line] = ctx
+    classes = []
+    for name, filename, class_lines, method_rows in plan["classes"]:
+        cc = ClassCoverage(name, filename)
+        lookup = files[filename].lines.__getitem__
+        cc.lines = dict(zip(class_lines, map(lookup, class_lines)))
+        for mname, signature, token, method_lines, start, end in method_rows:
+            mc = MethodCoverage(mname, signature, dict(zip(method_lines, map(lookup, method_lines))),
+                                all_points[start:end], token)
+            cc.methods.append(mc)
+        classes.append(cc)
+    asm.classes = classes
+    records = [branches.BranchRecord(token, offset, path, line,
+                                     dict(zip(kinds, [hit_exprs.evaluate(c, hits) for c in codes])),
+                                     generated, is_switch, text, arms, notes)
+               for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes, _fix, _at
+               in plan["records"]]
+    for path, by_line in branches.by_line(records, all_branches=all_branches).items():
+        fc = files.get(path)
+        if fc is not None:
+            fc.branches.update(by_line)
+    # The same outcomes per method and line, with each branch instruction as a condition (Cobertura).
+    for r, row in zip(records, plan["records"]):
+        fix, at = row[11], row[12]
+        if fix is not None:
+            # A Release `switch (k)` line has no sequence point; its dispatch ran once per arm taken.
+            fc = files[r.path]
+            for ci, mi in fix:
+                c = classes[ci]
+                for lines in (fc.lines, c.lines, c.methods[mi].lines):
+                    lines[r.line] = sum(r.outcomes.values())
+            ctx = branch_ctx.get((r.method_token, r.offset))
+            if ctx and r.line in fc.lines:  # the tests whose dispatch ran the switch's first branch instruction
+                fc.contexts[r.line] = ctx
+        if at is None:
+            continue
+        mc = classes[at[0]].methods[at[1]]
+        b = mc.branches.setdefault(r.line, BranchCoverage(0, 0))
+        covered = sum(1 for h in r.outcomes.values() if h > 0)
+        b.covered += covered
+        b.total += len(r.outcomes)
+        b.missed_outcomes.extend(r.missed())
+        b.conditions.append((r.offset, "switch" if r.is_switch else "jump", covered, len(r.outcomes)))
+        b.outcome_hits.append((r.offset, [r.outcomes[k] for k in sorted(r.outcomes)]))
+    return asm
