@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
 
@@ -26,7 +27,8 @@ from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCo
 
 # `<Name>b__0_0`, `<Name>d__3`, `<Name>g__Local|0_0` -> Name
 _GENERATED_METHOD = re.compile(r"^<([^>]*)>")
-_COLUMNS = ("token", "offset", "start_line", "start_column", "end_line", "end_column", "site")
+# The PDB's point tuples: (IL offset, start line, start column, end line, end column, document).
+_OFFSET, _START, _END = itemgetter(0), itemgetter(1), itemgetter(3)
 
 
 def _user_method(raw: dict, rid: int) -> int:
@@ -57,14 +59,14 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
     name = raw["assembly_name"]
     filters = options.filters or Filters()
     excluded = excluded_methods(sym, name, ExclusionOptions(filters, options.skip_auto_properties))
-    site_of = {(token, offset): i for i, (token, offset, kind) in enumerate(module.sites) if kind == 0}
     documents = raw["documents"]
     unmeasured = {token & 0x00FFFFFF: why for token, why in getattr(module, "unmeasured", {}).items()}
     classes: dict[tuple[int, str], _Class] = {}
     methods: dict[tuple[int, str, int], _Method] = {}
     files: dict[str, dict] = {}  # path -> {"excluded": set, "not_measured": dict}; insertion order is the model's
-    spans: dict[str, tuple[list[PointCoverage], list[tuple[_Class, _Method]], list[int]]] = {}
-    points: list[tuple] = []  # id -> (token, offset, sl, sc, el, ec, site)
+    spans: dict[str, tuple[list[int], list[tuple[_Class, _Method]]]] = {}  # path -> its point ids, their owners
+    points: list[tuple] = []  # id -> the PDB's (offset, start line, start column, end line, end column, document)
+    point_tokens: list[int] = []  # id -> its method's token
 
     def is_generated(rid: int) -> bool:
         return bool(_GENERATED_METHOD.match(raw["methods"][_user_method(raw, rid) - 1][0]))
@@ -91,7 +93,8 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
         is_excluded = rid in excluded
         why = unmeasured.get(rid) or unmeasured.get(owner_rid)
         last_path = fc = mc = place = found = None
-        for offset, start_line, sc, end_line, ec, doc in rid_points:
+        for p in rid_points:
+            doc = p[5]
             if not 0 < doc <= n_docs:
                 continue
             path = doc_paths[doc]
@@ -103,10 +106,10 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
                 if fc is None:
                     fc = files[path] = {"excluded": set(), "not_measured": {}}
             if is_excluded:
-                fc["excluded"].update(range(start_line, end_line + 1))
+                fc["excluded"].update(range(p[1], p[3] + 1))
                 continue
             if why is not None:
-                for line in range(start_line, end_line + 1):
+                for line in range(p[1], p[3] + 1):
                     fc["not_measured"].setdefault(line, why)
                 continue
             if mc is None:
@@ -127,27 +130,31 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
                 place = (cc, mc)
                 found = spans.get(path)
                 if found is None:
-                    found = spans[path] = ([], [], [])
+                    found = spans[path] = ([], [])
             pid = len(points)
-            points.append((token, offset, start_line, sc, end_line, ec, site_of.get((token, offset), -1)))
+            points.append(p)
+            point_tokens.append(token)
             mc.points.append(pid)
-            found[0].append(PointCoverage(token, offset, start_line, sc, end_line, ec, 0))  # (lines.py reads spans)
+            found[0].append(pid)
             found[1].append(place)
-            found[2].append(pid)
     # Each line decided by its own points (lines.py): the line's points, and the classes and methods it joins.
     line_plan: dict[str, tuple[list[int], list[int], dict[int, list[int]]]] = {}
-    for path, (spans_of, owners_of, ids) in spans.items():
+    for path, (ids, owners_of) in spans.items():
         text = line_rule.read_source(path)
         free = line_rule.CodeFreeLines(text, Path(path).suffix) if text is not None else set()
-        file_lines, first, multi = [], [], {}
-        for line, ix in line_rule.deciding_points(spans_of, free).items():
-            file_lines.append(line)
-            first.append(ids[ix[0]])
-            if len(ix) > 1:
-                multi[len(file_lines) - 1] = [ids[i] for i in ix]
-            for i in ix:
-                for owner in owners_of[i]:
-                    owner.lines[line] = None
+        of_file = list(map(points.__getitem__, ids))
+        deciding = line_rule.deciding_lines(list(map(_START, of_file)), list(map(_END, of_file)), free)
+        file_lines = list(deciding)
+        first = [ids[ix[0]] for ix in deciding.values()]
+        multi = {pos: [ids[i] for i in ix] for pos, ix in enumerate(deciding.values()) if len(ix) > 1}
+        for line, ix in deciding.items():
+            if len(ix) == 1:
+                cc, mc = owners_of[ix[0]]
+                cc.lines[line] = mc.lines[line] = None
+            else:
+                for i in ix:
+                    for owner in owners_of[i]:
+                        owner.lines[line] = None
         line_plan[path] = (file_lines, first, multi)
     hashes = raw.get("document_hashes") or []
     stale: dict[str, str | None] = {}
@@ -211,24 +218,29 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
                             [hit_exprs.encode(r.outcomes[k]) for k in kinds], r.generated, r.is_switch, r.text,
                             r.arms, r.notes, fix, mc.index if mc is not None else None))
     # Per-point columns, each method's points together (in the order read).
-    columns = [array("q") for _ in _COLUMNS]
     class_rows = []
-    renumber: dict[int, int] = {}
+    order: list[int] = []  # new point number -> point id
     for cc in ordered:
         method_rows = []
         for mc in cc.methods:
-            start = len(columns[0])
-            for pid in mc.points:
-                renumber[pid] = len(columns[0])
-                for column, value in zip(columns, points[pid]):
-                    column.append(value)
-            method_rows.append((mc.name, mc.signature, mc.token, list(mc.lines), start, len(columns[0])))
+            start = len(order)
+            order += mc.points
+            method_rows.append((mc.name, mc.signature, mc.token, list(mc.lines), start, len(order)))
         class_rows.append((cc.name, cc.filename, list(cc.lines), method_rows))
-    file_rows = [(path, file_lines, array("q", [renumber[p] for p in first]).tobytes(),
+    renumber = [0] * len(points)
+    for new, pid in enumerate(order):
+        renumber[pid] = new
+    site_of = dict(zip(module.sites, range(len(module.sites))))  # (the last of equal sites, as before)
+    tokens = list(map(point_tokens.__getitem__, order))
+    ordered_points = list(map(points.__getitem__, order))
+    offsets = list(map(_OFFSET, ordered_points))
+    columns = [tokens, offsets, *(map(itemgetter(k), ordered_points) for k in (1, 2, 3, 4)),
+               map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1))]
+    file_rows = [(path, file_lines, array("i", map(renumber.__getitem__, first)).tobytes(),
                   {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
                  for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
-            "points": [c.tobytes() for c in columns]}
+            "points": [array("i", c).tobytes() for c in columns]}
 
 
 def apply_plan(plan: dict, module, *, all_branches: bool = False, contexts: bool = False) -> AssemblyCoverage:
@@ -238,7 +250,7 @@ def apply_plan(plan: dict, module, *, all_branches: bool = False, contexts: bool
     hits.append(0)  # site -1: a point the agent did not count
     cols = []
     for blob in plan["points"]:
-        a = array("q")
+        a = array("i")
         a.frombytes(blob)
         cols.append(a)
     tokens, offsets, sls, scs, els, ecs, sites = cols
@@ -248,7 +260,7 @@ def apply_plan(plan: dict, module, *, all_branches: bool = False, contexts: bool
     files = asm.files
     for path, file_lines, first, multi, excluded_lines, not_measured, stale in plan["files"]:
         fc = files[path] = FileCoverage(path)
-        firsts = array("q")
+        firsts = array("i")
         firsts.frombytes(first)
         values = list(map(point_hits.__getitem__, firsts))
         for pos, ids in multi.items():

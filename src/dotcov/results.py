@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from dotcov import _native
+from dotcov import __version__, _native, plan_cache
 from dotcov.analysis import add_branches, add_contexts, add_lines
 from dotcov.data import CoverageData, ModuleHits
 from dotcov.paths import PathMapper
@@ -149,8 +149,10 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
 
 def build(data: CoverageData, source_root: Path, options: ReportOptions | None = None, *,
           all_branches: bool | None = None,
-          not_loaded: list[ModuleHits] = ()) -> tuple[CoverageResult, list[str]]:
+          not_loaded: list[ModuleHits] = (), cache_dir: Path | None = None) -> tuple[CoverageResult, list[str]]:
     """Returns the result and the problems found (modules that could not be reported).
+
+    cache_dir: where module plans are kept between commands (plan_cache.py; default none: always built).
 
     all_branches (default: options.all_branches, False) also reports the branches the
     compiler generated; see branches.py."""
@@ -164,12 +166,21 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
     checks = SourceChecks()
     unloaded = {id(m) for m in not_loaded}
     for module in [*data.modules.values(), *not_loaded]:
-        try:
-            sym = load_symbols(module, mapper.map(module.path))
-        except SymbolsError as e:
-            problems.append(str(e))
-            continue
-        asm = module_coverage(module, sym, options, mapper, checks)
+        assembly = mapper.map(module.path)
+        key = plan_cache.cache_key(module, options, mapper, __version__) if cache_dir is not None else None
+        the_plan = plan_cache.load(cache_dir, key, mapper, module.path) if key is not None else None
+        if the_plan is None:
+            try:
+                sym = load_symbols(module, assembly)
+            except SymbolsError as e:
+                problems.append(str(e))
+                continue
+            pdb, documents = sym.raw.get("pdb_path") or "", sym.raw["documents"]
+            read = plan_cache.inputs(assembly, pdb, documents, mapper, module.path) if key is not None else None
+            the_plan = make_plan(module, sym, options, mapper, checks)
+            if key is not None:
+                plan_cache.store(cache_dir, key, the_plan, assembly=assembly, pdb=pdb, documents=documents, read=read)
+        asm = apply_plan(the_plan, module, all_branches=options.all_branches, contexts=options.contexts)
         asm.not_loaded = id(module) in unloaded
         if not asm.files:
             continue  # everything filtered out
