@@ -214,19 +214,25 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
         candidates = methods_at.get((r.path, r.line), [])
         mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
         kinds = list(r.outcomes)
-        record_rows.append((r.method_token, r.offset, r.path, r.line, kinds,
-                            [hit_exprs.encode(r.outcomes[k]) for k in kinds], r.generated, r.is_switch, r.text,
+        codes = [hit_exprs.encode(r.outcomes[k]) for k in kinds]
+        record_rows.append((r.method_token, r.offset, r.path, r.line, kinds, codes,
+                            all(type(c) is int for c in codes), r.generated, r.is_switch, r.text,
                             r.arms, r.notes, fix, mc.index if mc is not None else None))
     # Per-point columns, each method's points together (in the order read).
     class_rows = []
     order: list[int] = []  # new point number -> point id
+    positions = {path: {line: k for k, line in enumerate(rows[0])} for path, rows in line_plan.items()}
     for cc in ordered:
         method_rows = []
+        file_lines = line_plan[cc.filename][0]
         for mc in cc.methods:
             start = len(order)
             order += mc.points
-            method_rows.append((mc.name, mc.signature, mc.token, list(mc.lines), start, len(order)))
-        class_rows.append((cc.name, cc.filename, list(cc.lines), method_rows))
+            method_rows.append((mc.name, mc.signature, mc.token, _lines_of(mc.lines, file_lines,
+                                                                           positions[cc.filename]),
+                                start, len(order)))
+        class_rows.append((cc.name, cc.filename, _lines_of(cc.lines, file_lines, positions[cc.filename]),
+                           method_rows))
     renumber = [0] * len(points)
     for new, pid in enumerate(order):
         renumber[pid] = new
@@ -241,6 +247,16 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
                  for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
             "points": [array("i", c).tobytes() for c in columns]}
+
+
+def _lines_of(lines: dict[int, None], file_lines: list[int], position: dict[int, int]):
+    """A class's or method's lines: (first, end) when they are file_lines[first:end] (the usual case: copied at
+    C speed), else the list of lines."""
+    if lines:
+        first = position[next(iter(lines))]
+        if file_lines[first:first + len(lines)] == list(lines):
+            return (first, first + len(lines))
+    return list(lines)
 
 
 def apply_plan(plan: dict, module, *, all_branches: bool = False, contexts: bool = False) -> AssemblyCoverage:
@@ -258,6 +274,7 @@ def apply_plan(plan: dict, module, *, all_branches: bool = False, contexts: bool
     all_points = list(map(PointCoverage, tokens, offsets, sls, scs, els, ecs, point_hits))
     point_ctx, branch_ctx = site_contexts(module) if contexts and module.contexts else ({}, {})
     files = asm.files
+    columns: dict[str, tuple[list[int], list[int]]] = {}  # path -> its lines and their hits
     for path, file_lines, first, multi, excluded_lines, not_measured, stale in plan["files"]:
         fc = files[path] = FileCoverage(path)
         firsts = array("i")
@@ -266,6 +283,7 @@ def apply_plan(plan: dict, module, *, all_branches: bool = False, contexts: bool
         for pos, ids in multi.items():
             values[pos] = max(map(point_hits.__getitem__, ids))
         fc.lines = dict(zip(file_lines, values))
+        columns[path] = (file_lines, values)
         fc.excluded = set(excluded_lines)
         fc.not_measured = dict(not_measured)
         fc.stale = stale
@@ -278,18 +296,27 @@ def apply_plan(plan: dict, module, *, all_branches: bool = False, contexts: bool
     classes = []
     for name, filename, class_lines, method_rows in plan["classes"]:
         cc = ClassCoverage(name, filename)
+        file_lines, values = columns[filename]
         lookup = files[filename].lines.__getitem__
-        cc.lines = dict(zip(class_lines, map(lookup, class_lines)))
+
+        def lines_of(spec) -> dict[int, int]:
+            if type(spec) is tuple:
+                if spec[0] == 0 and spec[1] == len(file_lines):
+                    return dict(files[filename].lines)
+                return dict(zip(file_lines[spec[0]:spec[1]], values[spec[0]:spec[1]]))
+            return dict(zip(spec, map(lookup, spec)))
+
+        cc.lines = lines_of(class_lines)
         for mname, signature, token, method_lines, start, end in method_rows:
-            mc = MethodCoverage(mname, signature, dict(zip(method_lines, map(lookup, method_lines))),
-                                all_points[start:end], token)
-            cc.methods.append(mc)
+            cc.methods.append(MethodCoverage(mname, signature, lines_of(method_lines), all_points[start:end], token))
         classes.append(cc)
     asm.classes = classes
+    evaluate = hit_exprs.evaluate
     records = [branches.BranchRecord(token, offset, path, line,
-                                     dict(zip(kinds, [hit_exprs.evaluate(c, hits) for c in codes])),
+                                     dict(zip(kinds, map(hits.__getitem__, codes) if plain
+                                              else [evaluate(c, hits) for c in codes])),
                                      generated, is_switch, text, arms, notes)
-               for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes, _fix, _at
+               for token, offset, path, line, kinds, codes, plain, generated, is_switch, text, arms, notes, _fix, _at
                in plan["records"]]
     for path, by_line in branches.by_line(records, all_branches=all_branches).items():
         fc = files.get(path)
@@ -297,7 +324,7 @@ def apply_plan(plan: dict, module, *, all_branches: bool = False, contexts: bool
             fc.branches.update(by_line)
     # The same outcomes per method and line, with each branch instruction as a condition (Cobertura).
     for r, row in zip(records, plan["records"]):
-        fix, at = row[11], row[12]
+        fix, at = row[12], row[13]
         if fix is not None:
             # A Release `switch (k)` line has no sequence point; its dispatch ran once per arm taken.
             fc = files[r.path]
