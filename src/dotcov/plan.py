@@ -259,7 +259,7 @@ def _lines_of(lines: dict[int, None], file_lines: list[int], position: dict[int,
     return list(lines)
 
 
-def apply_plan(plan: dict, module, *, all_branches: bool = False, contexts: bool = False) -> AssemblyCoverage:
+def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
     """The model of one module build: `plan` (make_plan's) with the hits of `module` (a data.ModuleHits)."""
     asm = AssemblyCoverage(plan["name"])
     hits = list(module.hits)
@@ -318,31 +318,38 @@ def apply_plan(plan: dict, module, *, all_branches: bool = False, contexts: bool
                                      generated, is_switch, text, arms, notes)
                for token, offset, path, line, kinds, codes, plain, generated, is_switch, text, arms, notes, _fix, _at
                in plan["records"]]
-    for path, by_line in branches.by_line(records, all_branches=all_branches).items():
-        fc = files.get(path)
-        if fc is not None:
-            fc.branches.update(by_line)
-    # The same outcomes per method and line, with each branch instruction as a condition (Cobertura).
+    # Each record's outcomes on its file's line (branches.by_line: the records kept are the reported ones) and,
+    # with each branch instruction as a condition (Cobertura), on its method's line.
     for r, row in zip(records, plan["records"]):
+        outcomes = r.outcomes
+        covered = sum(1 for h in outcomes.values() if h > 0)
+        missed = r.missed()
+        ordered = sorted(outcomes)
+        fc = files.get(r.path)
+        if fc is not None:
+            b = fc.branches.get(r.line)
+            if b is None:
+                b = fc.branches[r.line] = BranchCoverage(0, 0)
+            b.total += len(outcomes)
+            b.covered += covered
+            b.missed_outcomes.extend(missed)
+            b.outcome_hits.append((r.offset, [outcomes[k] for k in ordered]))
         fix, at = row[12], row[13]
         if fix is not None:
             # A Release `switch (k)` line has no sequence point; its dispatch ran once per arm taken.
-            fc = files[r.path]
             for ci, mi in fix:
                 c = classes[ci]
                 for lines in (fc.lines, c.lines, c.methods[mi].lines):
-                    lines[r.line] = sum(r.outcomes.values())
+                    lines[r.line] = sum(outcomes.values())
             ctx = branch_ctx.get((r.method_token, r.offset))
             if ctx and r.line in fc.lines:  # the tests whose dispatch ran the switch's first branch instruction
                 fc.contexts[r.line] = ctx
         if at is None:
             continue
-        mc = classes[at[0]].methods[at[1]]
-        b = mc.branches.setdefault(r.line, BranchCoverage(0, 0))
-        covered = sum(1 for h in r.outcomes.values() if h > 0)
+        b = classes[at[0]].methods[at[1]].branches.setdefault(r.line, BranchCoverage(0, 0))
         b.covered += covered
-        b.total += len(r.outcomes)
-        b.missed_outcomes.extend(r.missed())
-        b.conditions.append((r.offset, "switch" if r.is_switch else "jump", covered, len(r.outcomes)))
-        b.outcome_hits.append((r.offset, [r.outcomes[k] for k in sorted(r.outcomes)]))
+        b.total += len(outcomes)
+        b.missed_outcomes.extend(missed)
+        b.conditions.append((r.offset, "switch" if r.is_switch else "jump", covered, len(outcomes)))
+        b.outcome_hits.append((r.offset, [outcomes[k] for k in ordered]))
     return asm

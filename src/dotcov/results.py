@@ -144,7 +144,7 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
     """The model of one module build: its plan (plan.py: what does not depend on hits) with its hits."""
     options = options or ReportOptions()
     the_plan = make_plan(module, sym, options, mapper or PathMapper(), checks or SourceChecks())
-    return apply_plan(the_plan, module, all_branches=options.all_branches, contexts=options.contexts)
+    return apply_plan(the_plan, module, contexts=options.contexts)
 
 
 def build(data: CoverageData, source_root: Path, options: ReportOptions | None = None, *,
@@ -180,7 +180,7 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             the_plan = make_plan(module, sym, options, mapper, checks)
             if key is not None:
                 plan_cache.store(cache_dir, key, the_plan, assembly=assembly, pdb=pdb, documents=documents, read=read)
-        asm = apply_plan(the_plan, module, all_branches=options.all_branches, contexts=options.contexts)
+        asm = apply_plan(the_plan, module, contexts=options.contexts)
         asm.not_loaded = id(module) in unloaded
         if not asm.files:
             continue  # everything filtered out
