@@ -163,6 +163,12 @@ class MethodIL:
         return cls(rid, list(d["instructions"]), list(d["clauses"]), **kw)
 
     def branches(self) -> list[Branch]:
+        found = self.__dict__.get("_branches")
+        if found is None:  # (decoded once: the recognisers ask again)
+            found = self.__dict__["_branches"] = self._find_branches()
+        return list(found)
+
+    def _find_branches(self) -> list[Branch]:
         out = []
         ins = self.instructions
         for i in [i for i, (_off, op, _arg) in enumerate(ins) if op in _BRANCHES]:

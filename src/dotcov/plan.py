@@ -28,7 +28,7 @@ from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCo
 # `<Name>b__0_0`, `<Name>d__3`, `<Name>g__Local|0_0` -> Name
 _GENERATED_METHOD = re.compile(r"^<([^>]*)>")
 # The PDB's point tuples: (IL offset, start line, start column, end line, end column, document).
-_OFFSET, _START, _END = itemgetter(0), itemgetter(1), itemgetter(3)
+_START, _END = itemgetter(1), itemgetter(3)
 
 
 def _user_method(raw: dict, rid: int) -> int:
@@ -221,7 +221,7 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
     # Per-point columns, each method's points together (in the order read).
     class_rows = []
     order: list[int] = []  # new point number -> point id
-    positions = {path: {line: k for k, line in enumerate(rows[0])} for path, rows in line_plan.items()}
+    positions = {path: dict(zip(rows[0], range(len(rows[0])))) for path, rows in line_plan.items()}
     for cc in ordered:
         method_rows = []
         file_lines = line_plan[cc.filename][0]
@@ -238,11 +238,9 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
         renumber[pid] = new
     site_of = dict(zip(module.sites, range(len(module.sites))))  # (the last of equal sites, as before)
     tokens = list(map(point_tokens.__getitem__, order))
-    ordered_points = list(map(points.__getitem__, order))
-    offsets = list(map(_OFFSET, ordered_points))
-    columns = [tokens, offsets, *(map(itemgetter(k), ordered_points) for k in (1, 2, 3, 4)),
-               map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1))]
-    file_rows = [(path, file_lines, array("i", map(renumber.__getitem__, first)).tobytes(),
+    offsets, *spans, _docs = zip(*map(points.__getitem__, order)) if order else ((),) * 6
+    columns = [tokens, offsets, *spans, list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))]
+    file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
                   {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
                  for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
