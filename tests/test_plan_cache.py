@@ -174,3 +174,37 @@ def test_an_unwritable_cache_directory_is_no_error(snippets, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     assert repr(build(cov, cache=blocker / "cache")) == repr(build(cov))
+
+
+WARM_BUILD = """
+import sys
+from pathlib import Path
+from dotcov import results
+from dotcov.data import CoverageData, ModuleHits
+import ast
+def no_pdb_reading(*_a, **_k):
+    raise SystemExit("a cached plan needs no PDB")
+results.load_symbols = no_pdb_reading
+cov = CoverageData()
+for m in ast.literal_eval(Path(sys.argv[1]).read_text()):
+    cov.add_module(ModuleHits(*m))
+result, problems = results.build(cov, Path(sys.argv[2]), cache_dir=Path(sys.argv[3]))
+print(repr(result))
+"""
+
+
+def test_every_module_is_served_from_the_cache_in_a_new_process(snippets, tmp_path):
+    # Two module builds: a later command (a fresh process, which imports less) finds both plans.
+    cov = CoverageData()
+    for config in ("Debug", "Release"):
+        for m in module_data(snippets[config]).modules.values():
+            cov.add_module(m)
+    cold = repr(build(cov, cache=tmp_path / "cache"))
+    assert len(cached_plans(tmp_path / "cache")) == 2
+    modules = tmp_path / "modules.txt"
+    modules.write_text(repr([(m.mvid, m.pdb_id, m.path, m.sites, m.hits) for m in cov.modules.values()]))
+    import sys
+    out = subprocess.run([sys.executable, "-c", WARM_BUILD, str(modules), str(REPO), str(tmp_path / "cache")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == cold

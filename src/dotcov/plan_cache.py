@@ -32,14 +32,14 @@ MAX_BYTES = 1 << 30
 def code_stamp() -> list:
     """(size, mtime_ns) of the code that makes plans: a changed dotcov (a new version, an edited checkout) makes
     new plans."""
-    import sys
+    import importlib
 
     from dotcov import _native
 
     names = ("dotcov.plan", "dotcov.branches", "dotcov.lines", "dotcov.switch_arms", "dotcov.branch_notes",
              "dotcov.short_circuit", "dotcov.exclusions", "dotcov.results", "dotcov.hit_exprs", "dotcov.paths",
              "dotcov.filters", "dotcov.signatures", "dotcov.model", "dotcov.plan_cache")
-    files = [getattr(sys.modules.get(n), "__file__", None) for n in names] + [_native.__file__]
+    files = [importlib.import_module(n).__file__ for n in names] + [_native.__file__]  # (imported either way)
     return [(Path(f).name, _stat(f)) if f else None for f in files]
 
 
