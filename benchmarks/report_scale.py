@@ -96,6 +96,10 @@ def main() -> None:
     ap.add_argument("--skip-build", action="store_true", help="reuse a --work directory already built and run")
     ap.add_argument("--data", type=Path, default=None, help="the data directory to report (default WORK/data)")
     ap.add_argument("--out", type=Path, default=None, help="where the XML and HTML go (default WORK)")
+    ap.add_argument("--cache", choices=("sequence", "cold", "warm"), default="sequence",
+                    help="module plans (DATA/cache, plan_cache.py): 'sequence' removes them once, so the first "
+                         "command builds them and the others reuse them, as after `dotcov run`; 'cold' before "
+                         "every command; 'warm' keeps what is there")
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="dotcov-scale-"))
     env = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1", DOTNET_CLI_USE_MSBUILD_SERVER="0",
@@ -121,20 +125,28 @@ def main() -> None:
         ("html", ["html", "--data-dir", str(data), "-d", str(out / "htmlcov")]),
     ]
     statements = None
+    cache = data / "cache"
+    if args.cache == "sequence":
+        shutil.rmtree(cache, ignore_errors=True)
     for name, cmd in commands:
+        if args.cache == "cold":
+            shutil.rmtree(cache, ignore_errors=True)
+        plans = "warm" if any(cache.glob("plan.*.bin")) else "cold"
         wall, cpu, rss, stdout = run([py, "-m", "dotcov", *cmd], work)
         if name == "report":
             total = next(line for line in stdout.splitlines() if line.startswith("TOTAL")).split()
             statements = int(total[1])
-        rows.append((name, wall, cpu, rss))
+        rows.append((name, wall, cpu, rss, plans))
     print(f"Generated library: {args.files} files x {args.methods} methods, {statements:,} statements "
           f"(`benchmarks/report_scale.py --files {args.files} --methods {args.methods}`)\n")
     print(f"load average before: {os.getloadavg()[0]:.1f} (wall time is only meaningful on an idle machine)\n")
-    print("| command | wall (s) | CPU (s) | peak RSS (MiB) |")
-    print("|---|---:|---:|---:|")
-    for name, wall, cpu, rss in rows:
-        print(f"| `dotcov {name}` | {wall:.2f} | {cpu:.2f} | {rss:.0f} |")
-    print(f"| together | {sum(r[1] for r in rows):.2f} | {sum(r[2] for r in rows):.2f} | {max(r[3] for r in rows):.0f} |")
+    print("| command | plans | wall (s) | CPU (s) | peak RSS (MiB) |")
+    print("|---|---|---:|---:|---:|")
+    for name, wall, cpu, rss, plans in rows:
+        print(f"| `dotcov {name}` | {plans} | {wall:.2f} | {cpu:.2f} | {rss:.0f} |")
+    print(f"| together | | {sum(r[1] for r in rows):.2f} | {sum(r[2] for r in rows):.2f} | "
+          f"{max(r[3] for r in rows):.0f} |")
+    print(f"\nload average after: {os.getloadavg()[0]:.1f}")
     if not args.keep and args.work is None:
         shutil.rmtree(work, ignore_errors=True)
 

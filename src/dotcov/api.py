@@ -126,6 +126,7 @@ class Coverage:
         """The line and branch model (`model.CoverageResult`) of the data."""
         if self._result is None:
             from dotcov import results
+            from dotcov.plan_cache import CACHE_DIR
 
             if self._data is None:
                 self.load()
@@ -135,7 +136,7 @@ class Coverage:
                 unloaded = never_loaded(self._data, self.source_root, self.source_dirs,
                                         include_tests=self.include_tests)
                 result, problems = results.build(self._limited_data(), self.source_root, self.options,
-                                                 not_loaded=unloaded)
+                                                 not_loaded=unloaded, cache_dir=self.data_dir / CACHE_DIR)
             for p in problems:
                 self._warn(p)
             self.problems = problems

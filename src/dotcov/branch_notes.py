@@ -13,6 +13,7 @@ outcome never happened, never an IL offset.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 BRTRUE = {0x2D, 0x3A}
 BRFALSE = {0x2C, 0x39}
@@ -26,6 +27,12 @@ SOURCE_RELATION = re.compile(r"(<=|>=|==|!=|(?<![<=>])<(?![<=])|(?<![=>-])>(?![>
 
 def conditions(text: str) -> list[str]:
     """The conditions of a statement: `if (w < 0 || h < 0)` -> ["w < 0", "h < 0"]."""
+    return list(_conditions(text))
+
+
+@lru_cache(maxsize=4096)
+def _conditions(text: str) -> tuple[str, ...]:
+    """conditions(), once per distinct statement text (many branches share theirs: `if (x == null)`)."""
     m = (re.match(r"^\s*(?:\}\s*)?(?:else\s+)?(?:if|while|when)\s*\((.*)\)\s*\{?\s*$", text)
          or re.match(r"^\s*(?:ElseIf|If|While|Do While)\s+(.*?)(?:\s+Then)?\s*$", text))  # VB
     body = m.group(1) if m else re.sub(r"^\s*[Rr]eturn\s+|;\s*$", "", text)
@@ -39,8 +46,8 @@ def conditions(text: str) -> list[str]:
         inner = _unwrap(part)
         nested = _split(inner, separators) if inner != part else [inner]
         # `(a || b) && flag`: the parenthesised conditions are conditions of the statement too.
-        out.extend(conditions(f"return {inner};") if len(nested) > 1 else [inner])
-    return out
+        out.extend(_conditions(f"return {inner};") if len(nested) > 1 else [inner])
+    return tuple(out)
 
 
 def _split(body: str, separators: tuple[str, ...]) -> list[str]:
@@ -103,7 +110,7 @@ def notes(text: str, branches: list[tuple]) -> list[dict[int, str]]:
     """For the (opcode, {outcome kind: hits}[, tests_written_value]) branches of one statement (IL order), a
     description of each outcome as "never ..." (kind 1 = fall-through, 2 = jump); `tests_written_value` as for
     jump_means (default False)."""
-    conds = conditions(text) if text else []
+    conds = _conditions(text) if text else ()
     out = []
     for k, (opcode, _outcomes, *rest) in enumerate(branches):
         written = bool(rest and rest[0])

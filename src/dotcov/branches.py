@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from dotcov import _native
+from dotcov.hit_exprs import floor0
 from dotcov.model import BranchCoverage
 
 # --- opcodes ------------------------------------------------------------------
@@ -162,6 +163,12 @@ class MethodIL:
         return cls(rid, list(d["instructions"]), list(d["clauses"]), **kw)
 
     def branches(self) -> list[Branch]:
+        found = self.__dict__.get("_branches")
+        if found is None:  # (decoded once: the recognisers ask again)
+            found = self.__dict__["_branches"] = self._find_branches()
+        return list(found)
+
+    def _find_branches(self) -> list[Branch]:
         out = []
         ins = self.instructions
         for i in [i for i, (_off, op, _arg) in enumerate(ins) if op in _BRANCHES]:
@@ -675,15 +682,18 @@ def value_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> di
 
 
 def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_path: str | None = None,
-            path_of: Callable[[str], str] | None = None, read_sources: bool = True) -> list[BranchRecord]:
+            path_of: Callable[[str], str] | None = None, read_sources: bool = True,
+            hits: list | None = None) -> list[BranchRecord]:
     """Every branch the agent counted in `module` (a data.ModuleHits) that maps to a line,
     classified. `sym` is results.Symbols; `bodies` defaults to the method bodies of
-    `assembly_path` (default module.path); `path_of` maps PDB document paths (as [paths] does)."""
+    `assembly_path` (default module.path); `path_of` maps PDB document paths (as [paths] does).
+    `hits` (default module.hits) may be hit_exprs.symbolic(module.sites): the outcomes are then expressions."""
     from dotcov import branch_notes, short_circuit, switch_arms  # switch_arms builds on this module's IL model
 
-    counted = branch_hits(module.sites, module.hits)
-    values = value_hits(module.sites, module.hits)
-    operands = short_circuit.operand_hits(module.sites, module.hits)
+    hits = module.hits if hits is None else hits
+    counted = branch_hits(module.sites, hits)
+    values = value_hits(module.sites, hits)
+    operands = short_circuit.operand_hits(module.sites, hits)
     if not counted and not values and not operands:
         return []  # the agent measured no branches in this module
     raw = sym.raw
@@ -760,7 +770,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         for n, (offset, outcomes, p, b, generated) in enumerate(rows):
             sub = short_circuit_constants(il, b) if b is not None and generated is None else None
             if sub:
-                own = {k: max(0, h - sum(counts.get(o, {}).get(kind, 0) for o, kind in sub.get(k, [])))
+                own = {k: floor0(h - sum(counts.get(o, {}).get(kind, 0) for o, kind in sub.get(k, [])))
                        for k, h in outcomes.items()}
                 rows[n] = (offset, own, p, b, generated)
         # A switch's dispatch becomes one record with an outcome per arm (switch_arms.py), in the document of the

@@ -300,7 +300,8 @@ def combine(data_dir: Path) -> CoverageData:
 
 
 def erase(data_dir: Path) -> int:
-    """Removes the data files (and damaged ones) and the agent logs; returns how many data files went."""
+    """Removes the data files (and damaged ones), the cached plans and the agent logs; returns how many data
+    files went."""
     n = 0
     for path in data_files(data_dir):
         path.unlink(missing_ok=True)
@@ -308,6 +309,9 @@ def erase(data_dir: Path) -> int:
     if data_dir.is_dir():
         for path in data_dir.glob("*.cov.damaged"):
             path.unlink(missing_ok=True)
+    from dotcov.plan_cache import clear
+
+    clear(data_dir)  # the plans of earlier builds' reports (plan_cache.py)
     logs = data_dir / "logs"
     if logs.is_dir():
         for path in logs.glob("agent.*.log"):

@@ -53,15 +53,24 @@ def deciding_points(spans: Sequence[Span], code_free: Iterable[int] = ()) -> dic
     `spans`: anything with start_line and end_line (Span, model.PointCoverage). `code_free` holds the lines known
     to carry no code of their own (see code_free_lines, CodeFreeLines); they are statements only when a point
     starts on them."""
+    return deciding_lines([s.start_line for s in spans], [s.end_line for s in spans], code_free)
+
+
+def deciding_lines(starts: Sequence[int], ends: Sequence[int], code_free: Iterable[int] = ()) -> dict[int, list[int]]:
+    """deciding_points of the spans given as two columns: each point's start line and end line."""
     starting: dict[int, list[int]] = {}
-    for i, s in enumerate(spans):
-        starting.setdefault(s.start_line, []).append(i)
+    for i, line in enumerate(starts):
+        ix = starting.get(line)
+        if ix is None:
+            starting[line] = [i]
+        else:
+            ix.append(i)
     skip = code_free if isinstance(code_free, (set, frozenset, CodeFreeLines)) else set(code_free)
     out: dict[int, list[int]] = {line: list(ix) for line, ix in starting.items()}
     inner: dict[int, tuple[int, list[int]]] = {}  # continuation line -> (start line of the innermost, its points)
-    for i, s in enumerate(spans):
-        key = s.start_line
-        for line in range(s.start_line + 1, s.end_line + 1):
+    for i in [i for i, (s, e) in enumerate(zip(starts, ends)) if e > s]:  # (multi-line points only)
+        key = starts[i]
+        for line in range(key + 1, ends[i] + 1):
             if line in starting or line in skip:
                 continue
             have = inner.get(line)

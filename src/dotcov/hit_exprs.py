@@ -1,0 +1,87 @@
+"""Hit counts as expressions of the data file's counters, so the work that does not depend on hits is done once.
+
+`branches.analyse` combines counters into outcome hits: a sum of sites (the same outcome counted twice), a
+difference clamped at zero (a Debug `a || b`'s last condition, branches.short_circuit_constants), the sum of the
+outcomes leading to one switch arm (switch_arms). Run with `symbolic(sites)` instead of the hit counts, it
+returns records whose outcomes are these expressions; `encode` turns one into plain data (an int for one
+counter, the common case) and `evaluate` gives its value for a list of hit counts (plan.py).
+"""
+
+from __future__ import annotations
+
+
+class Expr:
+    """A hit count not yet known: supports the arithmetic branches.analyse does (+, -, floor0)."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        if isinstance(other, int) and other == 0:
+            return self
+        return _Op("+", self, other)
+
+    def __radd__(self, other):
+        if isinstance(other, int) and other == 0:
+            return self
+        return _Op("+", other, self)
+
+    def __sub__(self, other):
+        if isinstance(other, int) and other == 0:
+            return self
+        return _Op("-", self, other)
+
+    def __rsub__(self, other):
+        return _Op("-", other, self)
+
+    def floor0(self) -> Expr:
+        return _Op("max0", self, 0)
+
+
+class Site(Expr):
+    """The hits of one counter: `hits[index]`."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+class _Op(Expr):
+    __slots__ = ("op", "a", "b")
+
+    def __init__(self, op: str, a, b) -> None:
+        self.op, self.a, self.b = op, a, b
+
+
+def floor0(value):
+    """max(0, value), for a number or an expression."""
+    return value.floor0() if isinstance(value, Expr) else max(0, value)
+
+
+def symbolic(sites: list) -> list:
+    """Stand-ins for the hits of `sites`: a Site for each branch-like site (kind >= 1), None for the sequence
+    points (which branches.analyse never reads)."""
+    return [Site(i) if s[2] else None for i, s in enumerate(sites)]
+
+
+def encode(value):
+    """Plain data for marshal: a counter's index (int >= 0); ("c", n) a constant; (op, a, b) an operation."""
+    if isinstance(value, Site):
+        return value.index
+    if isinstance(value, _Op):
+        return (value.op, encode(value.a), encode(value.b))
+    return ("c", value)
+
+
+def evaluate(code, hits: list[int]) -> int:
+    if type(code) is int:
+        return hits[code]
+    op = code[0]
+    if op == "c":
+        return code[1]
+    a, b = evaluate(code[1], hits), evaluate(code[2], hits)
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    return max(a, b)  # "max0": max(a, 0)

@@ -1,0 +1,353 @@
+"""A module build's coverage plan: everything results.module_coverage decides without looking at hit counts.
+
+Which sequence points decide which lines (lines.py), each point's class and method, excluded and not-measured
+lines, stale sources, the branch records with their outcome keys, notes and switch arms (branches.py), and where
+each record lands. `make_plan` computes it from the PDB, the assembly's IL and the source files; `apply_plan`
+turns a plan and the module's hit counts into the model (`model.AssemblyCoverage`) at C speed, with no Python
+loop per point. Every build goes through both (plan_cache.py keeps plans between commands), so a cached plan
+gives exactly the model a cold build gives.
+
+A plan is plain data (lists, tuples, dicts, strings, ints, and `array` bytes for the per-point columns) that
+`marshal` stores compactly; hit counts enter only as indexes into `ModuleHits.hits` (hit_exprs.py).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from itertools import repeat
+from operator import itemgetter
+from pathlib import Path
+
+from dotcov import branches, hit_exprs, lines as line_rule
+from dotcov.contexts import site_contexts
+from dotcov.exclusions import ExclusionOptions, excluded_methods
+from dotcov.filters import Filters
+from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCoverage, MethodCoverage, PointCoverage
+
+# `<Name>b__0_0`, `<Name>d__3`, `<Name>g__Local|0_0` -> Name
+_GENERATED_METHOD = re.compile(r"^<([^>]*)>")
+# The PDB's point tuples: (IL offset, start line, start column, end line, end column, document).
+_START, _END = itemgetter(1), itemgetter(3)
+
+
+def _user_method(raw: dict, rid: int) -> int:
+    """MoveNext of an async/iterator state machine reports as the method the user wrote."""
+    return raw["kickoff"].get(rid, rid)
+
+
+class _Class:
+    __slots__ = ("name", "filename", "methods", "lines")
+
+    def __init__(self, name: str, filename: str) -> None:
+        self.name, self.filename, self.methods, self.lines = name, filename, [], {}
+
+
+class _Method:
+    __slots__ = ("name", "signature", "token", "lines", "points", "index")
+
+    def __init__(self, name: str, signature: str, token: int) -> None:
+        self.name, self.signature, self.token = name, signature, token
+        self.lines: dict[int, None] = {}  # (an ordered set)
+        self.points: list[int] = []  # point ids, in the order read
+        self.index = (0, 0)  # (class, method) in the plan
+
+
+def make_plan(module, sym, options, mapper, checks) -> dict:
+    """The hit-independent part of results.module_coverage (see the module docstring)."""
+    raw = sym.raw
+    name = raw["assembly_name"]
+    filters = options.filters or Filters()
+    excluded = excluded_methods(sym, name, ExclusionOptions(filters, options.skip_auto_properties))
+    documents = raw["documents"]
+    unmeasured = {token & 0x00FFFFFF: why for token, why in getattr(module, "unmeasured", {}).items()}
+    classes: dict[tuple[int, str], _Class] = {}
+    methods: dict[tuple[int, str, int], _Method] = {}
+    files: dict[str, dict] = {}  # path -> {"excluded": set, "not_measured": dict}; insertion order is the model's
+    spans: dict[str, tuple[list[int], list[tuple[_Class, _Method]]]] = {}  # path -> its point ids, their owners
+    points: list[tuple] = []  # id -> the PDB's (offset, start line, start column, end line, end column, document)
+    point_tokens: list[int] = []  # id -> its method's token
+
+    def is_generated(rid: int) -> bool:
+        return bool(_GENERATED_METHOD.match(raw["methods"][_user_method(raw, rid) - 1][0]))
+
+    doc_paths: list[str | None] = [None]
+    for d in documents:
+        path = mapper.map(d, near=module.path)
+        doc_paths.append(None if filters.files and filters.file_excluded(path) else path)
+    n_docs = len(documents)
+
+    order = sorted(raw["sequence_points"], key=lambda r: (is_generated(r), r))
+    for rid in order:
+        rid_points = raw["sequence_points"][rid]
+        token = 0x06000000 | rid
+        owner_rid = _user_method(raw, rid)
+        mname, type_rid, _flags, _sig = raw["methods"][owner_rid - 1]
+        generated = _GENERATED_METHOD.match(mname)
+        if generated and generated.group(1):
+            mname = generated.group(1)
+        user_type = sym.user_type(type_rid) if type_rid else 0
+        class_name = sym.type_full_name(user_type) if user_type else "<Module>"
+        if line_rule.generated_member(raw["methods"][rid - 1][0], raw.get("attributes", {}).get(token, [])):
+            continue  # e.g. a record's copy constructor: no statement the user wrote
+        is_excluded = rid in excluded
+        why = unmeasured.get(rid) or unmeasured.get(owner_rid)
+        last_path = fc = mc = place = found = None
+        for p in rid_points:
+            doc = p[5]
+            if not 0 < doc <= n_docs:
+                continue
+            path = doc_paths[doc]
+            if path is None:
+                continue
+            if path is not last_path:
+                last_path, mc = path, None
+                fc = files.get(path)
+                if fc is None:
+                    fc = files[path] = {"excluded": set(), "not_measured": {}}
+            if is_excluded:
+                fc["excluded"].update(range(p[1], p[3] + 1))
+                continue
+            if why is not None:
+                for line in range(p[1], p[3] + 1):
+                    fc["not_measured"].setdefault(line, why)
+                continue
+            if mc is None:
+                cc = classes.get((user_type, path))
+                if cc is None:
+                    cc = classes[(user_type, path)] = _Class(class_name, path)
+                if generated:
+                    mc = next((m for m in cc.methods if m.name == mname), None)
+                    if mc is None:
+                        mc = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
+                        cc.methods.append(mc)
+                else:
+                    mkey = (user_type, path, owner_rid)
+                    mc = methods.get(mkey)
+                    if mc is None:
+                        mc = methods[mkey] = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
+                        cc.methods.append(mc)
+                place = (cc, mc)
+                found = spans.get(path)
+                if found is None:
+                    found = spans[path] = ([], [])
+            pid = len(points)
+            points.append(p)
+            point_tokens.append(token)
+            mc.points.append(pid)
+            found[0].append(pid)
+            found[1].append(place)
+    # Each line decided by its own points (lines.py): the line's points, and the classes and methods it joins.
+    line_plan: dict[str, tuple[list[int], list[int], dict[int, list[int]]]] = {}
+    for path, (ids, owners_of) in spans.items():
+        text = line_rule.read_source(path)
+        free = line_rule.CodeFreeLines(text, Path(path).suffix) if text is not None else set()
+        of_file = list(map(points.__getitem__, ids))
+        deciding = line_rule.deciding_lines(list(map(_START, of_file)), list(map(_END, of_file)), free)
+        file_lines = list(deciding)
+        first = [ids[ix[0]] for ix in deciding.values()]
+        multi = {pos: [ids[i] for i in ix] for pos, ix in enumerate(deciding.values()) if len(ix) > 1}
+        for line, ix in deciding.items():
+            if len(ix) == 1:
+                cc, mc = owners_of[ix[0]]
+                cc.lines[line] = mc.lines[line] = None
+            else:
+                for i in ix:
+                    for owner in owners_of[i]:
+                        owner.lines[line] = None
+        line_plan[path] = (file_lines, first, multi)
+    hashes = raw.get("document_hashes") or []
+    stale: dict[str, str | None] = {}
+    for doc, (algorithm, expected) in enumerate(hashes, start=1):
+        path = mapper.map(documents[doc - 1], near=module.path)
+        if path in files and stale.get(path) is None:
+            stale[path] = checks.stale(path, algorithm, expected)
+    kept: dict[str, set[int]] = {}  # path -> its statement lines (before the switch lines below)
+    file_rows = []
+    for path, fc in files.items():
+        file_lines, first, multi = line_plan.get(path, ([], [], {}))
+        line_set = set(file_lines)
+        excluded_lines = fc["excluded"] - line_set
+        not_measured = [(n, why) for n, why in fc["not_measured"].items() if n not in line_set]
+        if not file_lines and not not_measured:
+            continue  # wholly excluded: not a file of the report
+        kept[path] = line_set
+        file_rows.append((path, file_lines, first, multi, sorted(excluded_lines), not_measured, stale.get(path)))
+    ordered = sorted(classes.values(), key=lambda c: (c.name, c.filename))
+    for ci, cc in enumerate(ordered):
+        for mi, mc in enumerate(cc.methods):
+            mc.index = (ci, mi)
+    # Branch outcomes as expressions of the counters (hit_exprs.py), on the lines of the files and methods kept.
+    records = branches.analyse(module, sym, assembly_path=mapper.map(module.path),
+                               path_of=lambda doc: mapper.map(doc, near=module.path),
+                               hits=hit_exprs.symbolic(module.sites))
+    records = [r for r in records if (r.method_token & 0x00FFFFFF) not in excluded
+               and _user_method(raw, r.method_token & 0x00FFFFFF) not in unmeasured
+               and (r.method_token & 0x00FFFFFF) not in unmeasured
+               and not (r.generated and not options.all_branches)]
+    # Where each record lands (results.module_coverage's rules): a switch line without a point of its own, and
+    # the method whose branches hold it.
+    methods_at: dict[tuple[str, int], list[_Method]] = {}
+    wanted: dict[str, set[int]] = {}
+    for r in records:
+        wanted.setdefault(r.path, set()).add(r.line)
+    for cc in classes.values():
+        lines_wanted = wanted.get(cc.filename)
+        if lines_wanted:
+            for mc in cc.methods:
+                for line in lines_wanted.intersection(mc.lines):
+                    methods_at.setdefault((cc.filename, line), []).append(mc)
+    owners: dict[tuple[str, int], list[_Method]] = {}
+    for cc in classes.values():
+        for mc in cc.methods:
+            owners.setdefault((cc.filename, mc.token), []).append(mc)
+    record_rows = []
+    for r in records:
+        owner = 0x06000000 | _user_method(raw, r.method_token & 0x00FFFFFF)
+        fix = None
+        if r.arms is not None and r.path in kept and r.line not in kept[r.path]:
+            fix = [m.index for m in owners.get((r.path, owner), [])]
+            if fix:
+                kept[r.path].add(r.line)
+            for m in owners.get((r.path, owner), []):
+                methods_at.setdefault((r.path, r.line), []).append(m)
+        candidates = methods_at.get((r.path, r.line), [])
+        mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
+        kinds = list(r.outcomes)
+        codes = [hit_exprs.encode(r.outcomes[k]) for k in kinds]
+        record_rows.append((r.method_token, r.offset, r.path, r.line, kinds, codes,
+                            all(type(c) is int for c in codes), r.generated, r.is_switch, r.text,
+                            r.arms, r.notes, fix, mc.index if mc is not None else None))
+    # Per-point columns, each method's points together (in the order read).
+    class_rows = []
+    order: list[int] = []  # new point number -> point id
+    positions = {path: dict(zip(rows[0], range(len(rows[0])))) for path, rows in line_plan.items()}
+    for cc in ordered:
+        method_rows = []
+        file_lines = line_plan[cc.filename][0]
+        for mc in cc.methods:
+            start = len(order)
+            order += mc.points
+            method_rows.append((mc.name, mc.signature, mc.token, _lines_of(mc.lines, file_lines,
+                                                                           positions[cc.filename]),
+                                start, len(order)))
+        class_rows.append((cc.name, cc.filename, _lines_of(cc.lines, file_lines, positions[cc.filename]),
+                           method_rows))
+    renumber = [0] * len(points)
+    for new, pid in enumerate(order):
+        renumber[pid] = new
+    site_of = dict(zip(module.sites, range(len(module.sites))))  # (the last of equal sites, as before)
+    tokens = list(map(point_tokens.__getitem__, order))
+    offsets, *spans, _docs = zip(*map(points.__getitem__, order)) if order else ((),) * 6
+    columns = [tokens, offsets, *spans, list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))]
+    file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
+                  {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
+                 for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
+    return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
+            "points": [array("i", c).tobytes() for c in columns]}
+
+
+def _lines_of(lines: dict[int, None], file_lines: list[int], position: dict[int, int]):
+    """A class's or method's lines: (first, end) when they are file_lines[first:end] (the usual case: copied at
+    C speed), else the list of lines."""
+    if lines:
+        first = position[next(iter(lines))]
+        if file_lines[first:first + len(lines)] == list(lines):
+            return (first, first + len(lines))
+    return list(lines)
+
+
+def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
+    """The model of one module build: `plan` (make_plan's) with the hits of `module` (a data.ModuleHits)."""
+    asm = AssemblyCoverage(plan["name"])
+    hits = list(module.hits)
+    hits.append(0)  # site -1: a point the agent did not count
+    cols = []
+    for blob in plan["points"]:
+        a = array("i")
+        a.frombytes(blob)
+        cols.append(a)
+    tokens, offsets, sls, scs, els, ecs, sites = cols
+    point_hits = list(map(hits.__getitem__, sites))
+    all_points = list(map(PointCoverage, tokens, offsets, sls, scs, els, ecs, point_hits))
+    point_ctx, branch_ctx = site_contexts(module) if contexts and module.contexts else ({}, {})
+    files = asm.files
+    columns: dict[str, tuple[list[int], list[int]]] = {}  # path -> its lines and their hits
+    for path, file_lines, first, multi, excluded_lines, not_measured, stale in plan["files"]:
+        fc = files[path] = FileCoverage(path)
+        firsts = array("i")
+        firsts.frombytes(first)
+        values = list(map(point_hits.__getitem__, firsts))
+        for pos, ids in multi.items():
+            values[pos] = max(map(point_hits.__getitem__, ids))
+        fc.lines = dict(zip(file_lines, values))
+        columns[path] = (file_lines, values)
+        fc.excluded = set(excluded_lines)
+        fc.not_measured = dict(not_measured)
+        fc.stale = stale
+        if point_ctx:  # the tests that ran the very points whose hits decide the line
+            for pos, line in enumerate(file_lines):
+                ids = multi.get(pos) or [firsts[pos]]
+                ctx = frozenset().union(*(point_ctx.get((tokens[i], offsets[i]), ()) for i in ids))
+                if ctx:
+                    fc.contexts[line] = ctx
+    classes = []
+    for name, filename, class_lines, method_rows in plan["classes"]:
+        cc = ClassCoverage(name, filename)
+        file_lines, values = columns[filename]
+        lookup = files[filename].lines.__getitem__
+
+        def lines_of(spec) -> dict[int, int]:
+            if type(spec) is tuple:
+                if spec[0] == 0 and spec[1] == len(file_lines):
+                    return dict(files[filename].lines)
+                return dict(zip(file_lines[spec[0]:spec[1]], values[spec[0]:spec[1]]))
+            return dict(zip(spec, map(lookup, spec)))
+
+        cc.lines = lines_of(class_lines)
+        for mname, signature, token, method_lines, start, end in method_rows:
+            cc.methods.append(MethodCoverage(mname, signature, lines_of(method_lines), all_points[start:end], token))
+        classes.append(cc)
+    asm.classes = classes
+    evaluate = hit_exprs.evaluate
+    records = [branches.BranchRecord(token, offset, path, line,
+                                     dict(zip(kinds, map(hits.__getitem__, codes) if plain
+                                              else [evaluate(c, hits) for c in codes])),
+                                     generated, is_switch, text, arms, notes)
+               for token, offset, path, line, kinds, codes, plain, generated, is_switch, text, arms, notes, _fix, _at
+               in plan["records"]]
+    # Each record's outcomes on its file's line (branches.by_line: the records kept are the reported ones) and,
+    # with each branch instruction as a condition (Cobertura), on its method's line.
+    for r, row in zip(records, plan["records"]):
+        outcomes = r.outcomes
+        covered = sum(1 for h in outcomes.values() if h > 0)
+        missed = r.missed()
+        ordered = sorted(outcomes)
+        fc = files.get(r.path)
+        if fc is not None:
+            b = fc.branches.get(r.line)
+            if b is None:
+                b = fc.branches[r.line] = BranchCoverage(0, 0)
+            b.total += len(outcomes)
+            b.covered += covered
+            b.missed_outcomes.extend(missed)
+            b.outcome_hits.append((r.offset, [outcomes[k] for k in ordered]))
+        fix, at = row[12], row[13]
+        if fix is not None:
+            # A Release `switch (k)` line has no sequence point; its dispatch ran once per arm taken.
+            for ci, mi in fix:
+                c = classes[ci]
+                for lines in (fc.lines, c.lines, c.methods[mi].lines):
+                    lines[r.line] = sum(outcomes.values())
+            ctx = branch_ctx.get((r.method_token, r.offset))
+            if ctx and r.line in fc.lines:  # the tests whose dispatch ran the switch's first branch instruction
+                fc.contexts[r.line] = ctx
+        if at is None:
+            continue
+        b = classes[at[0]].methods[at[1]].branches.setdefault(r.line, BranchCoverage(0, 0))
+        b.covered += covered
+        b.total += len(outcomes)
+        b.missed_outcomes.extend(missed)
+        b.conditions.append((r.offset, "switch" if r.is_switch else "jump", covered, len(outcomes)))
+        b.outcome_hits.append((r.offset, [outcomes[k] for k in ordered]))
+    return asm

@@ -1,0 +1,210 @@
+"""Module plans (plan.py) and their cache between commands (plan_cache.py): a cached plan gives exactly the model
+a cold build gives; an edited source, a damaged cache file or other options never reuse a plan."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from dotcov import _native, data, plan_cache, results
+from dotcov.branches import VALUE_FALSE, VALUE_TRUE, MethodIL
+from dotcov.data import CoverageData, ModuleHits
+from dotcov.filters import Filters
+from dotcov.results import ReportOptions
+from dotcov.short_circuit import OPERAND_FALSE, OPERAND_SKIPPED, OPERAND_TRUE
+
+REPO = Path(__file__).resolve().parents[1]
+SNIPPETS = REPO / "tests" / "branch_samples" / "Snippets"
+
+
+@pytest.fixture(scope="module")
+def snippets() -> dict[str, Path]:
+    """Snippets.dll (every branch shape the recognisers know), Debug and Release."""
+    env = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1", DOTNET_CLI_USE_MSBUILD_SERVER="0",
+               UseSharedCompilation="false")
+    out = {}
+    for config in ("Debug", "Release"):
+        subprocess.run(["dotnet", "build", str(SNIPPETS), "-c", config, "-nologo", "-v", "quiet",
+                        "-clp:ErrorsOnly"], env=env, check=True)
+        out[config] = SNIPPETS / "bin" / config / "net10.0" / "Snippets.dll"
+    return out
+
+
+def module_data(dll: Path) -> CoverageData:
+    """Data with every probe site the agent places (points, branch outcomes, value and operand counters), hit
+    counts varied so that lines and outcomes are both covered and missed, and short circuits subtract."""
+    raw = _native.read_symbols(str(dll))
+    sites = [(0x06000000 | rid, p[0], 0) for rid, points in sorted(raw["sequence_points"].items()) for p in points]
+    bodies = _native.read_method_bodies(str(dll))
+    values = _native.read_value_conditions(str(dll))
+    operands = _native.read_short_circuit_operands(str(dll))
+    for rid in sorted(raw["sequence_points"]):
+        if rid in bodies:
+            found = MethodIL.decode(rid, bodies[rid]).branches()
+            sites += [(0x06000000 | rid, b.offset, k) for b in found for k in range(1, b.outcome_count() + 1)]
+            sites += [(0x06000000 | rid, o, k) for o in values.get(rid, ()) for k in (VALUE_FALSE, VALUE_TRUE)]
+            sites += [(0x06000000 | rid, o, k) for o in operands.get(rid, ())
+                      for k in (OPERAND_SKIPPED, OPERAND_FALSE, OPERAND_TRUE)]
+    hits = [(i * 7919) % 5 for i in range(len(sites))]  # 0..4: some of everything
+    out = CoverageData()
+    out.add_module(ModuleHits(raw["mvid"], raw["pdb_id"], str(dll), sites, hits))
+    return out
+
+
+def build(cov: CoverageData, options: ReportOptions | None = None, cache: Path | None = None):
+    result, problems = results.build(cov, REPO, options, cache_dir=cache)
+    assert not problems
+    return result
+
+
+def cached_plans(cache: Path) -> list[Path]:
+    return sorted(cache.glob(plan_cache.PATTERN))
+
+
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+@pytest.mark.parametrize("options", [ReportOptions(), ReportOptions(all_branches=True)], ids=["user", "all"])
+def test_a_cached_plan_gives_the_model_of_a_cold_build(snippets, tmp_path, monkeypatch, config, options):
+    cov = module_data(snippets[config])
+    cold = repr(build(cov, options))
+    assert repr(build(cov, options, tmp_path)) == cold  # (builds the plan and keeps it)
+    assert len(cached_plans(tmp_path)) == 1
+
+    def no_pdb_reading(*_a, **_k):
+        raise AssertionError("a cached plan needs no PDB")
+
+    monkeypatch.setattr(results, "load_symbols", no_pdb_reading)
+    assert repr(build(cov, options, tmp_path)) == cold
+
+
+def test_other_hits_with_a_cached_plan_give_their_own_model(snippets, tmp_path):
+    cov = module_data(snippets["Debug"])
+    build(cov, cache=tmp_path)
+    module = next(iter(cov.modules.values()))
+    module.hits = [h * 3 + (i % 2) for i, h in enumerate(module.hits)]
+    assert repr(build(cov, cache=tmp_path)) == repr(build(cov))
+
+
+def test_an_edited_source_file_is_read_again(snippets, tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(SNIPPETS, src, ignore=shutil.ignore_patterns("bin", "obj"))
+    # The PDB's path of Cases.cs now means the copy.
+    options = ReportOptions(paths={"cases": [str(src / "Cases.cs"), str(SNIPPETS / "Cases.cs")]})
+    cov = module_data(snippets["Debug"])
+    cache = tmp_path / "cache"
+    before = build(cov, options, cache)
+    assert all(f.stale is None for a in before.assemblies for f in a.files.values())
+    cases = src / "Cases.cs"
+    cases.write_text(cases.read_text() + "\n// edited after the build\n")
+    after = build(cov, options, cache)
+    assert repr(after) == repr(build(cov, options))
+    assert any(f.stale for a in after.assemblies for f in a.files.values())  # (a cached plan would say none)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped byte", "empty", "not a plan"])
+def test_a_damaged_cache_file_is_ignored(snippets, tmp_path, damage):
+    cov = module_data(snippets["Debug"])
+    cold = repr(build(cov))
+    build(cov, cache=tmp_path)
+    [path] = cached_plans(tmp_path)
+    blob = path.read_bytes()
+    if damage == "truncated":
+        blob = blob[: len(blob) // 2]
+    elif damage == "flipped byte":
+        blob = blob[:-100] + bytes([blob[-100] ^ 0x40]) + blob[-99:]
+    elif damage == "empty":
+        blob = b""
+    else:
+        blob = b"\x00" * 64
+    path.write_bytes(blob)
+    module = next(iter(cov.modules.values()))
+    key = path.name.split(".")[1]
+    assert plan_cache.load(tmp_path, key, results.PathMapper(None, REPO), module.path) is None
+    assert repr(build(cov, cache=tmp_path)) == cold
+    assert plan_cache.load(tmp_path, key, results.PathMapper(None, REPO), module.path) is not None  # rebuilt
+
+
+def test_different_options_do_not_share_a_plan(snippets, tmp_path):
+    cov = module_data(snippets["Debug"])
+    variants = [ReportOptions(), ReportOptions(all_branches=True), ReportOptions(skip_auto_properties=True),
+                ReportOptions(filters=Filters.build(exclude=["[*]Snippets.Cases"])),
+                ReportOptions(filters=Filters.build(exclude_by_file=["*Other.cs"])),
+                ReportOptions(paths={"x": [str(tmp_path / "elsewhere"), "/nowhere"]})]
+    for options in variants:
+        assert repr(build(cov, options, tmp_path)) == repr(build(cov, options))
+    assert len(cached_plans(tmp_path)) == len(variants)
+    for options in variants:  # each served by its own plan
+        assert repr(build(cov, options, tmp_path)) == repr(build(cov, options))
+    assert len(cached_plans(tmp_path)) == len(variants)
+
+
+def test_another_site_list_of_the_same_build_gets_its_own_plan(snippets, tmp_path):
+    cov = module_data(snippets["Debug"])
+    build(cov, cache=tmp_path)
+    module = next(iter(cov.modules.values()))
+    lines_only = [i for i, s in enumerate(module.sites) if s[2] == 0]  # e.g. DOTCOV_BRANCHES=0
+    module.sites = [module.sites[i] for i in lines_only]
+    module.hits = [module.hits[i] for i in lines_only]
+    assert repr(build(cov, cache=tmp_path)) == repr(build(cov))
+    assert len(cached_plans(tmp_path)) == 2
+
+
+def test_erase_removes_the_cached_plans(snippets, tmp_path):
+    cov = module_data(snippets["Debug"])
+    cache = tmp_path / plan_cache.CACHE_DIR
+    build(cov, cache=cache)
+    assert cached_plans(cache)
+    data.erase(tmp_path)
+    assert not cache.exists()
+
+
+def test_the_cache_keeps_the_newest_plans_only(snippets, tmp_path, monkeypatch):
+    monkeypatch.setattr(plan_cache, "MAX_FILES", 2)
+    cov = module_data(snippets["Debug"])
+    for n in range(4):
+        build(cov, ReportOptions(filters=Filters.build(exclude_by_file=[f"*{n}.cs"])), tmp_path)
+    assert len(cached_plans(tmp_path)) == 2
+
+
+def test_an_unwritable_cache_directory_is_no_error(snippets, tmp_path):
+    cov = module_data(snippets["Debug"])
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert repr(build(cov, cache=blocker / "cache")) == repr(build(cov))
+
+
+WARM_BUILD = """
+import sys
+from pathlib import Path
+from dotcov import results
+from dotcov.data import CoverageData, ModuleHits
+import ast
+def no_pdb_reading(*_a, **_k):
+    raise SystemExit("a cached plan needs no PDB")
+results.load_symbols = no_pdb_reading
+cov = CoverageData()
+for m in ast.literal_eval(Path(sys.argv[1]).read_text()):
+    cov.add_module(ModuleHits(*m))
+result, problems = results.build(cov, Path(sys.argv[2]), cache_dir=Path(sys.argv[3]))
+print(repr(result))
+"""
+
+
+def test_every_module_is_served_from_the_cache_in_a_new_process(snippets, tmp_path):
+    # Two module builds: a later command (a fresh process, which imports less) finds both plans.
+    cov = CoverageData()
+    for config in ("Debug", "Release"):
+        for m in module_data(snippets[config]).modules.values():
+            cov.add_module(m)
+    cold = repr(build(cov, cache=tmp_path / "cache"))
+    assert len(cached_plans(tmp_path / "cache")) == 2
+    modules = tmp_path / "modules.txt"
+    modules.write_text(repr([(m.mvid, m.pdb_id, m.path, m.sites, m.hits) for m in cov.modules.values()]))
+    import sys
+    out = subprocess.run([sys.executable, "-c", WARM_BUILD, str(modules), str(REPO), str(tmp_path / "cache")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == cold
