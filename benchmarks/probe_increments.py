@@ -6,7 +6,8 @@
 
 Runs `dotnet test PROJECT --no-build -c CONFIG` in SAMPLES_DIR with the agent's environment (as `dotcov run`
 sets it, without the combine) and reads the raw per-process data files: a derived counter (top bit set,
-docs/architecture.md "The data file") executed no increment and counts its source's hits. The figures do not
+docs/architecture.md "The data file") executed no increment and counts its source's hits (a summed one, bit 62
+too, the sum of its two sources'). The figures do not
 depend on the machine's load. Needs the project built in that configuration.
 """
 
@@ -22,6 +23,22 @@ from pathlib import Path
 from dotcov.agent import profiler_environment
 
 DERIVED = 1 << 63
+SUMMED = 1 << 62
+LOW31 = (1 << 31) - 1
+
+
+def site_count(raw: tuple[int, ...], i: int) -> int:
+    """The count counter i stands for: its own, or its sources' (the writer makes no cycle)."""
+    total, todo = 0, [i]
+    while todo:
+        c = raw[todo.pop()]
+        if not c & DERIVED:
+            total += c
+        elif c & SUMMED:
+            todo += [(c >> 31) & LOW31, c & LOW31]
+        else:
+            todo.append(c & 0xFFFFFFFF)
+    return total
 
 
 def main() -> None:
@@ -42,11 +59,11 @@ def main() -> None:
                 n, = struct.unpack_from("<I", b, at + 16 + 36)
                 counters_at, = struct.unpack_from("<I", b, at + 16 + 44)
                 raw = struct.unpack_from(f"<{n}Q", b, at + counters_at)
-                for c in raw:
+                for i, c in enumerate(raw):
                     sites += 1
                     if c & DERIVED:
                         derived += 1
-                        site_hits += raw[c & 0xFFFFFFFF]
+                        site_hits += site_count(raw, i)
                     else:
                         executed += c
                         site_hits += c

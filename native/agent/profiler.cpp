@@ -414,18 +414,20 @@ bool Profiler::ShareCountersInto(Bytes original, const std::vector<std::pair<uin
                                  const std::vector<il::BranchProbe>& branch_probes, const il::ProbeStyle& style,
                                  const il::ContextWrap* wrapping, std::vector<uint8_t>* body,
                                  std::vector<il::OffsetMapEntry>* il_map,
-                                 std::vector<std::pair<uint32_t, uint32_t>>* derived) {
+                                 std::vector<std::pair<uint32_t, uint32_t>>* derived,
+                                 std::vector<std::array<uint32_t, 3>>* summed) {
   // Per-test contexts record slots as they run (HitCtx): every site keeps its counter there.
   if (!config_.share_counters || config_.contexts) return false;
   il::MethodBody decoded;
   std::string error;
   if (!il::MethodBody::Decode(original, &decoded, &error)) return false;
   SharedCounters shared = ShareCounters(decoded, {probes, branch_probes});
-  if (shared.derived.empty()) return false;
+  if (shared.derived.empty() && shared.summed.empty()) return false;
   // Any refusal: the caller's path (every site its own counter, refused sites noted) handles it.
   if (!il::InsertProbes(original, shared.probes, shared.branch_probes, style, body, &error, il_map, wrapping))
     return false;
   *derived = std::move(shared.derived);
+  *summed = std::move(shared.summed);
   return true;
 }
 
@@ -452,6 +454,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
     std::string failure;  // why the method stays uninstrumented ("" once its probes are in)
     char code[80];
     std::vector<std::pair<uint32_t, uint32_t>> derived;  // (slot, source slot) when counters are shared
+    std::vector<std::array<uint32_t, 3>> summed;          // (slot, a, b): slot counts a + b
     // Per-test contexts: probes call HitCtx; a test method is wrapped in its context.
     il::ProbeStyle style{m.helper_ref, config_.inline_probes ? reinterpret_cast<uint64_t>(writer_.base()) : 0};
     if (m.hit_ctx_ref) style = il::ProbeStyle{m.hit_ctx_ref, 0};
@@ -480,7 +483,7 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
     } else if (std::find(m.fail_rewrite.begin(), m.fail_rewrite.end(), token) != m.fail_rewrite.end()) {
       failure = "rewrite failed on purpose (DOTCOV_TEST_FAIL_REWRITE)";
     } else if (!ShareCountersInto(Bytes(header, size), probes, branch_probes, style, wrapping, &body, &il_map,
-                                  &derived) &&
+                                  &derived, &summed) &&
                !il::InsertProbesSkippingRefused(Bytes(header, size), probes, branch_probes, style, &body, &refused,
                                                 &error, &il_map, wrapping) &&
                (!wrapping || first == end ||
@@ -518,6 +521,9 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
     if (failure.empty() && m.has_record)
       for (const auto& [slot, source] : derived)
         writer_.SetDerivedCounter(m.record, slot - m.slot_base, source - m.slot_base);
+    if (failure.empty() && m.has_record)
+      for (const auto& [slot, a, b] : summed)
+        writer_.SetSummedCounter(m.record, slot - m.slot_base, a - m.slot_base, b - m.slot_base);
     if (first < end && m.has_record) {
       RecordRewrite(m, token, failure, refused, probes, branch_probes);
     } else if (!failure.empty()) {

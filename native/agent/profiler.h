@@ -2,6 +2,7 @@
 // covered method once at JIT time, and keeps inlining from hiding probes.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -48,7 +49,8 @@ class Profiler final : public CallbackBase {
   bool ShareCountersInto(Bytes original, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                          const std::vector<il::BranchProbe>& branch_probes, const il::ProbeStyle& style,
                          const il::ContextWrap* wrapping, std::vector<uint8_t>* body,
-                         std::vector<il::OffsetMapEntry>* il_map, std::vector<std::pair<uint32_t, uint32_t>>* derived);
+                         std::vector<il::OffsetMapEntry>* il_map, std::vector<std::pair<uint32_t, uint32_t>>* derived,
+                         std::vector<std::array<uint32_t, 3>>* summed);
   bool EnsureRewritten(CoveredModule& m, uint32_t method_token, clr::FunctionID function,
                        clr::ICorProfilerFunctionControl* control = nullptr);
   clr::HRESULT SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map);

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import click
@@ -70,6 +69,8 @@ def rewrite_check(paths, jobs, probe_styles):
     Prints each failure as `ASSEMBLY 0xTOKEN: reason` and ends with `N methods, M failures`;
     exits 1 if there is any failure.
     """
+    from concurrent.futures import ThreadPoolExecutor  # here: every other command's start-up skips it
+
     files = _assemblies(paths)
     methods = failures = assemblies = skipped = unreadable = 0
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:

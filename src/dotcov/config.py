@@ -29,7 +29,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,6 +103,8 @@ def load_config(start: Path | None = None) -> Config:
     path = find_config((start or Path.cwd()).resolve())
     if path is None:
         return Config()
+    import tomllib  # only with a dotcov.toml: `dotcov run` without one skips its import
+
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:

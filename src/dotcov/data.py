@@ -14,8 +14,6 @@ import errno as errno_names
 import fcntl
 import os
 import re
-import secrets
-import socket
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,8 +137,9 @@ class CoverageData:
 
 def combined_name() -> str:
     """A combined file's name, unique across machines and processes (and matching PATTERN)."""
-    host = re.sub(r"[^A-Za-z0-9-]", "_", socket.gethostname()) or "host"
-    return f"{COMBINED_PREFIX}{host}.{os.getpid()}.{secrets.token_hex(4)}.cov"
+    # os.uname and os.urandom rather than socket and secrets, whose imports (hmac, OpenSSL) `dotcov run` paid.
+    host = re.sub(r"[^A-Za-z0-9-]", "_", os.uname().nodename) or "host"
+    return f"{COMBINED_PREFIX}{host}.{os.getpid()}.{os.urandom(4).hex()}.cov"
 
 
 def data_files(data_dir: Path) -> list[Path]:

@@ -1,6 +1,7 @@
 #include "dotcov/counter_sharing.h"
 
 #include <algorithm>
+#include <utility>
 #include <map>
 
 #include "dotcov/il_opcodes.h"
@@ -31,6 +32,100 @@ bool SharesCounterSafely(uint16_t o) {
                      // ldsfld (static constructor), ldstr (lazily bound), ldtoken, ckfinite, branches ...
   }
 }
+
+namespace {
+
+// The third rule (counter_sharing.h): a probed point starting a block entered
+// by exactly two edges reads the sum of the counters counting those edges.
+// `point_slot` maps the instruction of each kept point to its slot.
+void SumJoins(const il::MethodBody& body, const std::vector<bool>& special, const std::vector<int>& edges,
+              const std::map<size_t, uint32_t>& point_slot, SharedCounters* out) {
+  const auto& ins = body.instructions();
+  const size_t n = ins.size();
+  constexpr uint32_t kNone = il::kNoProbeSlot;
+  // The counter of each instruction's executions: its run's (the kept point starting it, then every
+  // instruction that nothing else enters and whose predecessor cannot throw or branch).
+  std::vector<uint32_t> run_slot(n, kNone);
+  for (size_t i = 0; i < n; ++i) {
+    auto it = point_slot.find(i);
+    if (it != point_slot.end()) {
+      run_slot[i] = it->second;
+    } else if (i > 0 && run_slot[i - 1] != kNone && SharesCounterSafely(ins[i - 1].opcode) && !special[i] &&
+               edges[i] == 1) {
+      run_slot[i] = run_slot[i - 1];
+    }
+  }
+  std::map<size_t, const il::BranchProbe*> outcomes;  // conditional branch -> its outcome probes
+  for (const il::BranchProbe& b : out->branch_probes) {
+    if (b.value || b.operand) continue;
+    long at = body.FindInstruction(b.il_offset);
+    if (at > 0 && il::IsPrefix(ins[static_cast<size_t>(at) - 1].opcode)) continue;
+    if (at >= 0) outcomes[static_cast<size_t>(at)] = &b;
+  }
+  // The slot counting edge `which` (-1 the fall-through, else the target's index) out of instruction e.
+  auto edge_slot = [&](size_t e, int which) -> uint32_t {
+    const il::OpcodeInfo* info = il::LookupOpcode(ins[e].opcode);
+    if (!info) return kNone;
+    if (info->flow == il::FlowKind::kCondBranch) {
+      auto it = outcomes.find(e);
+      if (it == outcomes.end()) return kNone;
+      const il::BranchProbe& b = *it->second;
+      if (which < 0) return b.fall_through_slot;
+      return static_cast<size_t>(which) < b.target_slots.size() ? b.target_slots[static_cast<size_t>(which)] : kNone;
+    }
+    if (which < 0) return info->flow == il::FlowKind::kNext && SharesCounterSafely(ins[e].opcode) ? run_slot[e] : kNone;
+    return ins[e].opcode == il::op::kBr || ins[e].opcode == il::op::kBrS ? run_slot[e] : kNone;  // not leave
+  };
+  // Which instructions enter each candidate block, and by which edge.
+  std::vector<std::vector<std::pair<size_t, int>>> into(n);
+  auto candidate = [&](long k) { return k >= 0 && !special[static_cast<size_t>(k)] && edges[static_cast<size_t>(k)] == 2 &&
+                                        point_slot.count(static_cast<size_t>(k)); };
+  for (size_t i = 0; i < n; ++i) {
+    const il::OpcodeInfo* info = il::LookupOpcode(ins[i].opcode);
+    if (!info) continue;
+    bool falls = info->flow == il::FlowKind::kNext || info->flow == il::FlowKind::kMeta ||
+                 info->flow == il::FlowKind::kCondBranch ||
+                 (info->flow == il::FlowKind::kCall && ins[i].opcode != il::op::kJmp);
+    if (falls && i + 1 < n && candidate(static_cast<long>(i + 1))) into[i + 1].emplace_back(i, -1);
+    if (il::IsBranch(ins[i].opcode) && ins[i].operand >= 0 && ins[i].operand <= UINT32_MAX) {
+      long t = body.FindInstruction(static_cast<uint32_t>(ins[i].operand));
+      if (candidate(t)) into[static_cast<size_t>(t)].emplace_back(i, 0);
+    }
+    for (size_t k = 0; k < ins[i].switch_targets.size(); ++k) {
+      long t = body.FindInstruction(static_cast<uint32_t>(ins[i].switch_targets[k]));
+      if (candidate(t)) into[static_cast<size_t>(t)].emplace_back(i, static_cast<int>(k));
+    }
+  }
+  std::map<uint32_t, std::vector<uint32_t>> sources;  // derived or summed slot -> the slots it reads
+  for (const auto& [slot, source] : out->derived) sources[slot] = {source};
+  auto reads = [&](uint32_t from, uint32_t target) {  // whether `from`'s count involves `target`'s
+    std::vector<uint32_t> todo{from};
+    std::vector<uint32_t> seen;
+    while (!todo.empty()) {
+      uint32_t s = todo.back();
+      todo.pop_back();
+      if (s == target) return true;
+      if (std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
+      seen.push_back(s);
+      auto it = sources.find(s);
+      if (it != sources.end()) todo.insert(todo.end(), it->second.begin(), it->second.end());
+    }
+    return false;
+  };
+  for (size_t d = 0; d < n; ++d) {
+    if (into[d].size() != 2) continue;
+    const uint32_t slot = point_slot.at(d);
+    uint32_t a = edge_slot(into[d][0].first, into[d][0].second);
+    uint32_t b = edge_slot(into[d][1].first, into[d][1].second);
+    if (a == kNone || b == kNone || reads(a, slot) || reads(b, slot)) continue;
+    out->summed.push_back({slot, a, b});
+    sources[slot] = {a, b};
+    auto p = std::find_if(out->probes.begin(), out->probes.end(), [&](const auto& q) { return q.second == slot; });
+    if (p != out->probes.end()) out->probes.erase(p);
+  }
+}
+
+}  // namespace
 
 SharedCounters ShareCounters(const il::MethodBody& body, const MethodProbes& in) {
   SharedCounters out;
@@ -132,6 +227,7 @@ SharedCounters ShareCounters(const il::MethodBody& body, const MethodProbes& in)
     derive(at + 1, &b.fall_through_slot);
     for (size_t k = 0; k < dests.size(); ++k) derive(dests[k], &b.target_slots[k]);
   }
+  SumJoins(body, special, edges, point_slot, &out);
   return out;
 }
 

@@ -276,6 +276,12 @@ void DataFileWriter::SetDerivedCounter(const ModuleRecordRef& module, uint32_t s
   PutU64(base_ + 8 * (uint64_t{module.first_slot} + site), kDerivedCounter | source_site);
 }
 
+void DataFileWriter::SetSummedCounter(const ModuleRecordRef& module, uint32_t site, uint32_t a, uint32_t b) {
+  if (!base_ || a > kMaxSummedSource || b > kMaxSummedSource) return;
+  PutU64(base_ + 8 * (uint64_t{module.first_slot} + site),
+         kDerivedCounter | kSummedCounter | (uint64_t{a} << 31) | b);
+}
+
 bool DataFileWriter::AddNotMeasured(const ModuleRecordRef& module, const NotMeasuredNote& note, std::string* error) {
   std::lock_guard<std::mutex> lock(mu_);
   auto offset = Append(RecordKind::kNotMeasured, kRecordHeaderSize + kNoteFixed + note.reason.size(), error);
@@ -381,6 +387,70 @@ void ResolveContextSlots(Bytes bytes, const std::vector<std::pair<uint64_t, size
     out->warnings.push_back(std::to_string(unresolved) + " context hit(s) name no module counter or no context");
 }
 
+// Replaces each derived counter of one module record by the count it stands
+// for (kDerivedCounter, kSummedCounter): a source's count, or the sum of two,
+// sources derived in turn resolved first (format 5; a format-4 source is always
+// a count). A source out of range, a cycle, or a kind the file's version does
+// not have reads as 0, as does a counter derived from such a one; returns how
+// many did. Iterative: chains can be as long as a method's joins.
+size_t ResolveDerivedCounters(std::vector<uint64_t>* hits, uint32_t version) {
+  const std::vector<uint64_t> stored = *hits;
+  const size_t n = stored.size();
+  const bool chains = version >= 5;
+  enum : uint8_t { kTodo, kOnStack, kDone };
+  std::vector<uint8_t> state(n, kDone);
+  for (size_t i = 0; i < n; ++i)
+    if (stored[i] & kDerivedCounter) state[i] = kTodo;
+  auto sources_of = [&](uint64_t v, uint32_t out[2]) -> int {
+    if (v & kSummedCounter) {
+      if (!chains) return -1;
+      out[0] = static_cast<uint32_t>(v >> 31) & kMaxSummedSource;
+      out[1] = static_cast<uint32_t>(v) & kMaxSummedSource;
+      return 2;
+    }
+    out[0] = static_cast<uint32_t>(v);
+    return 1;
+  };
+  size_t broken = 0;
+  std::vector<bool> bad_at(n, false);
+  std::vector<size_t> stack;
+  for (size_t root = 0; root < n; ++root) {
+    if (state[root] != kTodo) continue;
+    stack.push_back(root);
+    state[root] = kOnStack;
+    while (!stack.empty()) {
+      const size_t t = stack.back();
+      uint32_t src[2];
+      const int k = sources_of(stored[t], src);
+      bool bad = k < 0, pending = false;
+      uint64_t sum = 0;
+      for (int j = 0; j < k && !bad && !pending; ++j) {
+        const uint32_t s = src[j];
+        if (s >= n || ((stored[s] & kDerivedCounter) && !chains)) {
+          bad = true;
+        } else if (state[s] == kTodo) {
+          state[s] = kOnStack;
+          stack.push_back(s);
+          pending = true;
+        } else if (state[s] == kOnStack) {
+          bad = true;  // a cycle: no writer makes one
+        } else if (bad_at[s]) {
+          bad = true;
+        } else {
+          sum = (*hits)[s] > kDerivedCounter - 1 - sum ? kDerivedCounter - 1 : sum + (*hits)[s];
+        }
+      }
+      if (pending) continue;
+      (*hits)[t] = bad ? 0 : sum;
+      bad_at[t] = bad;
+      broken += bad;
+      state[t] = kDone;
+      stack.pop_back();
+    }
+  }
+  return broken;
+}
+
 }  // namespace
 
 bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
@@ -480,22 +550,13 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
       }
       ByteReader c(rec.subspan(l.counters_at));
       for (uint32_t i = 0; i < n; ++i) m.hits[i] = c.U64();
-      const std::vector<uint64_t> stored = m.hits;
-      for (uint32_t i = 0; i < n; ++i) {
-        if (version < kFirstDerivedCounterFormatVersion) {
-          // Before format 4 every counter is a count (an old combine saturated at 2^64 - 1): keep it below
-          // kDerivedCounter so that writing it again in the current format cannot make it read as derived.
-          m.hits[i] = std::min(stored[i], kDerivedCounter - 1);
-          continue;
-        }
-        if (!(stored[i] & kDerivedCounter)) continue;
-        uint64_t source = stored[i] & 0xFFFFFFFFu;
-        if (source < n && !(stored[source] & kDerivedCounter)) {
-          m.hits[i] = stored[source];
-        } else {
-          m.hits[i] = 0;
+      if (version < kFirstDerivedCounterFormatVersion) {
+        // Before format 4 every counter is a count (an old combine saturated at 2^64 - 1): keep it below
+        // kDerivedCounter so that writing it again in the current format cannot make it read as derived.
+        for (uint64_t& h : m.hits) h = std::min(h, kDerivedCounter - 1);
+      } else {
+        for (size_t k = ResolveDerivedCounters(&m.hits, version); k; --k)
           out->warnings.push_back("a derived counter names no counter of its module");
-        }
       }
       Bytes states = rec.subspan(l.states_at, methods);
       m.method_states.assign(states.begin(), states.end());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 
 #include "il_assembler.h"
 
@@ -80,20 +81,21 @@ TEST(CounterSharing, AJumpTargetStartsANewRun) {
   MethodProbes in{{{0, 1}, {3, 2}, {4, 3}, {8, 4}, {11, 5}, {13, 6}}, {{1, 20, {21}}}};
   SharedCounters s = ShareCounters(Decoded(body), in);
   // 3 and 8 begin blocks entered by one branch outcome each: the outcomes read those points' counters.
-  // END has two ways in (br and fall-through): its point keeps a counter; 13 shares it.
-  EXPECT_EQ(s.probes, (Pairs{{0, 1}, {3, 2}, {8, 4}, {11, 5}}));
+  // END has two ways in (br from 3's run, fall-through from 8's): its count is their sum; 13 shares it.
+  EXPECT_EQ(s.probes, (Pairs{{0, 1}, {3, 2}, {8, 4}}));
   EXPECT_EQ(Sorted(s.derived), (Pairs{{3, 2}, {6, 5}, {20, 2}, {21, 4}}));
+  EXPECT_EQ(s.summed, (std::vector<std::array<uint32_t, 3>>{{5, 2, 4}}));
   ASSERT_EQ(s.branch_probes.size(), 1u);
   EXPECT_EQ(s.branch_probes[0].fall_through_slot, kNoProbeSlot);
   EXPECT_EQ(s.branch_probes[0].target_slots, (std::vector<uint32_t>{kNoProbeSlot}));
-  // The rewrite: 4 probes, no outcome blocks (the branch is left as it is), and the body verifies.
+  // The rewrite: 3 probes, no outcome blocks (the branch is left as it is), and the body verifies.
   std::vector<uint8_t> out;
   std::string error;
   ASSERT_TRUE(InsertProbes(body, s.probes, s.branch_probes, kInline, &out, &error)) << error;
-  EXPECT_EQ(CountProbes(out), 4u);
+  EXPECT_EQ(CountProbes(out), 3u);
   MethodBody nb = Decoded(out);
   EXPECT_TRUE(Verify(nb, &error)) << error;
-  EXPECT_EQ(nb.instructions().size(), 12u + 4 * 7);  // 12 original instructions
+  EXPECT_EQ(nb.instructions().size(), 12u + 3 * 7);  // 12 original instructions
 }
 
 TEST(CounterSharing, AnOutcomeIntoAJoinKeepsItsCounter) {
@@ -114,6 +116,56 @@ TEST(CounterSharing, AnOutcomeIntoAJoinKeepsItsCounter) {
   ASSERT_TRUE(InsertProbes(body, s.probes, s.branch_probes, kInline, &out, &error)) << error;
   EXPECT_TRUE(Verify(Decoded(out), &error)) << error;
   EXPECT_EQ(CountProbes(out), 3u);
+}
+
+TEST(CounterSharing, ALoopConditionReadsEntryPlusBackEdge) {
+  // As above with a point before the loop: 0 nop; 1 br.s COND; 3 BODY: nop; 4 ldloc.0; 5 ldc.i4.1; 6 add;
+  // 7 stloc.0; 8 COND: ldloc.0; 9 ldarg.0; 10 blt.s BODY; 12 nop; 13 ret
+  Asm a;
+  a.op(0x00).br(op::kBrS, "cond").label("body").op(0x00).op(0x06).op(0x17).op(0x58).op(0x0A);
+  a.label("cond").op(0x06).op(0x02).br(0x32, "body").op(0x00).op(0x2A);
+  auto body = Tiny(a.code());
+  ASSERT_EQ(a.at("cond"), 8u);
+  MethodProbes in{{{0, 9}, {3, 1}, {4, 2}, {8, 3}, {12, 4}}, {{10, 10, {11}}}};
+  SharedCounters s = ShareCounters(Decoded(body), in);
+  // COND is entered by the br.s ending 0's run and by the fall-through ending BODY's run (nothing in
+  // either can throw): COND counts 9 + 1, and loses its probe.
+  EXPECT_EQ(s.probes, (Pairs{{0, 9}, {3, 1}, {12, 4}}));
+  EXPECT_EQ(Sorted(s.derived), (Pairs{{2, 1}, {10, 4}, {11, 1}}));
+  EXPECT_EQ(s.summed, (std::vector<std::array<uint32_t, 3>>{{3, 9, 1}}));
+  std::vector<uint8_t> out;
+  std::string error;
+  ASSERT_TRUE(InsertProbes(body, s.probes, s.branch_probes, kInline, &out, &error)) << error;
+  EXPECT_TRUE(Verify(Decoded(out), &error)) << error;
+  EXPECT_EQ(CountProbes(out), 3u);
+}
+
+TEST(CounterSharing, AJoinIsNotSummedFromItselfNorFromAnEdgeThatCanThrow) {
+  // 0 nop; 1 LOOP: nop; 2 ldarg.0; 3 brtrue.s LOOP; 5 ret -- LOOP's back edge is its own outcome: summed
+  // from 0's run and the taken outcome. But 0 nop; 1 L: nop; 2 br.s L: the back edge is L's own run.
+  {
+    Asm a;
+    a.op(0x00).label("l").op(0x00).br(op::kBrS, "l");
+    SharedCounters s = ShareCounters(Decoded(Tiny(a.code())), {{{0, 1}, {1, 2}}, {}});
+    EXPECT_TRUE(s.summed.empty());
+    EXPECT_EQ(s.probes, (Pairs{{0, 1}, {1, 2}}));
+  }
+  {
+    Asm a;
+    a.op(0x00).label("l").op(0x00).op(0x02).br(0x2D, "l").op(0x2A);
+    SharedCounters s = ShareCounters(Decoded(Tiny(a.code())), {{{0, 1}, {1, 2}}, {{3, 5, {6}}}});
+    EXPECT_EQ(s.summed, (std::vector<std::array<uint32_t, 3>>{{2, 1, 6}}));
+    EXPECT_EQ(s.probes, (Pairs{{0, 1}}));
+  }
+  {
+    // 0 nop; 1 ldarg.0; 2 brtrue.s J; 4 call M; 9 J: nop; 10 ret -- the call's fall-through counts its
+    // returns, which no counter does: J keeps its own.
+    Asm a;
+    a.op(0x00).op(0x02).br(0x2D, "j").tok(0x28, kVoid0).label("j").op(0x00).op(0x2A);
+    SharedCounters s = ShareCounters(Decoded(Tiny(a.code())), {{{0, 1}, {a.at("j"), 2}}, {{2, 5, {6}}}});
+    EXPECT_TRUE(s.summed.empty());
+    EXPECT_EQ(s.probes, (Pairs{{0, 1}, {a.at("j"), 2}}));
+  }
 }
 
 TEST(CounterSharing, PartlyDerivedBranchKeepsOnlyItsOtherOutcome) {

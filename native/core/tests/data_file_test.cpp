@@ -465,11 +465,60 @@ TEST(DataFile, DerivedCounterNamingNothingReadsZeroWithAWarning) {
   ASSERT_TRUE(m) << err;
   w.SetDerivedCounter(*m, 0, 7);  // no site 7
   w.SetDerivedCounter(*m, 1, 2);
-  w.SetDerivedCounter(*m, 2, 1);  // a chain: sources are never derived
+  w.SetDerivedCounter(*m, 2, 1);  // a cycle: no writer makes one
   DataFile f;
   ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
   EXPECT_EQ(f.modules[0].hits, (std::vector<uint64_t>{0, 0, 0}));
   EXPECT_EQ(f.warnings.size(), 3u);
+}
+
+TEST(DataFile, SummedCountersReadAsTheSumOfTheirSourcesResolvedInChains) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+  std::vector<ProbeSite> sites;
+  for (uint32_t i = 0; i < 6; ++i) sites.push_back({0x06000001, i});
+  auto m = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
+  ASSERT_TRUE(m) << err;
+  auto* counters = reinterpret_cast<uint64_t*>(w.base()) + m->first_slot;
+  counters[0] = 5;
+  counters[1] = 7;
+  w.SetSummedCounter(*m, 5, 4, 0);  // 5 = 4 + 0, 4 resolved first though it comes later in the walk
+  w.SetSummedCounter(*m, 4, 0, 1);  // 4 = 0 + 1
+  w.SetDerivedCounter(*m, 2, 4);    // a point sharing a summed counter
+  counters[3] = kDerivedCounter - 2;
+  EXPECT_EQ(counters[4], kDerivedCounter | kSummedCounter | (uint64_t{0} << 31) | 1);
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_EQ(f.format_version, kDataFormatVersion);
+  EXPECT_EQ(f.modules[0].hits, (std::vector<uint64_t>{5, 7, 12, kDerivedCounter - 2, 12, 17}));
+  EXPECT_TRUE(f.warnings.empty());
+  // A sum past the largest count saturates below kDerivedCounter.
+  w.SetSummedCounter(*m, 5, 3, 3);
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_EQ(f.modules[0].hits[5], kDerivedCounter - 1);
+}
+
+TEST(DataFile, SummedCounterCyclesAndBadSourcesReadZeroWithAWarningEach) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+  std::vector<ProbeSite> sites;
+  for (uint32_t i = 0; i < 5; ++i) sites.push_back({0x06000001, i});
+  auto m = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
+  ASSERT_TRUE(m) << err;
+  auto* counters = reinterpret_cast<uint64_t*>(w.base()) + m->first_slot;
+  counters[0] = 3;
+  w.SetSummedCounter(*m, 1, 0, 2);  // 1 and 2 name each other
+  w.SetSummedCounter(*m, 2, 1, 0);
+  w.SetSummedCounter(*m, 3, 0, 9);  // no site 9
+  w.SetDerivedCounter(*m, 4, 3);    // derived from a broken one
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_EQ(f.modules[0].hits, (std::vector<uint64_t>{3, 0, 0, 0, 0}));
+  EXPECT_EQ(f.warnings.size(), 4u);
 }
 
 TEST(DataFile, Version3FilesStillRead) {

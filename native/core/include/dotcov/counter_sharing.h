@@ -10,10 +10,17 @@
 //  - A branch outcome whose destination is entered by that outcome's edge
 //    only, and starts with a probed sequence point, reads that point's
 //    counter: the point runs exactly when the edge is taken.
+//  - A sequence point starting a block entered by exactly two edges, each
+//    counted exactly by a counter that stays (a branch outcome's, or the run
+//    counter of a block ending in `br` or falling through without anything
+//    that can throw), reads the sum of those two counters: every entry takes
+//    one of the edges. A loop's condition (entry + back edge) and the join
+//    after an if/else are such blocks.
 // Value probes and contexts are left alone (ShareCounters is not used with
 // per-test contexts: HitCtx records which slots ran under which test).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -35,8 +42,11 @@ struct SharedCounters {
   // The branch probes, outcomes whose count is derived set to il::kNoProbeSlot.
   std::vector<il::BranchProbe> branch_probes;
   // (slot, source slot): the count of `slot` is the count of `source slot`,
-  // whose probe is kept; sources are never derived themselves.
+  // whose probe is kept or whose count is summed (below).
   std::vector<std::pair<uint32_t, uint32_t>> derived;
+  // (slot, a, b): the count of `slot` is the sum of the counts of slots a and
+  // b, each kept or derived in turn, never (transitively) from `slot`.
+  std::vector<std::array<uint32_t, 3>> summed;
 };
 
 // The probes of one method (as ProbesOf gives them) with the counters the

@@ -25,9 +25,9 @@
 namespace dotcov {
 
 inline constexpr char kDataMagic[8] = {'D', 'O', 'T', 'C', 'O', 'V', 'D', '\x1a'};
-// Version 4 adds derived counters (kDerivedCounter); version 3 files, which
-// have none, still read.
-inline constexpr uint32_t kDataFormatVersion = 4;
+// Version 4 adds derived counters (kDerivedCounter); version 5 summed ones
+// (kSummedCounter). Version 3 and 4 files, which have fewer kinds, still read.
+inline constexpr uint32_t kDataFormatVersion = 5;
 inline constexpr uint32_t kOldestReadableFormatVersion = 3;
 inline constexpr uint32_t kFirstDerivedCounterFormatVersion = 4;
 // A counter holding no count of its own (counter sharing, counter_sharing.h):
@@ -36,6 +36,12 @@ inline constexpr uint32_t kFirstDerivedCounterFormatVersion = 4;
 // method can run; no probe ever increments it. ParseDataFile replaces it by
 // that site's count, so readers and `dotcov combine` see plain counts.
 inline constexpr uint64_t kDerivedCounter = uint64_t{1} << 63;
+// A derived counter that is the sum of two others (a block entered by two
+// counted edges, counter_sharing.h): kDerivedCounter | kSummedCounter |
+// (a << 31) | b, a and b site indexes below 2^31 of the same record, each a
+// count or derived in turn (never, by construction, from this counter).
+inline constexpr uint64_t kSummedCounter = uint64_t{1} << 62;
+inline constexpr uint32_t kMaxSummedSource = (uint32_t{1} << 31) - 1;
 inline constexpr uint32_t kFileHeaderSize = 64;
 inline constexpr uint32_t kRecordHeaderSize = 16;
 
@@ -165,6 +171,9 @@ class DataFileWriter {
   // `source_site` of the same record (kDerivedCounter). Call it before the
   // method whose probes count them can run.
   void SetDerivedCounter(const ModuleRecordRef& module, uint32_t site, uint32_t source_site);
+  // Marks counter `site` as the sum of counters `a` and `b` (kSummedCounter),
+  // each at most kMaxSummedSource. Same timing as SetDerivedCounter.
+  void SetSummedCounter(const ModuleRecordRef& module, uint32_t site, uint32_t a, uint32_t b);
 
   // Appends why a method (il_offset = kind = kWholeMethod) or one probe site of
   // it is not measured.
