@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from functools import partial
 from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
@@ -269,7 +270,7 @@ def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverag
         cols.append(a)
     tokens, offsets, sls, scs, els, ecs, sites = cols
     point_hits = list(map(hits.__getitem__, sites))
-    all_points = list(map(PointCoverage, tokens, offsets, sls, scs, els, ecs, point_hits))
+    point_columns = (tokens, offsets, sls, scs, els, ecs, point_hits)
     point_ctx, branch_ctx = site_contexts(module) if contexts and module.contexts else ({}, {})
     files = asm.files
     columns: dict[str, tuple[list[int], list[int]]] = {}  # path -> its lines and their hits
@@ -306,7 +307,9 @@ def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverag
 
         cc.lines = lines_of(class_lines)
         for mname, signature, token, method_lines, start, end in method_rows:
-            cc.methods.append(MethodCoverage(mname, signature, lines_of(method_lines), all_points[start:end], token))
+            mc = MethodCoverage(mname, signature, lines_of(method_lines), None, token)
+            mc.defer_points(partial(_points, point_columns, start, end))
+            cc.methods.append(mc)
         classes.append(cc)
     asm.classes = classes
     evaluate = hit_exprs.evaluate
@@ -351,3 +354,8 @@ def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverag
         b.conditions.append((r.offset, "switch" if r.is_switch else "jump", covered, len(outcomes)))
         b.outcome_hits.append((r.offset, [outcomes[k] for k in ordered]))
     return asm
+
+
+def _points(columns, start: int, end: int) -> list[PointCoverage]:
+    """A method's points, made from apply_plan's per-point columns when first read (MethodCoverage.defer_points)."""
+    return list(map(PointCoverage, *(c[start:end] for c in columns)))
