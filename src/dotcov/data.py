@@ -63,6 +63,19 @@ class ModuleHits:
     def key(self) -> tuple[bytes, bytes]:
         return (self.mvid, self.pdb_id)
 
+    def defer_sites(self, tokens: list[int], offsets: list[int], kinds: list[int]) -> None:
+        """`sites` made from these columns when first read: a report from a kept plan (plan_cache.py) needs only
+        their digest, and a million site tuples are a tenth of a warm build."""
+        self._sites, self._site_columns = None, (tokens, offsets, kinds)
+
+    def sites_digest(self) -> tuple[int, int, int, int]:
+        """The site list's length and a hash of each column (ints only: the same in every process), without
+        making the site tuples."""
+        columns = self._site_columns
+        if columns is None:
+            columns = tuple(zip(*self._sites)) if self._sites else ((), (), ())
+        return (len(columns[0]), *(hash(tuple(c)) for c in columns))
+
     def settle(self) -> None:
         """Derives `unmeasured` and `unmeasured_sites` from the method states and notes (entries given
         directly are kept unless a process instrumented that method)."""
@@ -79,6 +92,21 @@ class ModuleHits:
             elif state == NOT_MEASURED:
                 self.unmeasured.setdefault(token, reasons.get(
                     token, "left uninstrumented (the reason was not recorded: the data file could not grow)"))
+
+
+def _get_sites(m: ModuleHits) -> list[tuple[int, int, int]]:
+    if m._sites is None:
+        m._sites, m._site_columns = list(zip(*m._site_columns)), None
+    return m._sites
+
+
+def _set_sites(m: ModuleHits, sites: list[tuple[int, int, int]]) -> None:
+    m._sites, m._site_columns = sites, None
+
+
+# `sites` is a property over the dataclass field (so `ModuleHits(..., sites, ...)` and reading it are as before),
+# made when first read if `defer_sites` gave the columns.
+ModuleHits.sites = property(_get_sites, _set_sites, doc="(method token, IL offset, kind) of each counter")
 
 
 def _merge_states(a: bytes, b: bytes) -> bytes:
@@ -184,10 +212,11 @@ def read_file(path: Path, into: CoverageData, *, live: bool = False) -> None:
             into.warnings.append(f"{path}: another coverage tool was at work: {c}")
     into.processes.extend(raw["processes"])
     for m in raw["modules"]:
-        into.add_module(ModuleHits(m["mvid"], m["pdb_id"], m["path"],
-                                   list(zip(m["tokens"], m["offsets"], m["kinds"])), list(m["hits"]),
-                                   m.get("processes", 1), bytes(m["method_states"]), list(m["not_measured"]),
-                                   contexts={name: set(indexes) for name, indexes in m["contexts"].items()}))
+        module = ModuleHits(m["mvid"], m["pdb_id"], m["path"], None, m["hits"],
+                            m.get("processes", 1), bytes(m["method_states"]), list(m["not_measured"]),
+                            contexts={name: set(indexes) for name, indexes in m["contexts"].items()})
+        module.defer_sites(m["tokens"], m["offsets"], m["kinds"])
+        into.add_module(module)
     into.files.append(path)
     into.newest_mtime = max(into.newest_mtime, path.stat().st_mtime)
 
