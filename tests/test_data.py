@@ -267,4 +267,6 @@ def test_sites_read_from_a_file_when_needed_are_its_sites_and_digest_as_the_eage
     assert eager.sites_digest() == before
     other = data.ModuleHits(MVID, PDB, "/src/bin/Calc.dll", list(zip(tokens, [0, 7, 4], kinds)), [4, 0, 1])
     assert other.sites_digest() != before
-    assert data.ModuleHits(MVID, PDB, "x", [], []).sites_digest() == (0, hash(()), hash(()), hash(()))
+    assert data.ModuleHits(MVID, PDB, "x", [], []).sites_digest() != before
+    moved = data.ModuleHits(MVID, PDB, "x", list(zip(tokens[1:] + tokens[:1], offsets[1:] + offsets[:1], kinds)), [])
+    assert moved.sites_digest() != before

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import errno as errno_names
 import fcntl
+import hashlib
 import os
 import re
 import secrets
 import socket
 import tempfile
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,18 +66,21 @@ class ModuleHits:
     def key(self) -> tuple[bytes, bytes]:
         return (self.mvid, self.pdb_id)
 
-    def defer_sites(self, tokens: list[int], offsets: list[int], kinds: list[int]) -> None:
+    def defer_sites(self, tokens: Sequence[int], offsets: Sequence[int], kinds: Sequence[int]) -> None:
         """`sites` made from these columns when first read: a report from a kept plan (plan_cache.py) needs only
         their digest, and a million site tuples are a tenth of a warm build."""
         self._sites, self._site_columns = None, (tokens, offsets, kinds)
 
-    def sites_digest(self) -> tuple[int, int, int, int]:
-        """The site list's length and a hash of each column (ints only: the same in every process), without
-        making the site tuples."""
+    def sites_digest(self) -> str:
+        """A digest of the site list (its columns as uint32, the data file's type), without making the site
+        tuples: the same in every process."""
         columns = self._site_columns
         if columns is None:
             columns = tuple(zip(*self._sites)) if self._sites else ((), (), ())
-        return (len(columns[0]), *(hash(tuple(c)) for c in columns))
+        digest = hashlib.blake2b(len(columns[0]).to_bytes(8, "little"), digest_size=20)
+        for c in columns:
+            digest.update((c if isinstance(c, array) and c.typecode == "I" else array("I", c)).tobytes())
+        return digest.hexdigest()
 
     def settle(self) -> None:
         """Derives `unmeasured` and `unmeasured_sites` from the method states and notes (entries given
@@ -215,10 +221,19 @@ def read_file(path: Path, into: CoverageData, *, live: bool = False) -> None:
         module = ModuleHits(m["mvid"], m["pdb_id"], m["path"], None, m["hits"],
                             m.get("processes", 1), bytes(m["method_states"]), list(m["not_measured"]),
                             contexts={name: set(indexes) for name, indexes in m["contexts"].items()})
-        module.defer_sites(m["tokens"], m["offsets"], m["kinds"])
+        module.defer_sites(*_site_columns(m["site_columns"]))
         into.add_module(module)
     into.files.append(path)
     into.newest_mtime = max(into.newest_mtime, path.stat().st_mtime)
+
+
+def _site_columns(blob: bytes) -> tuple[array, array, array]:
+    """The native reader's site columns (tokens, offsets, kinds: uint32 each, one column after another)."""
+    a = array("I")
+    assert a.itemsize == 4
+    a.frombytes(blob)
+    n = len(a) // 3
+    return a[:n], a[n:2 * n], a[2 * n:]
 
 
 def load(data_dir: Path) -> CoverageData:
