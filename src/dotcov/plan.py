@@ -203,6 +203,7 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
         for mc in cc.methods:
             owners.setdefault((cc.filename, mc.token), []).append(mc)
     record_rows = []
+    once = _Once()  # (equal paths, texts, outcome kinds and notes as one object: marshal stores them once)
     for r in records:
         owner = 0x06000000 | _user_method(raw, r.method_token & 0x00FFFFFF)
         fix = None
@@ -216,9 +217,9 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
         mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
         kinds = list(r.outcomes)
         codes = [hit_exprs.encode(r.outcomes[k]) for k in kinds]
-        record_rows.append((r.method_token, r.offset, r.path, r.line, kinds, codes,
-                            all(type(c) is int for c in codes), r.generated, r.is_switch, r.text,
-                            r.arms, r.notes, fix, mc.index if mc is not None else None))
+        record_rows.append((r.method_token, r.offset, once(r.path), r.line, once(kinds), codes,
+                            all(type(c) is int for c in codes), r.generated, r.is_switch, once(r.text),
+                            r.arms, once(r.notes), fix, mc.index if mc is not None else None))
     # Per-point columns, each method's points together (in the order read).
     class_rows = []
     order: list[int] = []  # new point number -> point id
@@ -246,6 +247,20 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
                  for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
             "points": [array("i", c).tobytes() for c in columns]}
+
+
+class _Once:
+    """Equal values as one shared object (read-only in the plan's users: apply_plan, branches.BranchRecord)."""
+
+    def __init__(self) -> None:
+        self.seen: dict = {}
+
+    def __call__(self, value):
+        if value is None:
+            return None
+        key = (type(value), tuple(value.items()) if type(value) is dict else
+               tuple(value) if type(value) is list else value)
+        return self.seen.setdefault(key, value)
 
 
 def _lines_of(lines: dict[int, None], file_lines: list[int], position: dict[int, int]):
