@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from operator import attrgetter, countOf
 from typing import Callable, Iterable
 
@@ -439,7 +440,7 @@ def _single_class(cc: ClassCoverage, memo: dict[int, ClassAnalysis] | None = Non
             continue
         m = MethodAnalysis(mc.name, mc.signature, mc.token, _sorted_map(mc.lines), [], _sorted_map(mc.branches))
         # (read when needed, sorted stably then: already sorted points keep their order)
-        _set_unsorted_points(m, lambda mc=mc: mc.points)
+        _set_unsorted_points(m, partial(getattr, mc, "points"))  # (picklable, unlike a lambda)
         methods.append(m)
     methods.sort(key=lambda m: (m.first_line, m.name, m.signature))
     return ClassAnalysis(cc.name, cc.filename, _sorted_map(lines), methods)
