@@ -251,3 +251,22 @@ def test_a_context_naming_a_site_out_of_range_is_refused(tmp_path):
         _native.write_data_file(str(tmp_path / "x.cov"), {
             "processes": [], "modules": [{"mvid": MVID, "pdb_id": PDB, "path": "/a.dll", "tokens": [0x06000001],
                                           "offsets": [0], "kinds": [0], "hits": [1], "contexts": {"N.C.A": [5]}}]})
+
+
+def test_sites_read_from_a_file_when_needed_are_its_sites_and_digest_as_the_eager_ones(tmp_path):
+    # ModuleHits.sites of a file read are made from its columns when first read (defer_sites); the digest a kept
+    # plan is named by (plan_cache.cache_key) is the same before and after, and the same as a list given directly.
+    tokens, offsets, kinds = [0x06000001, 0x06000001, 0x06000002], [0, 7, 3], [0, 0, 0]
+    write(tmp_path / "dotcov.1.aaaaaaaa.cov", [4, 0, 1], tokens=tokens, offsets=offsets)
+    module = data.load(tmp_path).modules[(MVID, PDB)]
+    before = module.sites_digest()
+    assert module.sites == list(zip(tokens, offsets, kinds))
+    assert module.sites is module.sites  # (made once)
+    assert module.sites_digest() == before
+    eager = data.ModuleHits(MVID, PDB, "/src/bin/Calc.dll", list(zip(tokens, offsets, kinds)), [4, 0, 1])
+    assert eager.sites_digest() == before
+    other = data.ModuleHits(MVID, PDB, "/src/bin/Calc.dll", list(zip(tokens, [0, 7, 4], kinds)), [4, 0, 1])
+    assert other.sites_digest() != before
+    assert data.ModuleHits(MVID, PDB, "x", [], []).sites_digest() != before
+    moved = data.ModuleHits(MVID, PDB, "x", list(zip(tokens[1:] + tokens[:1], offsets[1:] + offsets[:1], kinds)), [])
+    assert moved.sites_digest() != before

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections import Counter
+from operator import attrgetter
 from pathlib import Path
 
 import pytest
@@ -208,3 +210,53 @@ def test_every_module_is_served_from_the_cache_in_a_new_process(snippets, tmp_pa
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == cold
+
+
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+@pytest.mark.parametrize("cached", [False, True], ids=["cold", "warm"])
+def test_points_read_when_needed_are_the_pdb_points_with_their_hits(snippets, tmp_path, config, cached):
+    """MethodCoverage.points are made from the plan's columns only when read (model.defer_points): read after the
+    build (and after the analysis took them unread), each method has exactly its PDB points with their sites' hits,
+    every non-hidden point of a method the model keeps is in one of them, and the analysis sorts the same objects."""
+    from dotcov.analysis import Analysis, point_order
+
+    cov = module_data(snippets[config])
+    if cached:
+        build(cov, cache=tmp_path)
+    result = build(cov, cache=tmp_path if cached else None)
+    analysis = Analysis.of(result)  # (takes the points unread)
+    module = next(iter(cov.modules.values()))
+    hits = dict(zip(module.sites, module.hits))
+    raw = _native.read_symbols(str(snippets[config]))
+    pdb = {}  # token -> its non-hidden points as PointCoverage fields
+    for rid, points in raw["sequence_points"].items():
+        token = 0x06000000 | rid
+        pdb[token] = Counter((token, p[0], p[1], p[2], p[3], p[4], hits.get((token, p[0], 0), 0))
+                             for p in points if p[1] != 0xFEEFEE)
+    fields = attrgetter("method_token", "il_offset", "start_line", "start_column", "end_line", "end_column", "hits")
+    seen = Counter()
+    for asm in result.assemblies:
+        for cc in asm.classes:
+            for mc in cc.methods:
+                got = Counter(map(fields, mc.points))
+                assert got, mc.name
+                for token in {t for t, *_ in got}:
+                    owner = raw["kickoff"].get(token & 0xFFFFFF, token & 0xFFFFFF)
+                    name = raw["methods"][owner - 1][0]
+                    assert 0x06000000 | owner == mc.token or name.startswith(f"<{mc.name}>"), (mc.name, name)
+                seen += got
+                assert mc.points is mc.points  # (made once)
+    tokens = {t for t, *_ in seen}
+    assert seen == sum((pdb[t] for t in tokens), Counter())
+    assert sum(seen.values()) > 100
+    checked = 0
+    for fa in analysis.files:
+        for ca in fa.classes:
+            for m in ca.methods:
+                model_points = [p for asm in result.assemblies for cc in asm.classes if cc.name == ca.name
+                                and cc.filename == ca.filename for mc in cc.methods
+                                if (mc.name, mc.signature) == (m.name, m.signature) for p in mc.points]
+                assert m.points == sorted(model_points, key=point_order)
+                assert m.hits == (m.points[0].hits if m.points else m.lines[m.first_line])
+                checked += 1
+    assert checked

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from operator import attrgetter, countOf
 from typing import Callable, Iterable
 
@@ -313,7 +314,10 @@ class MethodAnalysis:
 
 def _get_points(m: MethodAnalysis) -> list[PointCoverage]:
     if m._unsorted_points is not None:
-        m._points, m._unsorted_points = sorted(m._unsorted_points, key=point_order), None
+        unsorted = m._unsorted_points
+        if callable(unsorted):  # (a model method's points, themselves made when first read)
+            unsorted = unsorted()
+        m._points, m._unsorted_points = sorted(unsorted, key=point_order), None
     return m._points
 
 
@@ -321,9 +325,9 @@ def _set_points(m: MethodAnalysis, points: list[PointCoverage]) -> None:
     m._points, m._unsorted_points = points, None
 
 
-def _set_unsorted_points(m: MethodAnalysis, points: list[PointCoverage]) -> None:
-    """Points in any order, sorted when first read: Cobertura and the table never read them (a million
-    points sorted would be a fifth of `dotcov xml`'s own time)."""
+def _set_unsorted_points(m: MethodAnalysis, points) -> None:
+    """Points in any order (a list, or a function giving it), sorted when first read: Cobertura and the table
+    never read them (a million points sorted would be a fifth of `dotcov xml`'s own time)."""
     m._points, m._unsorted_points = [], points
 
 
@@ -435,7 +439,8 @@ def _single_class(cc: ClassCoverage, memo: dict[int, ClassAnalysis] | None = Non
         if not mc.lines:
             continue
         m = MethodAnalysis(mc.name, mc.signature, mc.token, _sorted_map(mc.lines), [], _sorted_map(mc.branches))
-        _set_unsorted_points(m, mc.points)  # (sorted stably when read: already sorted points keep their order)
+        # (read when needed, sorted stably then: already sorted points keep their order)
+        _set_unsorted_points(m, partial(getattr, mc, "points"))  # (picklable, unlike a lambda)
         methods.append(m)
     methods.sort(key=lambda m: (m.first_line, m.name, m.signature))
     return ClassAnalysis(cc.name, cc.filename, _sorted_map(lines), methods)

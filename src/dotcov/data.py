@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import errno as errno_names
 import fcntl
+import hashlib
 import os
 import re
 import tempfile
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +64,22 @@ class ModuleHits:
     def key(self) -> tuple[bytes, bytes]:
         return (self.mvid, self.pdb_id)
 
+    def defer_sites(self, tokens: Sequence[int], offsets: Sequence[int], kinds: Sequence[int]) -> None:
+        """`sites` made from these columns when first read: a report from a kept plan (plan_cache.py) needs only
+        their digest, and a million site tuples are a tenth of a warm build."""
+        self._sites, self._site_columns = None, (tokens, offsets, kinds)
+
+    def sites_digest(self) -> str:
+        """A digest of the site list (its columns as uint32, the data file's type), without making the site
+        tuples: the same in every process."""
+        columns = self._site_columns
+        if columns is None:
+            columns = tuple(zip(*self._sites)) if self._sites else ((), (), ())
+        digest = hashlib.blake2b(len(columns[0]).to_bytes(8, "little"), digest_size=20)
+        for c in columns:
+            digest.update((c if isinstance(c, array) and c.typecode == "I" else array("I", c)).tobytes())
+        return digest.hexdigest()
+
     def settle(self) -> None:
         """Derives `unmeasured` and `unmeasured_sites` from the method states and notes (entries given
         directly are kept unless a process instrumented that method)."""
@@ -77,6 +96,21 @@ class ModuleHits:
             elif state == NOT_MEASURED:
                 self.unmeasured.setdefault(token, reasons.get(
                     token, "left uninstrumented (the reason was not recorded: the data file could not grow)"))
+
+
+def _get_sites(m: ModuleHits) -> list[tuple[int, int, int]]:
+    if m._sites is None:
+        m._sites, m._site_columns = list(zip(*m._site_columns)), None
+    return m._sites
+
+
+def _set_sites(m: ModuleHits, sites: list[tuple[int, int, int]]) -> None:
+    m._sites, m._site_columns = sites, None
+
+
+# `sites` is a property over the dataclass field (so `ModuleHits(..., sites, ...)` and reading it are as before),
+# made when first read if `defer_sites` gave the columns.
+ModuleHits.sites = property(_get_sites, _set_sites, doc="(method token, IL offset, kind) of each counter")
 
 
 def _merge_states(a: bytes, b: bytes) -> bytes:
@@ -183,12 +217,22 @@ def read_file(path: Path, into: CoverageData, *, live: bool = False) -> None:
             into.warnings.append(f"{path}: another coverage tool was at work: {c}")
     into.processes.extend(raw["processes"])
     for m in raw["modules"]:
-        into.add_module(ModuleHits(m["mvid"], m["pdb_id"], m["path"],
-                                   list(zip(m["tokens"], m["offsets"], m["kinds"])), list(m["hits"]),
-                                   m.get("processes", 1), bytes(m["method_states"]), list(m["not_measured"]),
-                                   contexts={name: set(indexes) for name, indexes in m["contexts"].items()}))
+        module = ModuleHits(m["mvid"], m["pdb_id"], m["path"], None, m["hits"],
+                            m.get("processes", 1), bytes(m["method_states"]), list(m["not_measured"]),
+                            contexts={name: set(indexes) for name, indexes in m["contexts"].items()})
+        module.defer_sites(*_site_columns(m["site_columns"]))
+        into.add_module(module)
     into.files.append(path)
     into.newest_mtime = max(into.newest_mtime, path.stat().st_mtime)
+
+
+def _site_columns(blob: bytes) -> tuple[array, array, array]:
+    """The native reader's site columns (tokens, offsets, kinds: uint32 each, one column after another)."""
+    a = array("I")
+    assert a.itemsize == 4
+    a.frombytes(blob)
+    n = len(a) // 3
+    return a[:n], a[n:2 * n], a[2 * n:]
 
 
 def load(data_dir: Path) -> CoverageData:

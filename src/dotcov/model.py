@@ -6,6 +6,7 @@ them, so every output agrees with every other.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -45,6 +46,26 @@ class MethodCoverage:
     points: list[PointCoverage] = field(default_factory=list)
     token: int = 0  # MethodDef token of the user method
     branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method
+
+    def defer_points(self, load: Callable[[], list[PointCoverage]]) -> None:
+        """`points` made by `load()` when first read (plan.apply_plan: the table and Cobertura never read them,
+        and a million PointCoverage objects are a fifth of a warm build)."""
+        self._points, self._load_points = None, load
+
+
+def _get_points(m: MethodCoverage) -> list[PointCoverage]:
+    if m._points is None:
+        m._points, m._load_points = m._load_points(), None
+    return m._points
+
+
+def _set_points(m: MethodCoverage, points: list[PointCoverage]) -> None:
+    m._points, m._load_points = points, None
+
+
+# `points` is a property over the dataclass field (so `MethodCoverage(..., points)` and reading it are as before),
+# made when first read if `defer_points` gave how.
+MethodCoverage.points = property(_get_points, _set_points, doc="the sequence points (statements), in the order read")
 
 
 @dataclass

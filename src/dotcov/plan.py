@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from functools import partial
 from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
@@ -202,6 +203,7 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
         for mc in cc.methods:
             owners.setdefault((cc.filename, mc.token), []).append(mc)
     record_rows = []
+    once = _Once()  # (equal paths, texts, outcome kinds and notes as one object: marshal stores them once)
     for r in records:
         owner = 0x06000000 | _user_method(raw, r.method_token & 0x00FFFFFF)
         fix = None
@@ -215,9 +217,9 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
         mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
         kinds = list(r.outcomes)
         codes = [hit_exprs.encode(r.outcomes[k]) for k in kinds]
-        record_rows.append((r.method_token, r.offset, r.path, r.line, kinds, codes,
-                            all(type(c) is int for c in codes), r.generated, r.is_switch, r.text,
-                            r.arms, r.notes, fix, mc.index if mc is not None else None))
+        record_rows.append((r.method_token, r.offset, once(r.path), r.line, once(kinds), codes,
+                            all(type(c) is int for c in codes), r.generated, r.is_switch, once(r.text),
+                            r.arms, once(r.notes), fix, mc.index if mc is not None else None))
     # Per-point columns, each method's points together (in the order read).
     class_rows = []
     order: list[int] = []  # new point number -> point id
@@ -247,6 +249,20 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
             "points": [array("i", c).tobytes() for c in columns]}
 
 
+class _Once:
+    """Equal values as one shared object (read-only in the plan's users: apply_plan, branches.BranchRecord)."""
+
+    def __init__(self) -> None:
+        self.seen: dict = {}
+
+    def __call__(self, value):
+        if value is None:
+            return None
+        key = (type(value), tuple(value.items()) if type(value) is dict else
+               tuple(value) if type(value) is list else value)
+        return self.seen.setdefault(key, value)
+
+
 def _lines_of(lines: dict[int, None], file_lines: list[int], position: dict[int, int]):
     """A class's or method's lines: (first, end) when they are file_lines[first:end] (the usual case: copied at
     C speed), else the list of lines."""
@@ -269,7 +285,7 @@ def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverag
         cols.append(a)
     tokens, offsets, sls, scs, els, ecs, sites = cols
     point_hits = list(map(hits.__getitem__, sites))
-    all_points = list(map(PointCoverage, tokens, offsets, sls, scs, els, ecs, point_hits))
+    point_columns = (tokens, offsets, sls, scs, els, ecs, point_hits)
     point_ctx, branch_ctx = site_contexts(module) if contexts and module.contexts else ({}, {})
     files = asm.files
     columns: dict[str, tuple[list[int], list[int]]] = {}  # path -> its lines and their hits
@@ -306,7 +322,9 @@ def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverag
 
         cc.lines = lines_of(class_lines)
         for mname, signature, token, method_lines, start, end in method_rows:
-            cc.methods.append(MethodCoverage(mname, signature, lines_of(method_lines), all_points[start:end], token))
+            mc = MethodCoverage(mname, signature, lines_of(method_lines), None, token)
+            mc.defer_points(partial(_points, point_columns, start, end))
+            cc.methods.append(mc)
         classes.append(cc)
     asm.classes = classes
     evaluate = hit_exprs.evaluate
@@ -351,3 +369,8 @@ def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverag
         b.conditions.append((r.offset, "switch" if r.is_switch else "jump", covered, len(outcomes)))
         b.outcome_hits.append((r.offset, [outcomes[k] for k in ordered]))
     return asm
+
+
+def _points(columns, start: int, end: int) -> list[PointCoverage]:
+    """A method's points, made from apply_plan's per-point columns when first read (MethodCoverage.defer_points)."""
+    return list(map(PointCoverage, *(c[start:end] for c in columns)))

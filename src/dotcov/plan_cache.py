@@ -51,7 +51,7 @@ def cache_key(module, options, mapper, version: str) -> str:
         None if filters is None else ([f.text for f in filters.include], [f.text for f in filters.exclude],
                                       list(filters.attributes), list(filters.files)),
         bool(options.all_branches), bool(options.skip_auto_properties),
-        len(module.sites), hash(tuple(module.sites)),  # (ints only: the same hash in every process)
+        module.sites_digest(),
         sorted(getattr(module, "unmeasured", {}).items()),
     )
     return hashlib.sha256(repr(shape).encode("utf-8", "surrogateescape")).hexdigest()[:40]
