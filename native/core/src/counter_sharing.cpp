@@ -35,6 +35,27 @@ bool SharesCounterSafely(uint16_t o) {
 
 namespace {
 
+// Calls visit(k, which) for each control-flow edge out of instruction i into instruction k: `which` is -1
+// for the fall-through, else the branch target's index (0) or the switch target's.
+template <typename Visit>
+void ForEachSuccessor(const il::MethodBody& body, size_t i, Visit visit) {
+  const auto& ins = body.instructions();
+  const il::OpcodeInfo* info = il::LookupOpcode(ins[i].opcode);
+  if (!info) return;
+  bool falls = info->flow == il::FlowKind::kNext || info->flow == il::FlowKind::kMeta ||
+               info->flow == il::FlowKind::kCondBranch ||
+               (info->flow == il::FlowKind::kCall && ins[i].opcode != il::op::kJmp);
+  if (falls && i + 1 < ins.size()) visit(static_cast<long>(i + 1), -1);
+  if (il::IsBranch(ins[i].opcode) && ins[i].operand >= 0 && ins[i].operand <= UINT32_MAX) {
+    long t = body.FindInstruction(static_cast<uint32_t>(ins[i].operand));
+    if (t >= 0) visit(t, 0);
+  }
+  for (size_t k = 0; k < ins[i].switch_targets.size(); ++k) {
+    long t = body.FindInstruction(static_cast<uint32_t>(ins[i].switch_targets[k]));
+    if (t >= 0) visit(t, static_cast<int>(k));
+  }
+}
+
 // The third rule (counter_sharing.h): a probed point starting a block entered
 // by exactly two edges reads the sum of the counters counting those edges.
 // `point_slot` maps the instruction of each kept point to its slot.
@@ -81,20 +102,9 @@ void SumJoins(const il::MethodBody& body, const std::vector<bool>& special, cons
   auto candidate = [&](long k) { return k >= 0 && !special[static_cast<size_t>(k)] && edges[static_cast<size_t>(k)] == 2 &&
                                         point_slot.count(static_cast<size_t>(k)); };
   for (size_t i = 0; i < n; ++i) {
-    const il::OpcodeInfo* info = il::LookupOpcode(ins[i].opcode);
-    if (!info) continue;
-    bool falls = info->flow == il::FlowKind::kNext || info->flow == il::FlowKind::kMeta ||
-                 info->flow == il::FlowKind::kCondBranch ||
-                 (info->flow == il::FlowKind::kCall && ins[i].opcode != il::op::kJmp);
-    if (falls && i + 1 < n && candidate(static_cast<long>(i + 1))) into[i + 1].emplace_back(i, -1);
-    if (il::IsBranch(ins[i].opcode) && ins[i].operand >= 0 && ins[i].operand <= UINT32_MAX) {
-      long t = body.FindInstruction(static_cast<uint32_t>(ins[i].operand));
-      if (candidate(t)) into[static_cast<size_t>(t)].emplace_back(i, 0);
-    }
-    for (size_t k = 0; k < ins[i].switch_targets.size(); ++k) {
-      long t = body.FindInstruction(static_cast<uint32_t>(ins[i].switch_targets[k]));
-      if (candidate(t)) into[static_cast<size_t>(t)].emplace_back(i, static_cast<int>(k));
-    }
+    ForEachSuccessor(body, i, [&](long t, int which) {
+      if (candidate(t)) into[static_cast<size_t>(t)].emplace_back(i, which);
+    });
   }
   std::map<uint32_t, std::vector<uint32_t>> sources;  // derived or summed slot -> the slots it reads
   for (const auto& [slot, source] : out->derived) sources[slot] = {source};
@@ -138,22 +148,7 @@ SharedCounters ShareCounters(const il::MethodBody& body, const MethodProbes& in)
   std::vector<int> edges(n, 0);     // incoming control-flow edges (fall-through, branch, switch entry)
   std::vector<bool> special(n, false);  // method entry, handler or filter start, EH region boundary
   if (n) special[0] = true;
-  for (size_t i = 0; i < n; ++i) {
-    const il::OpcodeInfo* info = il::LookupOpcode(ins[i].opcode);
-    if (!info) continue;
-    bool falls = info->flow == il::FlowKind::kNext || info->flow == il::FlowKind::kMeta ||
-                 info->flow == il::FlowKind::kCondBranch ||
-                 (info->flow == il::FlowKind::kCall && ins[i].opcode != il::op::kJmp);
-    if (falls && i + 1 < n) ++edges[i + 1];
-    if (il::IsBranch(ins[i].opcode)) {
-      long t = ins[i].operand < 0 ? -1 : index_of(static_cast<uint64_t>(ins[i].operand));
-      if (t >= 0) ++edges[static_cast<size_t>(t)];
-    }
-    for (int32_t t : ins[i].switch_targets) {
-      long k = index_of(static_cast<uint32_t>(t));
-      if (k >= 0) ++edges[static_cast<size_t>(k)];
-    }
-  }
+  for (size_t i = 0; i < n; ++i) ForEachSuccessor(body, i, [&](long t, int) { ++edges[static_cast<size_t>(t)]; });
   auto mark = [&](uint64_t offset) {
     long k = index_of(offset);
     if (k >= 0) special[static_cast<size_t>(k)] = true;
