@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "dotcov/data_file.h"
+#include "native_apply.h"
 #include "native_il.h"
 #include "native_symbols.h"
 
@@ -172,4 +173,5 @@ PYBIND11_MODULE(_native, m) {
   m.def("write_data_file", &WriteDataFile, py::arg("path"), py::arg("data"));
   RegisterSymbols(m);
   RegisterIl(m);
+  RegisterApply(m);
 }

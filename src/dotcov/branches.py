@@ -576,27 +576,34 @@ class BranchRecord:
     notes: dict[int, str] | None = None  # outcome kind -> "`h < 0` never true" (see branch_notes)
 
     def missed(self) -> list[str]:
+        said, none_ran = self.missed_parts()
+        if none_ran is not None and not any(self.outcomes.values()):
+            return list(none_ran)
+        return [said[k] for k in sorted(self.outcomes) if self.outcomes[k] == 0 and k in said]
+
+    def missed_parts(self) -> tuple[dict[int, str], list[str] | None]:
+        """What `missed` says, known before the hits (packed_plan.py keeps it): each outcome kind's description
+        when that outcome never happened (kinds without one say nothing), and what is said instead when no outcome
+        happened (None: the descriptions of them all)."""
+        kinds = sorted(self.outcomes)
         if self.arms is not None:
             head = f"`{self.text}`: " if self.text else ""
-            return [f"{head}{self.arms[k]} never taken" for k in sorted(self.outcomes) if self.outcomes[k] == 0]
+            return {k: f"{head}{self.arms[k]} never taken" for k in kinds if k in self.arms}, None
         if self.notes is not None:
-            if not any(self.outcomes.values()):
-                return [f"`{self.text}`: never evaluated" if self.text else "never evaluated"]
-            return [self.notes[k] for k in sorted(self.outcomes) if self.outcomes[k] == 0 and k in self.notes]
+            return ({k: self.notes[k] for k in kinds if k in self.notes},
+                    [f"`{self.text}`: never evaluated" if self.text else "never evaluated"])
         # No source-level description (no source text, an IL `switch` not recognised as the user's switch, or a
         # compiler-generated branch shown by --all-branches): still no IL offsets.
         where = f"`{self.text}`" if self.text else "this line"
         tag = f" (compiler-generated: {self.generated})" if self.generated else ""
-        out = []
-        for kind in sorted(self.outcomes):
-            if self.outcomes[kind] > 0:
-                continue
+        said = {}
+        for kind in kinds:
             if self.is_switch:
                 what = "no case matched" if kind == 1 else f"case {kind - 2}"
-                out.append(f"{where}: {what} never happened{tag}")
+                said[kind] = f"{where}: {what} never happened{tag}"
             else:
-                out.append(f"{where}: one outcome never happened (same value every time){tag}")
-        return out
+                said[kind] = f"{where}: one outcome never happened (same value every time){tag}"
+        return said, None
 
 
 class _Sources:

@@ -23,7 +23,7 @@ import zlib
 from pathlib import Path
 
 CACHE_DIR = "cache"
-MAGIC = b"dotcov-plan-1\n"
+MAGIC = b"dotcov-plan-2\n"  # 2: packed_plan.py's form
 PATTERN = "plan.*.bin"
 MAX_FILES = 16
 MAX_BYTES = 1 << 30
@@ -38,7 +38,7 @@ def code_stamp() -> list:
 
     names = ("dotcov.plan", "dotcov.branches", "dotcov.lines", "dotcov.switch_arms", "dotcov.branch_notes",
              "dotcov.short_circuit", "dotcov.exclusions", "dotcov.results", "dotcov.hit_exprs", "dotcov.paths",
-             "dotcov.filters", "dotcov.signatures", "dotcov.model", "dotcov.plan_cache")
+             "dotcov.filters", "dotcov.signatures", "dotcov.model", "dotcov.plan_cache", "dotcov.packed_plan")
     files = [importlib.import_module(n).__file__ for n in names] + [_native.__file__]  # (imported either way)
     return [(Path(f).name, _stat(f)) if f else None for f in files]
 

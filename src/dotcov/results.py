@@ -21,7 +21,8 @@ from dotcov.analysis import add_branches, add_contexts, add_lines
 from dotcov.data import CoverageData, ModuleHits
 from dotcov.paths import PathMapper
 from dotcov.model import AssemblyCoverage, CoverageResult, FileCoverage
-from dotcov.plan import apply_plan, make_plan
+from dotcov.packed_plan import apply as apply_plan, pack
+from dotcov.plan import make_plan
 from dotcov.signatures import SignatureError, decode_type, method_signature
 
 
@@ -143,7 +144,7 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
                     mapper: PathMapper | None = None, checks: SourceChecks | None = None) -> AssemblyCoverage:
     """The model of one module build: its plan (plan.py: what does not depend on hits) with its hits."""
     options = options or ReportOptions()
-    the_plan = make_plan(module, sym, options, mapper or PathMapper(), checks or SourceChecks())
+    the_plan = pack(make_plan(module, sym, options, mapper or PathMapper(), checks or SourceChecks()))
     return apply_plan(the_plan, module, contexts=options.contexts)
 
 
@@ -177,7 +178,7 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
                 continue
             pdb, documents = sym.raw.get("pdb_path") or "", sym.raw["documents"]
             read = plan_cache.inputs(assembly, pdb, documents, mapper, module.path) if key is not None else None
-            the_plan = make_plan(module, sym, options, mapper, checks)
+            the_plan = pack(make_plan(module, sym, options, mapper, checks))
             if key is not None:
                 plan_cache.store(cache_dir, key, the_plan, assembly=assembly, pdb=pdb, documents=documents, read=read)
         asm = apply_plan(the_plan, module, contexts=options.contexts)

@@ -1,0 +1,271 @@
+// A packed module plan (src/dotcov/packed_plan.py) applied to one module build's hit counts: the per-line and
+// per-branch-record loops of plan.apply_plan (the Python statement of the rules) without an interpreter step per
+// line. The maps' values are the hit objects themselves (no new ints), and each line number is made once per file
+// and shared by the file's, its classes' and its methods' maps.
+#include "native_apply.h"
+
+#include <Python.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace {
+
+struct Ints {
+  const int32_t* p = nullptr;
+  size_t n = 0;
+  int32_t operator[](size_t i) const { return p[i]; }
+};
+
+Ints IntsOf(py::handle blob, const char* what) {
+  if (!PyBytes_Check(blob.ptr())) throw py::type_error(std::string(what) + ": bytes expected");
+  const Py_ssize_t size = PyBytes_GET_SIZE(blob.ptr());
+  if (size % 4) throw py::value_error(std::string(what) + ": not a whole number of int32");
+  return {reinterpret_cast<const int32_t*>(PyBytes_AS_STRING(blob.ptr())), static_cast<size_t>(size / 4)};
+}
+
+[[noreturn]] void Damaged(const char* what) { throw py::value_error(std::string("packed plan: ") + what); }
+
+py::object Steal(PyObject* o) {
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
+bool Compare(PyObject* a, PyObject* b, int op) {
+  const int r = PyObject_RichCompareBool(a, b, op);
+  if (r < 0) throw py::error_already_set();
+  return r == 1;
+}
+
+// Branch outcomes gathered on one line of a file or a method (one BranchCoverage when done).
+struct Lines {
+  size_t owner;  // a file index, or the number of files + a method's index over all classes
+  py::object line;
+  py::list missed, conditions, outcome_hits;
+  Py_ssize_t covered = 0, total = 0;
+};
+
+py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::list missed, py::list hits,
+                    py::list expr_values, py::bytes point_sites, py::object branch_type) {
+  const Ints sites = IntsOf(point_sites, "point sites");
+  const Py_ssize_t n_hits = PyList_GET_SIZE(hits.ptr());
+  py::object zero = Steal(PyLong_FromLong(0));
+  // A counter's hits (borrowed from `hits`); one past the end is the 0 of a point the agent did not count.
+  auto counter = [&](int64_t site) -> PyObject* {
+    if (site == n_hits || site == -1) return zero.ptr();
+    if (site < 0 || site > n_hits) throw py::index_error("a plan names a counter the data does not have");
+    return PyList_GET_ITEM(hits.ptr(), site);
+  };
+  auto point_hits = [&](int32_t id) -> PyObject* {
+    if (id < 0 || static_cast<size_t>(id) >= sites.n) Damaged("a point id out of range");
+    return counter(sites[id]);
+  };
+
+  // Files: each line's hits are its first point's, or the most of its points' (lines.py's deciding points).
+  const size_t n_files = static_cast<size_t>(PyList_GET_SIZE(files.ptr()));
+  std::vector<std::vector<py::object>> keys(n_files);
+  std::vector<std::vector<PyObject*>> values(n_files);  // borrowed from hits (and `zero`)
+  py::list file_lines;
+  for (size_t f = 0; f < n_files; ++f) {
+    py::tuple row = py::reinterpret_borrow<py::tuple>(PyList_GET_ITEM(files.ptr(), f));
+    if (row.size() != 3) Damaged("a file row");
+    const Ints lines = IntsOf(row[0], "file lines"), first = IntsOf(row[1], "first points"),
+               multi = IntsOf(row[2], "multi-point lines");
+    if (first.n != lines.n) Damaged("a file's lines and points differ in number");
+    auto& k = keys[f];
+    auto& v = values[f];
+    k.reserve(lines.n);
+    v.reserve(lines.n);
+    for (size_t i = 0; i < lines.n; ++i) {
+      k.push_back(Steal(PyLong_FromLong(lines[i])));
+      v.push_back(point_hits(first[i]));
+    }
+    for (size_t i = 0; i < multi.n;) {  // (position, count, point ids...)
+      if (i + 2 > multi.n) Damaged("a multi-point line");
+      const int32_t pos = multi[i], count = multi[i + 1];
+      i += 2;
+      if (pos < 0 || static_cast<size_t>(pos) >= lines.n || count < 1 || i + count > multi.n)
+        Damaged("a multi-point line");
+      PyObject* best = point_hits(multi[i]);
+      for (int32_t j = 1; j < count; ++j) {
+        PyObject* h = point_hits(multi[i + j]);
+        if (Compare(h, best, Py_GT)) best = h;  // (max(): the first of equal values)
+      }
+      v[pos] = best;
+      i += count;
+    }
+    py::object d = Steal(_PyDict_NewPresized(static_cast<Py_ssize_t>(lines.n)));
+    for (size_t i = 0; i < lines.n; ++i)
+      if (PyDict_SetItem(d.ptr(), k[i].ptr(), v[i]) < 0) throw py::error_already_set();
+    file_lines.append(d);
+  }
+
+  // Classes and their methods: each a range of its file's lines, or chosen positions of them.
+  py::list class_lines, method_lines;
+  std::vector<size_t> method_base;  // class index -> its first method's index over all classes
+  std::vector<size_t> method_count;
+  size_t n_methods = 0;
+  for (py::handle h : classes) {
+    py::tuple row = py::reinterpret_borrow<py::tuple>(h);
+    if (row.size() != 3) Damaged("a class row");
+    const long f = py::cast<long>(row[0]);
+    if (f < 0 || static_cast<size_t>(f) >= n_files) Damaged("a class's file");
+    const Ints specs = IntsOf(row[1], "class specs"), pool = IntsOf(row[2], "class positions");
+    if (specs.n == 0 || specs.n % 3) Damaged("a class's specs");
+    const auto& k = keys[f];
+    const auto& v = values[f];
+    py::list methods;
+    for (size_t s = 0; s < specs.n; s += 3) {
+      const int32_t kind = specs[s], a = specs[s + 1], b = specs[s + 2];
+      py::object d;
+      if (kind == 0) {  // file positions [a, b)
+        if (a < 0 || b < a || static_cast<size_t>(b) > k.size()) Damaged("a line range");
+        if (a == 0 && static_cast<size_t>(b) == k.size()) {
+          d = Steal(PyDict_Copy(file_lines[f].ptr()));
+        } else {
+          d = Steal(_PyDict_NewPresized(b - a));
+          for (int32_t i = a; i < b; ++i)
+            if (PyDict_SetItem(d.ptr(), k[i].ptr(), v[i]) < 0) throw py::error_already_set();
+        }
+      } else if (kind == 1) {  // file positions pool[a:b]
+        if (a < 0 || b < a || static_cast<size_t>(b) > pool.n) Damaged("a line list");
+        d = Steal(_PyDict_NewPresized(b - a));
+        for (int32_t i = a; i < b; ++i) {
+          const int32_t pos = pool[i];
+          if (pos < 0 || static_cast<size_t>(pos) >= k.size()) Damaged("a line position");
+          if (PyDict_SetItem(d.ptr(), k[pos].ptr(), v[pos]) < 0) throw py::error_already_set();
+        }
+      } else {
+        Damaged("a line spec kind");
+      }
+      if (s == 0)
+        class_lines.append(d);
+      else
+        methods.append(d);
+    }
+    method_base.push_back(n_methods);
+    method_count.push_back(specs.n / 3 - 1);
+    n_methods += specs.n / 3 - 1;
+    method_lines.append(methods);
+  }
+
+  // Branch records: (file, line, IL offset, class, method, is switch, outcome count, outcome codes...) with the
+  // outcomes in kind order; a code >= 0 is a counter, -1 - i the i-th of `expr_values`. Each record's outcomes
+  // join its file's line and, as a condition, its method's line (plan.apply_plan).
+  const Ints rec = IntsOf(records, "branch records");
+  py::object jump = Steal(PyUnicode_InternFromString("jump")), switch_ = Steal(PyUnicode_InternFromString("switch"));
+  std::vector<Lines> gathered;
+  std::unordered_map<uint64_t, size_t> where;  // (owner, line) -> index in gathered
+  const Py_ssize_t n_missed = PyList_GET_SIZE(missed.ptr()), n_expr = PyList_GET_SIZE(expr_values.ptr());
+  std::vector<PyObject*> outcome;
+  Py_ssize_t r = 0;
+  for (size_t i = 0; i < rec.n; ++r) {
+    if (i + 7 > rec.n) Damaged("a branch record");
+    const int32_t file = rec[i], line = rec[i + 1], offset = rec[i + 2], ci = rec[i + 3], mi = rec[i + 4],
+                  is_switch = rec[i + 5], n = rec[i + 6];
+    i += 7;
+    if (n < 0 || i + n > rec.n || r >= n_missed) Damaged("a branch record");
+    outcome.clear();
+    for (int32_t j = 0; j < n; ++j) {
+      const int32_t code = rec[i + j];
+      if (code >= 0) {
+        outcome.push_back(counter(code));
+      } else {
+        if (-1 - code >= n_expr) Damaged("an outcome expression");
+        outcome.push_back(PyList_GET_ITEM(expr_values.ptr(), -1 - code));
+      }
+    }
+    i += n;
+    // The missed outcomes' descriptions (branches.BranchRecord.missed_parts): one per kind or None, and what to
+    // say instead when no outcome ran (or None).
+    py::tuple said = py::reinterpret_borrow<py::tuple>(PyList_GET_ITEM(missed.ptr(), r));
+    if (said.size() != 2) Damaged("a record's descriptions");
+    py::handle parts = said[0], none_ran = said[1];
+    if (!PyTuple_Check(parts.ptr()) || PyTuple_GET_SIZE(parts.ptr()) != n) Damaged("a record's descriptions");
+    Py_ssize_t covered = 0;
+    bool all_zero = true;
+    for (PyObject* h : outcome) {
+      if (Compare(h, zero.ptr(), Py_GT)) ++covered;
+      if (!Compare(h, zero.ptr(), Py_EQ)) all_zero = false;
+    }
+    py::list missed_here;
+    if (!none_ran.is_none() && all_zero) {
+      missed_here = Steal(PySequence_List(none_ran.ptr()));
+    } else {
+      for (int32_t j = 0; j < n; ++j) {
+        PyObject* text = PyTuple_GET_ITEM(parts.ptr(), j);
+        if (text != Py_None && Compare(outcome[j], zero.ptr(), Py_EQ)) missed_here.append(text);
+      }
+    }
+    py::object py_offset = Steal(PyLong_FromLong(offset)), py_line;
+    auto join = [&](size_t owner, bool condition) {
+      const uint64_t key = (static_cast<uint64_t>(owner) << 32) | static_cast<uint32_t>(line);
+      auto [it, added] = where.emplace(key, gathered.size());
+      if (added) {
+        if (!py_line) py_line = Steal(PyLong_FromLong(line));
+        Lines b;
+        b.owner = owner;
+        b.line = py_line;
+        gathered.push_back(std::move(b));
+      }
+      Lines& b = gathered[it->second];
+      b.covered += covered;
+      b.total += n;
+      for (py::handle m : missed_here) b.missed.append(m);
+      if (condition)
+        b.conditions.append(
+            py::make_tuple(py_offset, is_switch ? switch_ : jump, covered, static_cast<Py_ssize_t>(n)));
+      py::list hits_of = Steal(PyList_New(n));
+      for (int32_t j = 0; j < n; ++j) {
+        Py_INCREF(outcome[j]);
+        PyList_SET_ITEM(hits_of.ptr(), j, outcome[j]);
+      }
+      b.outcome_hits.append(py::make_tuple(py_offset, hits_of));
+    };
+    if (file >= 0) {
+      if (static_cast<size_t>(file) >= n_files) Damaged("a record's file");
+      join(static_cast<size_t>(file), false);
+    }
+    if (ci >= 0) {
+      if (static_cast<size_t>(ci) >= method_base.size() || mi < 0 ||
+          static_cast<size_t>(mi) >= method_count[ci])
+        Damaged("a record's method");
+      join(n_files + method_base[ci] + mi, true);
+    }
+  }
+  if (r != n_missed) Damaged("records and descriptions differ in number");
+
+  py::list file_branches, method_branches;
+  std::vector<py::object> owners;  // owner -> its dict
+  owners.reserve(n_files + n_methods);
+  for (size_t f = 0; f < n_files; ++f) {
+    owners.push_back(py::dict());
+    file_branches.append(owners.back());
+  }
+  for (size_t c = 0; c < method_base.size(); ++c) {
+    py::list of_class;
+    for (size_t m = 0; m < method_count[c]; ++m) {
+      owners.push_back(py::dict());
+      of_class.append(owners.back());
+    }
+    method_branches.append(of_class);
+  }
+  for (Lines& b : gathered) {
+    py::object made = branch_type(b.covered, b.total, b.missed, b.conditions, b.outcome_hits);
+    if (PyDict_SetItem(owners[b.owner].ptr(), b.line.ptr(), made.ptr()) < 0) throw py::error_already_set();
+  }
+  return py::make_tuple(file_lines, file_branches, class_lines, method_lines, method_branches);
+}
+
+}  // namespace
+
+void RegisterApply(py::module_& m) {
+  m.def("apply_plan", &ApplyPlan, py::arg("files"), py::arg("classes"), py::arg("records"), py::arg("missed"),
+        py::arg("hits"), py::arg("expr_values"), py::arg("point_sites"), py::arg("branch_type"),
+        "A packed module plan applied to hit counts (packed_plan.apply): "
+        "(file lines, file branches, class lines, method lines, method branches).");
+}

@@ -1,0 +1,6 @@
+// Python binding: a packed module plan (packed_plan.py) applied to hit counts, at C speed.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+void RegisterApply(pybind11::module_& m);
