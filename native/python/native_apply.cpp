@@ -6,6 +6,7 @@
 
 #include <Python.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -65,9 +66,23 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
     return counter(sites[id]);
   };
 
+  // Line numbers repeat from file to file: one int object for each number.
+  // (Numbers past kShared, which no real source reaches, each get their own, kept in `more`.)
+  constexpr size_t kShared = 1 << 20;
+  std::vector<py::object> numbers, more;
+  auto number = [&](int32_t line) -> const py::object& {
+    if (line < 0) Damaged("a negative line number");
+    const size_t n = static_cast<size_t>(line);
+    if (n >= kShared) return more.emplace_back(Steal(PyLong_FromLong(line)));
+    if (n >= numbers.size()) numbers.resize(std::max(n + 1, 2 * numbers.size()));
+    py::object& o = numbers[n];
+    if (!o) o = Steal(PyLong_FromLong(line));
+    return o;
+  };
+
   // Files: each line's hits are its first point's, or the most of its points' (lines.py's deciding points).
   const size_t n_files = static_cast<size_t>(PyList_GET_SIZE(files.ptr()));
-  std::vector<std::vector<py::object>> keys(n_files);
+  std::vector<std::vector<PyObject*>> keys(n_files);  // borrowed from `numbers`
   std::vector<std::vector<PyObject*>> values(n_files);  // borrowed from hits (and `zero`)
   py::list file_lines;
   for (size_t f = 0; f < n_files; ++f) {
@@ -81,7 +96,7 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
     k.reserve(lines.n);
     v.reserve(lines.n);
     for (size_t i = 0; i < lines.n; ++i) {
-      k.push_back(Steal(PyLong_FromLong(lines[i])));
+      k.push_back(number(lines[i]).ptr());
       v.push_back(point_hits(first[i]));
     }
     for (size_t i = 0; i < multi.n;) {  // (position, count, point ids...)
@@ -100,7 +115,7 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
     }
     py::object d = Steal(_PyDict_NewPresized(static_cast<Py_ssize_t>(lines.n)));
     for (size_t i = 0; i < lines.n; ++i)
-      if (PyDict_SetItem(d.ptr(), k[i].ptr(), v[i]) < 0) throw py::error_already_set();
+      if (PyDict_SetItem(d.ptr(), k[i], v[i]) < 0) throw py::error_already_set();
     file_lines.append(d);
   }
 
@@ -129,7 +144,7 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
         } else {
           d = Steal(_PyDict_NewPresized(b - a));
           for (int32_t i = a; i < b; ++i)
-            if (PyDict_SetItem(d.ptr(), k[i].ptr(), v[i]) < 0) throw py::error_already_set();
+            if (PyDict_SetItem(d.ptr(), k[i], v[i]) < 0) throw py::error_already_set();
         }
       } else if (kind == 1) {  // file positions pool[a:b]
         if (a < 0 || b < a || static_cast<size_t>(b) > pool.n) Damaged("a line list");
@@ -137,7 +152,7 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
         for (int32_t i = a; i < b; ++i) {
           const int32_t pos = pool[i];
           if (pos < 0 || static_cast<size_t>(pos) >= k.size()) Damaged("a line position");
-          if (PyDict_SetItem(d.ptr(), k[pos].ptr(), v[pos]) < 0) throw py::error_already_set();
+          if (PyDict_SetItem(d.ptr(), k[pos], v[pos]) < 0) throw py::error_already_set();
         }
       } else {
         Damaged("a line spec kind");
@@ -206,7 +221,7 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
       const uint64_t key = (static_cast<uint64_t>(owner) << 32) | static_cast<uint32_t>(line);
       auto [it, added] = where.emplace(key, gathered.size());
       if (added) {
-        if (!py_line) py_line = Steal(PyLong_FromLong(line));
+        if (!py_line) py_line = number(line);
         Lines b;
         b.owner = owner;
         b.line = py_line;
