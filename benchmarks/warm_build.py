@@ -7,7 +7,7 @@ DATA_DIR must hold the plans already (run any report command on it once). Times,
 with the collector off (as `api.Coverage.result` runs the build), each step of the warm build: reading the data
 files (`data.load`), the plans' cache keys, loading the plans (`plan_cache.load`) and applying them
 (`packed_plan.apply`), and prints the best and the median of each and of their sum. `--profile` prints cProfile's
-top functions of one more whole build. Run it in the directory the data was recorded in (or give `--root`).
+top functions of one more whole build. Times are CPU seconds of the process (time.process_time). Run it in the directory the data was recorded in (or give `--root`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,10 @@ def main() -> None:
 
     from dotcov import __version__, data, plan_cache
     from dotcov.paths import PathMapper
-    from dotcov.packed_plan import apply as apply_plan
+    try:
+        from dotcov.packed_plan import apply as apply_plan
+    except ImportError:  # (before the packed plans: to compare)
+        from dotcov.plan import apply_plan
     from dotcov.cli import Settings, _config
 
     # The options a report command without flags has (dotcov.toml read as the CLI reads it): the same cache keys.
@@ -41,17 +44,17 @@ def main() -> None:
     cache = args.data / plan_cache.CACHE_DIR
 
     def build(times: dict) -> None:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         cov = data.load(args.data)
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         keys = [(m, plan_cache.cache_key(m, options, mapper, __version__)) for m in cov.modules.values()]
-        t2 = time.perf_counter()
+        t2 = time.process_time()
         plans = [(m, plan_cache.load(cache, k, mapper, m.path)) for m, k in keys]
-        t3 = time.perf_counter()
+        t3 = time.process_time()
         if any(p is None for _m, p in plans):
             sys.exit(f"no kept plan for every module in {cache}: run `dotcov report --data-dir {args.data}` first")
         models = [apply_plan(p, m) for m, p in plans]
-        t4 = time.perf_counter()
+        t4 = time.process_time()
         for name, dt in (("data.load", t1 - t0), ("cache keys", t2 - t1), ("plan_cache.load", t3 - t2),
                          ("apply_plan", t4 - t3), ("warm build", t4 - t0)):
             times.setdefault(name, []).append(dt)

@@ -139,8 +139,8 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
       py::object d;
       if (kind == 0) {  // file positions [a, b)
         if (a < 0 || b < a || static_cast<size_t>(b) > k.size()) Damaged("a line range");
-        if (a == 0 && static_cast<size_t>(b) == k.size()) {
-          d = Steal(PyDict_Copy(file_lines[f].ptr()));
+        if (s == 0 && a == 0 && static_cast<size_t>(b) == k.size()) {
+          d = file_lines[f];  // a class with all its file's lines shares the file's map (model.py: read only)
         } else {
           d = Steal(_PyDict_NewPresized(b - a));
           for (int32_t i = a; i < b; ++i)

@@ -75,7 +75,8 @@ class ClassCoverage:
     name: str  # full name, nested types as "Outer/Inner"
     filename: str  # absolute path of the source file
     methods: list[MethodCoverage] = field(default_factory=list)
-    lines: dict[int, int] = field(default_factory=dict)  # line -> hits for this type in this file
+    # line -> hits for this type in this file (read only: a type with all its file's lines may share the file's map)
+    lines: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass

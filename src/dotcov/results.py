@@ -193,6 +193,7 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
         # The one merge rule (analysis.py): hits add, branch outcomes matched by their place in the source.
         for path, fc in asm.files.items():
             into = have.files.setdefault(path, FileCoverage(path))
+            into.lines = dict(into.lines)  # (not the map a class of `have` may share: packed_plan.apply)
             add_lines(into.lines, fc.lines)
             add_branches(into.branches, fc.branches)
             add_contexts(into.contexts, fc.contexts)
