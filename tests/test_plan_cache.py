@@ -260,3 +260,108 @@ def test_points_read_when_needed_are_the_pdb_points_with_their_hits(snippets, tm
                 assert m.hits == (m.points[0].hits if m.points else m.lines[m.first_line])
                 checked += 1
     assert checked
+
+
+# --- the packed plan applied in native code (packed_plan.py) against plan.apply_plan, the rules in Python ---------
+
+def reference_build(cov: CoverageData, options: ReportOptions | None = None, monkeypatch=None):
+    """results.build with the unpacked plan applied by plan.apply_plan (no cache)."""
+    from dotcov import plan
+
+    monkeypatch.setattr(results, "pack", lambda p: p)
+    monkeypatch.setattr(results, "apply_plan", plan.apply_plan)
+    try:
+        return build(cov, options)
+    finally:
+        monkeypatch.undo()
+
+
+def with_contexts(cov: CoverageData) -> CoverageData:
+    """Per-test contexts on some of the sites that ran (points and branch outcomes both)."""
+    for module in cov.modules.values():
+        ran = [i for i, h in enumerate(module.hits) if h]
+        module.contexts = {"Tests.A": set(ran[::2]), "Tests.B": set(ran[::3]), "Tests.C": set(ran[1::5])}
+    return cov
+
+
+def plan_of(dll: Path, cov: CoverageData, options: ReportOptions) -> dict:
+    from dotcov import plan
+
+    module = next(iter(cov.modules.values()))
+    return plan.make_plan(module, results.load_symbols(module, str(dll)), options, results.PathMapper(None, REPO),
+                          results.SourceChecks())
+
+
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+@pytest.mark.parametrize("options", [ReportOptions(), ReportOptions(all_branches=True),
+                                     ReportOptions(contexts=True), ReportOptions(all_branches=True, contexts=True)],
+                         ids=["user", "all", "user-contexts", "all-contexts"])
+def test_the_native_apply_gives_the_python_reference_model(snippets, monkeypatch, config, options):
+    cov = with_contexts(module_data(snippets[config]))
+    want = reference_build(cov, options, monkeypatch)
+    got = build(cov, options)
+    assert repr(got) == repr(want)
+    assert got == want
+    if options.contexts:
+        assert any(f.contexts for a in got.assemblies for f in a.files.values())
+    # The sample has what the packed form encodes apart: lines decided by several points, Release switch lines
+    # without a point (fixed from their outcomes), outcomes that are expressions of counters, missed-outcome
+    # texts said differently when nothing ran.
+    from dotcov import packed_plan
+
+    packed = packed_plan.pack(plan_of(snippets[config], cov, options))
+    assert any(row[3] for row in packed["files"])  # multi-point lines
+    assert packed["expressions"]
+    assert any(none_ran is not None for _parts, none_ran in packed["missed"])
+    if config == "Release":
+        assert packed["fixes"]
+
+
+@pytest.mark.parametrize("one_class", [False, True], ids=["classes", "one-class"])
+def test_the_native_apply_merges_two_builds_as_the_reference_does(snippets, tmp_path, monkeypatch, one_class):
+    # Debug and Release are two builds of one assembly: results.build merges their files. With the other classes
+    # filtered out, Cases.cs has one class, whose line map is its file's (packed_plan.apply): it must not take the
+    # other build's hits.
+    options = ReportOptions(filters=Filters.build(exclude=["[*]Snippets.Combined", "[*]Snippets.Negations",
+                                                           "[*]Snippets.Point"])) if one_class else None
+    cov = CoverageData()
+    for config in ("Debug", "Release"):
+        for m in module_data(snippets[config]).modules.values():
+            cov.add_module(m)
+    want = reference_build(cov, options, monkeypatch)
+    got = build(cov, options)
+    assert repr(got) == repr(want)
+    if one_class:  # (each build alone: the class shares its file's map)
+        alone = CoverageData()
+        alone.add_module(next(iter(cov.modules.values())))
+        [asm] = build(alone, options).assemblies
+        assert asm.classes[0].lines is asm.files[asm.classes[0].filename].lines
+    assert repr(build(cov, options, tmp_path)) == repr(want)
+    assert repr(build(cov, options, tmp_path)) == repr(want)  # (from the kept plans)
+
+
+def test_other_hits_give_the_reference_model(snippets, monkeypatch):
+    # Hits of 0 everywhere (every description of "nothing ran"), and large counts.
+    for scale in (0, 10**12):
+        cov = module_data(snippets["Release"])
+        module = next(iter(cov.modules.values()))
+        module.hits = [h * scale for h in module.hits]
+        assert repr(build(cov)) == repr(reference_build(cov, None, monkeypatch))
+
+
+def test_a_packed_plan_that_does_not_add_up_is_an_error_not_a_crash(snippets):
+    from dotcov import packed_plan
+
+    cov = module_data(snippets["Debug"])
+    module = next(iter(cov.modules.values()))
+    packed = packed_plan.pack(plan_of(snippets["Debug"], cov, ReportOptions()))
+    packed_plan.apply(packed, module)  # (whole: fine)
+    damaged = [dict(packed, records=packed["records"][:-4]),
+               dict(packed, records=packed["records"] + b"\xff\xff\xff\x7f"),
+               dict(packed, missed=packed["missed"][:-1]),
+               dict(packed, points=[*packed["points"][:6], b"\x01\x00\x00\x7f" * 4]),
+               dict(packed, classes=[(*c[:2], c[2][:-4], *c[3:]) for c in packed["classes"]]),
+               dict(packed, files=[(f[0], f[1], f[2][:-4], *f[3:]) for f in packed["files"]])]
+    for plan in damaged:
+        with pytest.raises((ValueError, IndexError)):
+            packed_plan.apply(plan, module)
