@@ -216,7 +216,7 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
         if (text != Py_None && Compare(outcome[j], zero.ptr(), Py_EQ)) missed_here.append(text);
       }
     }
-    py::object py_offset = Steal(PyLong_FromLong(offset)), py_line;
+    py::object py_offset = Steal(PyLong_FromLong(offset)), py_line, entry;
     auto join = [&](size_t owner, bool condition) {
       const uint64_t key = (static_cast<uint64_t>(owner) << 32) | static_cast<uint32_t>(line);
       auto [it, added] = where.emplace(key, gathered.size());
@@ -234,12 +234,15 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
       if (condition)
         b.conditions.append(
             py::make_tuple(py_offset, is_switch ? switch_ : jump, covered, static_cast<Py_ssize_t>(n)));
-      py::list hits_of = Steal(PyList_New(n));
-      for (int32_t j = 0; j < n; ++j) {
-        Py_INCREF(outcome[j]);
-        PyList_SET_ITEM(hits_of.ptr(), j, outcome[j]);
+      if (!entry) {  // (one (offset, hits) for the file's line and the method's: nothing changes them)
+        py::list hits_of = Steal(PyList_New(n));
+        for (int32_t j = 0; j < n; ++j) {
+          Py_INCREF(outcome[j]);
+          PyList_SET_ITEM(hits_of.ptr(), j, outcome[j]);
+        }
+        entry = py::make_tuple(py_offset, hits_of);
       }
-      b.outcome_hits.append(py::make_tuple(py_offset, hits_of));
+      b.outcome_hits.append(entry);
     };
     if (file >= 0) {
       if (static_cast<size_t>(file) >= n_files) Damaged("a record's file");

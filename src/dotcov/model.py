@@ -32,7 +32,8 @@ class BranchCoverage:
     missed_outcomes: list[str] = field(default_factory=list)  # human-facing, e.g. "false of `a || b`"
     # One entry per branch instruction: (IL offset, "jump" or "switch", outcomes covered, outcomes).
     conditions: list[tuple[int, str, int, int]] = field(default_factory=list)
-    # Per branch instruction: (IL offset, hits of each outcome: fall-through first, then each target).
+    # Per branch instruction: (IL offset, hits of each outcome: fall-through first, then each target). Read only:
+    # the file's line and the method's line may hold the same entry.
     outcome_hits: list[tuple[int, list[int]]] = field(default_factory=list)
 
 
