@@ -3,9 +3,10 @@
 Which sequence points decide which lines (lines.py), each point's class and method, excluded and not-measured
 lines, stale sources, the branch records with their outcome keys, notes and switch arms (branches.py), and where
 each record lands. `make_plan` computes it from the PDB, the assembly's IL and the source files; `apply_plan`
-turns a plan and the module's hit counts into the model (`model.AssemblyCoverage`) at C speed, with no Python
-loop per point. Every build goes through both (plan_cache.py keeps plans between commands), so a cached plan
-gives exactly the model a cold build gives.
+states in Python how a plan and the module's hit counts make the model (`model.AssemblyCoverage`). Builds run
+packed_plan.py's form of the same (the plan packed, then applied in native code; tests/test_plan_cache.py checks
+it gives apply_plan's model); every build goes through make_plan and the packed apply (plan_cache.py keeps packed
+plans between commands), so a cached plan gives exactly the model a cold build gives.
 
 A plan is plain data (lists, tuples, dicts, strings, ints, and `array` bytes for the per-point columns) that
 `marshal` stores compactly; hit counts enter only as indexes into `ModuleHits.hits` (hit_exprs.py).
@@ -274,7 +275,8 @@ def _lines_of(lines: dict[int, None], file_lines: list[int], position: dict[int,
 
 
 def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
-    """The model of one module build: `plan` (make_plan's) with the hits of `module` (a data.ModuleHits)."""
+    """The model of one module build: `plan` (make_plan's) with the hits of `module` (a data.ModuleHits). The
+    reference for packed_plan.apply, which builds run."""
     asm = AssemblyCoverage(plan["name"])
     hits = list(module.hits)
     hits.append(0)  # site -1: a point the agent did not count
