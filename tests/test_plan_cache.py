@@ -129,6 +129,27 @@ def test_a_damaged_cache_file_is_ignored(snippets, tmp_path, damage):
     assert plan_cache.load(tmp_path, key, results.PathMapper(None, REPO), module.path) is not None  # rebuilt
 
 
+def test_a_kept_plan_that_does_not_add_up_is_made_again(snippets, tmp_path):
+    # Whole and with the right CRC, but a column cut short: applying it fails its checks, so it is built again.
+    import marshal
+
+    cov = module_data(snippets["Debug"])
+    cold = repr(build(cov))
+    build(cov, cache=tmp_path)
+    [path] = cached_plans(tmp_path)
+    stored = marshal.loads(path.read_bytes()[len(plan_cache.MAGIC) + 12:])
+    whole = stored["plan"]["records"]
+    stored["plan"]["records"] = whole[:-4]
+    key = path.name.split(".")[1]
+    plan_cache.store(tmp_path, key, stored["plan"], assembly=stored["assembly"], pdb=stored["pdb"],
+                     documents=stored["documents"], read=stored["inputs"])
+    assert plan_cache.load(tmp_path, key, results.PathMapper(None, REPO), next(iter(cov.modules.values())).path)
+    assert repr(build(cov, cache=tmp_path)) == cold
+    stored = marshal.loads(path.read_bytes()[len(plan_cache.MAGIC) + 12:])
+    assert stored["plan"]["records"] == whole  # (kept again, whole)
+    assert repr(build(cov, cache=tmp_path)) == cold
+
+
 def test_different_options_do_not_share_a_plan(snippets, tmp_path):
     cov = module_data(snippets["Debug"])
     variants = [ReportOptions(), ReportOptions(all_branches=True), ReportOptions(skip_auto_properties=True),

@@ -170,6 +170,12 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
         assembly = mapper.map(module.path)
         key = plan_cache.cache_key(module, options, mapper, __version__) if cache_dir is not None else None
         the_plan = plan_cache.load(cache_dir, key, mapper, module.path) if key is not None else None
+        asm = None
+        if the_plan is not None:
+            try:
+                asm = apply_plan(the_plan, module, contexts=options.contexts)
+            except (ValueError, IndexError, KeyError, TypeError):
+                the_plan = None  # a kept plan that does not add up (packed_plan.apply checks it): made again
         if the_plan is None:
             try:
                 sym = load_symbols(module, assembly)
@@ -181,7 +187,7 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             the_plan = pack(make_plan(module, sym, options, mapper, checks))
             if key is not None:
                 plan_cache.store(cache_dir, key, the_plan, assembly=assembly, pdb=pdb, documents=documents, read=read)
-        asm = apply_plan(the_plan, module, contexts=options.contexts)
+            asm = apply_plan(the_plan, module, contexts=options.contexts)
         asm.not_loaded = id(module) in unloaded
         if not asm.files:
             continue  # everything filtered out
