@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How many counter increments a test run executes, against the probe-site hits they stand for (shared counters).
 
-    .venv/bin/python benchmarks/probe_increments.py SAMPLES_DIR PROJECT CONFIG
+    .venv/bin/python benchmarks/probe_increments.py SAMPLES_DIR PROJECT CONFIG [--per-method]
     e.g. .venv/bin/python benchmarks/probe_increments.py "$PWD/samples" Bench.Tests Debug
 
 Runs `dotnet test PROJECT --no-build -c CONFIG` in SAMPLES_DIR with the agent's environment (as `dotcov run`
@@ -48,6 +48,7 @@ def main() -> None:
     subprocess.run(["dotnet", "test", project, "--no-build", "--nologo", "-v", "q", "-c", config], env=env,
                    cwd=samples, check=True, stdout=subprocess.DEVNULL)
     executed = site_hits = sites = derived = 0
+    per_method: dict[tuple[str, int], list[int]] = {}  # (module path, method token) -> [increments, site hits]
     for f in data_dir.glob("*.cov"):
         b = f.read_bytes()
         at = 64  # file header
@@ -59,17 +60,32 @@ def main() -> None:
                 n, = struct.unpack_from("<I", b, at + 16 + 36)
                 counters_at, = struct.unpack_from("<I", b, at + 16 + 44)
                 raw = struct.unpack_from(f"<{n}Q", b, at + counters_at)
+                path_len, = struct.unpack_from("<I", b, at + 16 + 40)
+                path = b[at + 16 + 56:at + 16 + 56 + path_len].decode()
+                tokens = struct.unpack_from(f"<{3 * n}I", b, at + ((16 + 56 + path_len + 7) & ~7))[::3]
                 for i, c in enumerate(raw):
                     sites += 1
+                    here = per_method.setdefault((path, tokens[i]), [0, 0])
                     if c & DERIVED:
                         derived += 1
                         site_hits += site_count(raw, i)
+                        here[1] += site_count(raw, i)
                     else:
                         executed += c
                         site_hits += c
+                        here[0] += c
+                        here[1] += c
             at += (size + 7) & ~7
     print(f"{project} {config}: {sites} probe sites ({derived} derived), site hits {site_hits:,}, "
           f"increments executed {executed:,} ({executed / max(site_hits, 1):.1%})")
+    if "--per-method" in sys.argv:  # the methods executing the most increments
+        from dotcov import _native
+
+        names = {}
+        for (path, token), (inc, hits) in sorted(per_method.items(), key=lambda kv: -kv[1][0])[:12]:
+            if path not in names:
+                names[path] = [m[0] for m in _native.read_symbols(path)["methods"]]
+            print(f"  {names[path][(token & 0xFFFFFF) - 1]:24} increments {inc:>14,}  site hits {hits:>14,}")
 
 
 if __name__ == "__main__":

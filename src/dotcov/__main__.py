@@ -1,3 +1,3 @@
-from dotcov.cli import main
+from dotcov.launcher import main
 
 main()

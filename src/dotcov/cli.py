@@ -198,13 +198,7 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, cont
 
     Example: dotcov run -- dotnet test
     """
-    from dotcov import data
-    from dotcov.agent import AgentError
-    from dotcov.run import RunError, prepare, sources_root, start
-
     cfg = _config()
-    data_dir = _resolve_data_dir(data_dir, cfg)
-    include_tests = include_tests or cfg.include_test_assemblies
     if contexts is not None:
         from dotcov.config import ConfigError, check_contexts
 
@@ -213,68 +207,10 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, cont
         except ConfigError as e:
             click.echo(f"dotcov: error: {e}", err=True)
             sys.exit(2)
-    contexts = contexts or cfg.run_contexts
-    from dotcov.run import with_contexts
-    try:
-        # Every check first: earlier data is erased only once the command is known to be startable.
-        prepared = prepare(list(command), data_dir, source_root=sources_root(Path.cwd()), include_tests=include_tests,
-                           log=agent_log)
-        if not append:
-            data.erase(data_dir)
-        status = start(with_contexts(prepared, contexts))
-    except RunError as e:
-        click.echo(f"dotcov: {e}", err=True)
-        sys.exit(e.status)
-    except AgentError as e:
-        _fail(str(e))
-    cov = data.combine(data_dir)
-    for w in cov.warnings:
-        click.echo(f"dotcov: warning: {w}", err=True)
-    if cov.conflicts:
-        from dotcov.coexistence import ADVICE
+    from dotcov.run_command import run_command
 
-        click.echo("dotcov: error: another coverage tool was at work in this run, so its coverage cannot be "
-                   "measured:", err=True)
-        for c in cov.conflicts:
-            click.echo(f"  {c}", err=True)
-        click.echo(f"dotcov: {ADVICE}", err=True)
-        sys.exit(status or EXIT_ERROR)
-    if not cov.modules:
-        click.echo(
-            "dotcov: warning: no coverage was collected. No .NET process started by the command loaded an "
-            "assembly with a portable PDB whose sources lie under " + str(Path.cwd()) + ".",
-            err=True,
-        )
-        reasons = _skip_reasons(data_dir / "logs")
-        if reasons:
-            click.echo("dotcov: the agent skipped:", err=True)
-            for reason in reasons:
-                click.echo(f"  {reason}", err=True)
-        elif not agent_log:
-            click.echo("dotcov: run again with --log to see what each .NET process saw.", err=True)
-    elif not no_report:
-        from dotcov.api import Coverage, CoverageError, lost_data
-
-        api = Coverage(data_dir, source_root=Path.cwd(), warn=_warn, version=__version__,
-                       source_dirs=cfg.source, include_tests=include_tests,
-                       options=Settings(cfg, data_dir, (), (), (), (), None, None, None, (), None).options)
-        api.lost = lost_data(cov, data_dir)
-        try:
-            api.use_data(cov).report()
-        except CoverageError:
-            pass  # nothing reportable: the warnings above say why
-    sys.exit(status)
-
-
-def _skip_reasons(log_dir: Path, most: int = 20) -> list[str]:
-    """The agent's reasons for skipping modules, from its logs (when --log was given)."""
-    reasons: list[str] = []
-    for log in sorted(log_dir.glob("agent.*.log")) if log_dir.is_dir() else []:
-        for line in log.read_text(errors="replace").splitlines():
-            _, _, message = line.partition("] ")
-            if message.startswith("skip ") and message not in reasons:
-                reasons.append(message)
-    return reasons[:most]
+    sys.exit(run_command(list(command), cfg, data_dir=data_dir, append=append, include_tests=include_tests,
+                         log=agent_log, contexts=contexts, report=not no_report))
 
 
 @cli.command()

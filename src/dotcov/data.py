@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno as errno_names
 import fcntl
-import hashlib
 import os
 import re
 import tempfile
@@ -75,6 +74,8 @@ class ModuleHits:
         columns = self._site_columns
         if columns is None:
             columns = tuple(zip(*self._sites)) if self._sites else ((), (), ())
+        import hashlib  # here, not at the top: `dotcov run`'s combine needs no OpenSSL
+
         digest = hashlib.blake2b(len(columns[0]).to_bytes(8, "little"), digest_size=20)
         for c in columns:
             digest.update((c if isinstance(c, array) and c.typecode == "I" else array("I", c)).tobytes())

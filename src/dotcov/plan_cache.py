@@ -15,7 +15,6 @@ or CRC, or contents marshal cannot read) is ignored and rebuilt, never trusted.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import mmap
 import os
@@ -55,6 +54,8 @@ def cache_key(module, options, mapper, version: str) -> str:
         module.sites_digest(),
         sorted(getattr(module, "unmeasured", {}).items()),
     )
+    import hashlib  # here, not at the top: `dotcov run`'s erase imports this module and needs no OpenSSL
+
     return hashlib.sha256(repr(shape).encode("utf-8", "surrogateescape")).hexdigest()[:40]
 
 
