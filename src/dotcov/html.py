@@ -550,6 +550,25 @@ def _write(path: Path, text: str) -> None:
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
 
 
+_BODY = Markup("\x00dotcov-body\x00")  # where a page's big part goes (no template or text makes a NUL)
+
+
+def _write_around(path: Path, render, body: Iterable[str]) -> None:
+    """Writes `render(_BODY)` with the pieces of `body` in place of _BODY, as `render(Markup(join(body)))`
+    would, without ever holding the page (tens of MB for the method page at a million statements) as one
+    string: on this machine each fresh megabyte costs page faults, and one page was made four times over
+    (joined, made Markup, escaped, concatenated) before it was encoded."""
+    head, mark, tail = render(_BODY).partition(_BODY)
+    if not mark or _BODY in tail:  # not where expected: make it the plain way
+        _write(path, render(Markup("".join(body))))
+        return
+    with open(path, "wb") as f:
+        f.write(head.encode("utf-8", "surrogatepass"))
+        for part in body:
+            f.write(part.encode("utf-8", "surrogatepass"))
+        f.write(tail.encode("utf-8", "surrogatepass"))
+
+
 def write_pages(directory: str, jobs: list[PageJob], common: dict) -> None:
     """Writes the file pages of `jobs` into `directory` (html_workers.py calls it in each worker)."""
     env = _environment()
@@ -684,10 +703,11 @@ def _write_rest(out: Path, analysis: Analysis, files: list[_File], common: dict,
     hot = html_methods.hotspots(methods)
     env = _environment()
     for page, heading, rows in (("methods", "Methods", methods), ("hotspots", "Risk hotspots", hot)):
-        _write(out / f"{page}.html", env.get_template("methods.html").render(
-            common, page=page, heading=heading, rows=rows, rows_html=html_methods.rows_html(rows, has_branches, wrap_name),
-            crap_threshold=html_methods.CRAP_THRESHOLD,
-            complexity_threshold=html_methods.COMPLEXITY_THRESHOLD))
+        def render(rows_html, page=page, heading=heading, rows=rows):
+            return env.get_template("methods.html").render(
+                common, page=page, heading=heading, rows=rows, rows_html=rows_html,
+                crap_threshold=html_methods.CRAP_THRESHOLD, complexity_threshold=html_methods.COMPLEXITY_THRESHOLD)
+        _write_around(out / f"{page}.html", render, html_methods.row_chunks(rows, has_branches, wrap_name))
 
     # Index: groups by the assemblies that compile each file, files within by name.
     groups: dict[str, list[_File]] = {}
