@@ -5,8 +5,9 @@ A worker is a fresh interpreter (`python -m dotcov.html_workers`), not a fork of
 million statements that process holds about 1 GiB of model; after a fork, every page of it that either side
 then writes (a reference count is a write) is copied on the first touch, and on this machine that made the
 pages cost more CPU in two processes than in one (docs/benchmarks.md, "The HTML writer's own time"). A worker
-gets only its pages' data (html._PageJob: plain values, no model objects) as a pickle on stdin, and answers
-on stdout with how many pages it wrote, or the exception that stopped it (re-raised in the report's process).
+gets only its pages' data (html.PageJob: plain values, no model objects; each packed by html.job_blob and
+unpacked just before its page) as a pickle on stdin, and answers on stdout with how many pages it wrote, or the
+exception that stopped it (re-raised in the report's process).
 """
 
 from __future__ import annotations
@@ -74,14 +75,20 @@ def _answer(out: bytes):
         return None
 
 
-def start(directory: str, shares: list[list], common: dict) -> Workers | None:
-    """Starts one worker per share (a list of html._PageJob) writing those pages into `directory`; None when
-    no interpreter can be started (the caller then writes the pages itself)."""
+def start(directory: str, shares: list[list], common: dict, cache_dir: str | None = None) -> Workers | None:
+    """Starts one worker per share (a list of html.PageJob, or of html.job_blob's bytes) writing those pages
+    into `directory`, keeping sources' colours in `cache_dir` (html_cache.py) when given; None when no
+    interpreter can be started (the caller then writes the pages itself)."""
     if not sys.executable:
         return None
     package_parent = str(Path(__file__).resolve().parents[1])  # this dotcov, whatever sys.path the worker gets
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    # A page's strings (its rows, the encoded page: ~300 KB each) are freed after every page. glibc then gives
+    # the top of the heap back to the system, and the next page faults it in again, page by page: on this
+    # machine (a VM) that was a third of a worker's time. A 64 MiB top pad keeps it (glibc's own setting,
+    # ignored elsewhere; the user's own value wins).
+    env.setdefault("MALLOC_TOP_PAD_", str(64 << 20))
     procs = []
     try:
         for _ in shares:
@@ -92,16 +99,17 @@ def start(directory: str, shares: list[list], common: dict) -> Workers | None:
             proc.kill()
             proc.wait()
         return None
-    payloads = [pickle.dumps((directory, share, common), protocol=pickle.HIGHEST_PROTOCOL) for share in shares]
+    payloads = [pickle.dumps((directory, share, common, cache_dir), protocol=pickle.HIGHEST_PROTOCOL)
+                for share in shares]
     return Workers(procs, payloads, sum(len(s) for s in shares))
 
 
 def main() -> None:
-    directory, jobs, common = pickle.load(sys.stdin.buffer)
+    directory, jobs, common, cache_dir = pickle.load(sys.stdin.buffer)
     from dotcov import html
 
     try:
-        html.write_pages(directory, jobs, common)
+        html.write_pages(directory, jobs, common, cache_dir)
         answer = len(jobs)
     except Exception as e:  # noqa: BLE001 - re-raised in the report's process
         answer = e
