@@ -29,8 +29,7 @@ import json
 import os
 import pickle
 import re
-from array import array
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -408,24 +407,13 @@ def write_pages(directory: str, jobs: list[PageJob | bytes], common: dict, cache
 
 
 def job_blob(job: PageJob) -> bytes:
-    """`job` pickled for a page worker, its lines' hits as two arrays: unpickling a dict of a file's lines for
-    every page at once was most of a worker's start (each unpacked when its page is made: job_from_blob)."""
-    lines = job.lines
-    try:
-        packed = (array("q", lines), array("Q", lines.values()))
-    except (OverflowError, TypeError):
-        packed = lines
-    state = {f.name: getattr(job, f.name) for f in fields(job)}
-    state["lines"] = packed
-    return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    """`job` pickled on its own for a page worker, which unpickles it just before its page (job_from_blob):
+    unpickling every page's dicts of lines at once was most of a worker's start, in fresh memory."""
+    return pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def job_from_blob(blob: bytes) -> PageJob:
-    state = pickle.loads(blob)
-    lines = state["lines"]
-    if isinstance(lines, tuple):
-        state["lines"] = dict(zip(*lines))
-    return PageJob(**state)
+    return pickle.loads(blob)
 
 
 def _shares(jobs: list[PageJob], workers: int) -> list[list[PageJob]]:
@@ -528,12 +516,11 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
         methods = html_methods.method_rows([(f.fc, f.name, f.page) for f in files], precision)
         # The search across files (html_search.py): scripts the pages load when the search box is used.
         covers = dict(zip(map(id, _methods(files)), (r.cover for r in methods)))  # method_rows' order
-        search = html_search.build([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
-                                    for f in files], search_text, precision, lambda m: covers[id(m)])
-        written.update(search)
+        search = html_search.prepare([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
+                                      for f in files], search_text, precision, lambda m: covers[id(m)])
+        written.update(search.names)
         html_dir.write_manifest(out, previous | written)
-        for name, content in search.items():
-            (out / name).write_bytes(content)
+        search.write(out)
         index_html = _write_rest(out, analysis, files, common, hist, precision, has_branches, methods)
     except BaseException:
         if workers is not None:

@@ -20,7 +20,7 @@ CRAP_THRESHOLD = 30
 COMPLEXITY_THRESHOLD = 15
 
 
-@dataclass
+@dataclass(slots=True)  # ~70,000 of them at a million statements
 class MethodRow:
     order: int  # position in file, class and line order
     class_name: str
