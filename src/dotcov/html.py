@@ -293,9 +293,19 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
     # Most lines have no branch and no special state: their title needs no escaping ("run 3×", "not run").
     get_hits, get_branch = lines.get, branches.get
     special = excluded or not_measured  # most files have neither
+    # A plain line's row around its number and text depends on its hits alone: made once per hit count.
+    plain: dict[int | None, tuple[str, str]] = {}
+    get_plain = plain.get
     for n in numbers:
         hits = get_hits(n)
         br = get_branch(n)
+        if br is None and contexts is None and not (special and (n in excluded or n in not_measured)):
+            around = get_plain(hits)
+            if around is None:
+                around = plain[hits] = _plain_row(hits)
+            src = source[n - 1] if 0 < n <= nsrc else ""
+            append(f'{around[0]}{n}{around[1]}{n}">{n}{around[2]}{src}</span></div>')
+            continue
         note = ""
         if special and n in excluded:
             cls, hits_text, title_attr = "l exc", "", ' title="excluded from coverage"'
@@ -321,6 +331,19 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
         append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
                f'<span class="hits">{hits_text}</span>{ctx}<span class="src">{src}{note}</span></div>')
     return "\n".join(rows)
+
+
+def _plain_row(hits: int | None) -> tuple[str, str, str]:
+    """The parts of a row without branches or a special state (as _line_rows' general case writes it) around
+    its line number (three times) and its text."""
+    if hits is None:
+        cls, hits_text, title_attr = "l", "", ""
+    elif hits == 0:
+        cls, hits_text, title_attr = "l mis", "0", ' title="not run"'
+    else:
+        cls, hits_text, title_attr = "l run", str(hits), f' title="run {hits}\u00d7"'
+    return (f'<div class="{cls}" id="L', f'"{title_attr}><a class="ln" href="#L',
+            f'</a><span class="hits">{hits_text}</span><span class="src">')
 
 
 def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict,
