@@ -185,9 +185,9 @@ def test_page_workers_write_what_one_process_writes(tmp_path, monkeypatch, show_
     started = []
     start = html_workers.start
 
-    def spy(directory, shares, common, *args):
-        workers = start(directory, shares, common, *args)
-        started.append((len(shares), workers is not None))
+    def spy(count):
+        workers = start(count)
+        started.append((count, workers is not None))
         return workers
 
     monkeypatch.setattr(html_workers, "start", spy)

@@ -494,46 +494,50 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
 
     analysis = Analysis.of(result)
-    root = relative_to if relative_to is not None else analysis.source_root
-    files = _collect(analysis, root)
-    has_branches = any(f.branches for f in files)
-    common = dict(
-        title=title, version=version, created=_format_timestamp(timestamp),
-        has_branches=has_branches, precision=precision, warnings=analysis.warnings,
-    )
-    if show_contexts:
-        common["show_contexts"] = True
-
-    hist = None
-    if history is not None:  # before any file is written: a history that cannot be kept stops the report
-        from dotcov import history as history_mod  # (here: the page workers import this module too)
-
-        hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
-                                  **(history_options or {}))
-        for w in hist.warnings if warn is not None else ():
-            warn(w)
-    # Every file this run writes is listed in the manifest before it is written (html_dir.py); the search
-    # index's files are known once it is built, below, while the page workers run.
-    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
-    out.mkdir(parents=True, exist_ok=True)
-    index = out / "index.html"
-    index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
-    html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
-    tdir = templates_dir() / "html"
-    for asset in ASSETS:
-        (out / asset).write_bytes((tdir / asset).read_bytes())
-    (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
-
-    page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
-                           files[i + 1].page if i + 1 < len(files) else None, show_contexts)
-                 for i, f in enumerate(files)]
     if jobs is None:
-        jobs = min(4, os.cpu_count() or 1) if len(files) >= 200 else 1
-    colour_dir = str(Path(cache_dir) / html_cache.SUBDIR) if cache_dir is not None else None
-    workers = html_workers.start(str(out), [[job_blob(j) for j in share] for share in _shares(page_jobs, jobs)],
-                                 common, colour_dir) if jobs > 1 and len(page_jobs) > 1 else None
+        jobs = min(4, os.cpu_count() or 1) if len(analysis.files) >= 200 else 1
+    jobs = min(jobs, len(analysis.files))
+    # The page workers start first: their interpreters load the page code while this process collects the files.
+    workers = html_workers.start(jobs) if jobs > 1 else None
     try:
-        if workers is None:
+        root = relative_to if relative_to is not None else analysis.source_root
+        files = _collect(analysis, root)
+        has_branches = any(f.branches for f in files)
+        common = dict(
+            title=title, version=version, created=_format_timestamp(timestamp),
+            has_branches=has_branches, precision=precision, warnings=analysis.warnings,
+        )
+        if show_contexts:
+            common["show_contexts"] = True
+
+        hist = None
+        if history is not None:  # before any file is written: a history that cannot be kept stops the report
+            from dotcov import history as history_mod  # (here: the page workers import this module too)
+
+            hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
+                                      **(history_options or {}))
+            for w in hist.warnings if warn is not None else ():
+                warn(w)
+        # Every file this run writes is listed in the manifest before it is written (html_dir.py); the search
+        # index's files are known once it is built, below, while the page workers run.
+        written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
+        out.mkdir(parents=True, exist_ok=True)
+        index = out / "index.html"
+        index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
+        html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
+        tdir = templates_dir() / "html"
+        for asset in ASSETS:
+            (out / asset).write_bytes((tdir / asset).read_bytes())
+        (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
+
+        page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
+                               files[i + 1].page if i + 1 < len(files) else None, show_contexts)
+                     for i, f in enumerate(files)]
+        colour_dir = str(Path(cache_dir) / html_cache.SUBDIR) if cache_dir is not None else None
+        if workers is not None:
+            workers.send(str(out), [[job_blob(j) for j in share] for share in _shares(page_jobs, len(workers))],
+                         common, colour_dir)
+        else:
             write_pages(str(out), page_jobs, common, colour_dir)
         # The rest is made here while the workers write the pages.
         methods = html_methods.method_rows([(f.fc, f.name, f.page) for f in files], precision)
