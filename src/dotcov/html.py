@@ -18,7 +18,9 @@ except the `timestamp` passed in. `index.html` is removed first and written last
 Speed: each file is lexed once (never per line): C# by html_csharp's single regular expression, which
 only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
 HTML directly. With many files the pages are written by a few worker processes (html_workers.py) while
-this process makes the search index, the method pages and the index.
+this process makes the search index, the method pages and the index. Given a cache directory, each source's
+colours are kept for the next report (html_cache.py). Big pages are written around their rows, never held
+as one string (_write_around).
 """
 
 from __future__ import annotations
@@ -294,7 +296,7 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
     get_hits, get_branch = lines.get, branches.get
     special = excluded or not_measured  # most files have neither
     # A plain line's row around its number and text depends on its hits alone: made once per hit count.
-    plain: dict[int | None, tuple[str, str]] = {}
+    plain: dict[int | None, tuple[str, str, str]] = {}
     get_plain = plain.get
     for n in numbers:
         hits = get_hits(n)
