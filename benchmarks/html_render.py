@@ -2,10 +2,13 @@
 
     .venv/bin/python benchmarks/html_render.py [--files N] [--lines L] [--jobs J] [--keep DIR]
     .venv/bin/python benchmarks/html_render.py --colour-only DIR   (only the colouring of DIR's C# files)
-    .venv/bin/python benchmarks/html_render.py --data-dir DATA --out DIR [--jobs J]
-        (real data: `Coverage(DATA).analysis()` is built first, untimed, as `dotcov html` builds it; then
-        `write_html` alone is timed as `dotcov html --data-dir DATA -d DIR` runs it: wall, the CPU of this
-        process and of the page workers apart, and page faults)
+    .venv/bin/python benchmarks/html_render.py --data-dir DATA --out DIR [--jobs J] [--source-root ROOT]
+            [--colours keep|cold|off] [--repeat N]
+        (real data: `Coverage(DATA).analysis()` is built first, untimed, as `dotcov html` builds it, run in
+        ROOT (default: DATA's parent); then `write_html` alone is timed as `dotcov html --data-dir DATA -d DIR`
+        runs it: wall, the CPU of this process and of the page workers apart, and page faults. The sources'
+        colours are kept in DATA/cache/html as `dotcov html` keeps them (html_cache.py): `keep` uses what is
+        there, `cold` removes it before each run, `off` keeps none. N runs, each into a new DIR)
 
 Each file's text differs (names, numbers, literals), so no cache or dedupe could help;
 about a third of statements are missed and every tenth branch line is partial.
@@ -81,34 +84,42 @@ def colour_only(directory: Path) -> None:
     print(f"{len(paths)} files, {lines} lines coloured: CPU {_cpu() - cpu_start:.2f} s")
 
 
-def real_data(data_dir: Path, out: Path, jobs: int | None) -> None:
+def real_data(data_dir: Path, out: Path, jobs: int | None, source_root: Path | None = None,
+              colours: str = "keep", repeat: int = 1) -> None:
     import os
     import shutil
 
+    from dotcov import html_cache
     from dotcov.api import Coverage
+    from dotcov.plan_cache import CACHE_DIR
 
-    os.chdir(data_dir.resolve().parent)  # as `dotcov html` run where the data is
-    cov = Coverage(data_dir.name)
+    data_dir = data_dir.resolve()
+    os.chdir(source_root or data_dir.parent)  # as `dotcov html` run in the project
+    cov = Coverage(data_dir)
     start = time.perf_counter()
     analysis = cov.analysis()
     print(f"{data_dir}: analysis built in {time.perf_counter() - start:.1f} s (not counted)")
-    shutil.rmtree(out, ignore_errors=True)
+    cache = data_dir / CACHE_DIR
     gc_was = gc.isenabled()
     gc.disable()  # as api.Coverage.html_report: the model is frozen, the writer runs without the collector
     gc.freeze()
-    own0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    write_html(analysis, out, version=cov.version, timestamp=analysis.timestamp,
-               relative_to=str(cov.source_root), jobs=jobs)
-    wall = time.perf_counter() - start
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    for _ in range(repeat):
+        shutil.rmtree(out, ignore_errors=True)
+        if colours == "cold":
+            html_cache.clear(cache)
+        own0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        write_html(analysis, out, version=cov.version, timestamp=analysis.timestamp,
+                   relative_to=str(cov.source_root), jobs=jobs, cache_dir=None if colours == "off" else cache)
+        wall = time.perf_counter() - start
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        size = sum(p.stat().st_size for p in out.iterdir())
+        print(f"write_html ({colours} colours): {wall:.2f} s wall; this process {own.ru_utime - own0.ru_utime:.2f} "
+              f"user + {own.ru_stime - own0.ru_stime:.2f} system, page workers {kids.ru_utime - kids0.ru_utime:.2f} "
+              f"user + {kids.ru_stime - kids0.ru_stime:.2f} system; page faults {own.ru_minflt - own0.ru_minflt} "
+              f"here, {kids.ru_minflt - kids0.ru_minflt} in workers; {size / 1e6:.0f} MB written")
     if gc_was:
         gc.enable()
-    size = sum(p.stat().st_size for p in out.iterdir())
-    print(f"write_html: {wall:.2f} s wall; this process {own.ru_utime - own0.ru_utime:.2f} user + "
-          f"{own.ru_stime - own0.ru_stime:.2f} system, page workers {kids.ru_utime - kids0.ru_utime:.2f} user + "
-          f"{kids.ru_stime - kids0.ru_stime:.2f} system; page faults {own.ru_minflt - own0.ru_minflt} here, "
-          f"{kids.ru_minflt - kids0.ru_minflt} in workers; {size / 1e6:.0f} MB written")
 
 
 def main() -> None:
@@ -123,11 +134,17 @@ def main() -> None:
                     help="only time the source colouring (html.highlight_lines) of every *.cs file under DIR")
     ap.add_argument("--data-dir", type=Path, default=None, help="time write_html on this real data directory")
     ap.add_argument("--out", type=Path, default=None, help="with --data-dir: the report directory (replaced)")
+    ap.add_argument("--source-root", type=Path, default=None,
+                    help="with --data-dir: the directory `dotcov html` runs in (default: the data's parent)")
+    ap.add_argument("--colours", choices=("keep", "cold", "off"), default="keep",
+                    help="with --data-dir: the sources' colours kept in DATA/cache/html: used as they are "
+                         "(keep), removed before each run (cold), or none kept (off)")
+    ap.add_argument("--repeat", type=int, default=1, help="with --data-dir: how many runs")
     args = ap.parse_args()
     if args.data_dir:
         if args.out is None:
             ap.error("--data-dir needs --out")
-        real_data(args.data_dir, args.out, args.jobs)
+        real_data(args.data_dir, args.out, args.jobs, args.source_root, args.colours, args.repeat)
         return
     if args.colour_only:
         colour_only(Path(args.colour_only))

@@ -185,9 +185,9 @@ def test_page_workers_write_what_one_process_writes(tmp_path, monkeypatch, show_
     started = []
     start = html_workers.start
 
-    def spy(directory, shares, common):
-        workers = start(directory, shares, common)
-        started.append((len(shares), workers is not None))
+    def spy(count):
+        workers = start(count)
+        started.append((count, workers is not None))
         return workers
 
     monkeypatch.setattr(html_workers, "start", spy)
@@ -452,7 +452,7 @@ def test_fast_lexing_gives_pygments_tokens(lexer_name):
     """The combined-regex driver must yield exactly the tokens of Pygments' own loop."""
     from pygments.lexers import get_lexer_by_name
 
-    from dotcov.html import _FastRegexDriver, _token_stream
+    from dotcov.html_pygments import _FastRegexDriver, _token_stream
 
     lexer = get_lexer_by_name(lexer_name, stripnl=False, ensurenl=False)
     assert any(state is not None for state in _FastRegexDriver(lexer).states.values())

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from pygments.lexers import CSharpLexer
 
-from dotcov import html as html_mod
+from dotcov import html_pygments
 from dotcov import html_csharp
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,9 +39,9 @@ def _colours(markup: str) -> list[str]:
 
 
 def _pygments(text: str) -> list[str]:
-    """Pygments' colours, through dotcov's own token-to-HTML path (html._piece)."""
+    """Pygments' colours, through dotcov's own token-to-HTML path (html_pygments._piece)."""
     lexer = CSharpLexer(stripnl=False, ensurenl=False)
-    return _colours("".join(html_mod._piece(t, v) for t, v in lexer.get_tokens(text)))
+    return _colours("".join(html_pygments._piece(t, v) for t, v in lexer.get_tokens(text)))
 
 
 def _ours(text: str) -> list[str]:

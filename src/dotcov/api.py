@@ -279,6 +279,7 @@ class Coverage:
         from dotcov.history import HistoryError
         from dotcov.html import write_html
         from dotcov.html_dir import ReportDirectoryError
+        from dotcov.plan_cache import CACHE_DIR
 
         if show_contexts:
             self._with_contexts()
@@ -288,7 +289,7 @@ class Coverage:
                 return write_html(analysis, directory, title=title, version=self.version,
                                   timestamp=analysis.timestamp, relative_to=str(self.source_root),
                                   precision=precision, show_contexts=show_contexts, history=history,
-                                  warn=warn)
+                                  warn=warn, cache_dir=self.data_dir / CACHE_DIR)
         except HistoryError as e:
             raise CoverageError(str(e)) from e
         except OSError as e:

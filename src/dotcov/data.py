@@ -353,8 +353,10 @@ def erase(data_dir: Path) -> int:
     if data_dir.is_dir():
         for path in data_dir.glob("*.cov.damaged"):
             path.unlink(missing_ok=True)
-    from dotcov.plan_cache import clear
+    from dotcov import html_cache
+    from dotcov.plan_cache import CACHE_DIR, clear
 
+    html_cache.clear(data_dir / CACHE_DIR)  # the sources' colours kept by `dotcov html` (html_cache.py)
     clear(data_dir)  # the plans of earlier builds' reports (plan_cache.py)
     logs = data_dir / "logs"
     if logs.is_dir():

@@ -18,7 +18,9 @@ except the `timestamp` passed in. `index.html` is removed first and written last
 Speed: each file is lexed once (never per line): C# by html_csharp's single regular expression, which
 only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
 HTML directly. With many files the pages are written by a few worker processes (html_workers.py) while
-this process makes the search index, the method pages and the index.
+this process makes the search index, the method pages and the index. Given a cache directory, each source's
+colours are kept for the next report (html_cache.py). Big pages are written around their rows, never held
+as one string (_write_around).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import pickle
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,12 +37,8 @@ from typing import Iterable
 
 import jinja2
 from markupsafe import Markup
-from pygments.lexer import ExtendedRegexLexer, RegexLexer
-from pygments.lexers import CSharpLexer, FSharpLexer, TextLexer, VbNetLexer
-from pygments.token import STANDARD_TYPES, Token, _TokenType
 
-from dotcov import __version__, html_csharp, html_dir, html_methods, html_search, html_workers
-from dotcov import history as history_mod
+from dotcov import __version__, html_cache, html_csharp, html_dir, html_methods, html_search, html_workers
 from dotcov.analysis import Analysis, FileAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import display_path, display_percent, relative_path
@@ -105,170 +104,7 @@ def wrap_name(name: str) -> Markup:
 
 # --- highlighting --------------------------------------------------------------
 
-_LEXERS = {
-    ".cs": CSharpLexer, ".csx": CSharpLexer,
-    ".fs": FSharpLexer, ".fsi": FSharpLexer, ".fsx": FSharpLexer,
-    ".vb": VbNetLexer,
-}
 _CSHARP = (".cs", ".csx")
-_lexer_cache: dict[type, object] = {}
-_css_cache: dict = {}
-
-
-def _lexer_for(path: str):
-    cls = _LEXERS.get(os.path.splitext(path)[1].lower(), TextLexer)
-    lexer = _lexer_cache.get(cls)
-    if lexer is None:
-        # stripnl=False: leading/trailing blank lines must keep their numbers.
-        lexer = _lexer_cache[cls] = cls(stripnl=False, ensurenl=False, tabsize=0)
-    return lexer
-
-
-class _FastRegexDriver:
-    """Runs a Pygments RegexLexer's own rules faster, with identical tokens.
-
-    Pygments tries a state's rules one by one at each position (about ten regex calls per
-    token for C#). Here each state's rules become one alternation, `(?P<_0>rule0)|(?P<_1>rule1)|...`:
-    Python's `re` takes the first alternative that matches at the position, which is
-    exactly the rule Pygments would pick. Plain token actions use the match directly;
-    callbacks (`bygroups`, `using`) get that rule's own match, as in Pygments. States whose
-    rules cannot be combined (back-references, inline flags, named groups) keep Pygments'
-    loop. Tests compare the token streams with Pygments' on many inputs.
-    """
-
-    _UNSAFE = re.compile(r"\\[1-9]|\(\?P[=<]|\(\?[aiLmsux]+\)|\(\?[aiLmsux-]+:")
-
-    def __init__(self, lexer):
-        self.lexer = lexer
-        self.states = {}
-        for name, rules in lexer._tokens.items():
-            self.states[name] = self._combine(rules)
-
-    def _combine(self, rules):
-        patterns = []
-        flags = None
-        for rexmatch, _action, _new_state in rules:
-            pattern = getattr(rexmatch, "__self__", None)
-            if not isinstance(pattern, re.Pattern) or not isinstance(pattern.pattern, str) \
-                    or self._UNSAFE.search(pattern.pattern) or (flags is not None and pattern.flags != flags):
-                return None
-            flags = pattern.flags
-            patterns.append(f"(?P<_{len(patterns)}>{pattern.pattern})")
-        if not patterns:
-            return None
-        try:
-            combined = re.compile("|".join(patterns), flags)
-        except (re.error, OverflowError, RecursionError):
-            return None
-        index = {f"_{i}": rule for i, rule in enumerate(rules)}
-        return combined.match, index
-
-    def tokens(self, text):
-        """(ttype, value) pairs, as `RegexLexer.get_tokens_unprocessed` yields them (minus positions)."""
-        lexer = self.lexer
-        tokendefs = lexer._tokens
-        states = self.states
-        token_type = _TokenType
-        statestack = ["root"]
-        statetokens = tokendefs["root"]
-        fast = states["root"]
-        pos = 0
-        while True:
-            if fast is not None:
-                m = fast[0](text, pos)
-                if m is not None:
-                    rexmatch, action, new_state = fast[1][m.lastgroup]
-                    if type(action) is token_type:
-                        yield action, m.group()
-                        pos = m.end()
-                    else:
-                        m = rexmatch(text, pos)
-                        if action is not None:
-                            for _, t, v in action(lexer, m):
-                                yield t, v
-                        pos = m.end()
-                    matched = True
-                else:
-                    matched = False
-            else:
-                for rexmatch, action, new_state in statetokens:
-                    m = rexmatch(text, pos)
-                    if m:
-                        if action is not None:
-                            if type(action) is token_type:
-                                yield action, m.group()
-                            else:
-                                for _, t, v in action(lexer, m):
-                                    yield t, v
-                        pos = m.end()
-                        matched = True
-                        break
-                else:
-                    matched = False
-            if matched:
-                if new_state is not None:
-                    if isinstance(new_state, tuple):
-                        for state in new_state:
-                            if state == "#pop":
-                                if len(statestack) > 1:
-                                    statestack.pop()
-                            elif state == "#push":
-                                statestack.append(statestack[-1])
-                            else:
-                                statestack.append(state)
-                    elif isinstance(new_state, int):
-                        if abs(new_state) >= len(statestack):
-                            del statestack[1:]
-                        else:
-                            del statestack[new_state:]
-                    elif new_state == "#push":
-                        statestack.append(statestack[-1])
-                    else:
-                        raise AssertionError(f"wrong state def: {new_state!r}")
-                    statetokens = tokendefs[statestack[-1]]
-                    fast = states.get(statestack[-1])
-                continue
-            if pos >= len(text):
-                break
-            if text[pos] == "\n":
-                statestack = ["root"]
-                statetokens = tokendefs["root"]
-                fast = states["root"]
-                yield Token.Text.Whitespace, "\n"
-                pos += 1
-                continue
-            yield Token.Error, text[pos]
-            pos += 1
-
-
-_driver_cache: dict = {}
-
-
-def _token_stream(lexer, text: str):
-    """The lexer's tokens for `text`: Pygments' own, or the same ones from the fast driver."""
-    cls = type(lexer)
-    if isinstance(lexer, RegexLexer) and not isinstance(lexer, ExtendedRegexLexer) \
-            and cls.get_tokens_unprocessed is RegexLexer.get_tokens_unprocessed and not lexer.filters:
-        driver = _driver_cache.get(cls)
-        if driver is None:
-            driver = _driver_cache[cls] = _FastRegexDriver(lexer)
-        if text.startswith("\ufeff"):  # as Lexer.get_tokens
-            text = text[1:]
-        return driver.tokens(text)
-    return lexer.get_tokens(text)
-
-
-def _css_class(ttype) -> str:
-    """Pygments' short class name (`k`, `s2`, `c1`...) of `ttype` or its nearest ancestor."""
-    cls = _css_cache.get(ttype)
-    if cls is None:
-        t = ttype
-        while t not in STANDARD_TYPES:
-            t = t.parent
-        cls = _css_cache[ttype] = STANDARD_TYPES[t]
-        if ttype in (Token.Text, Token.Text.Whitespace, Token.Whitespace):
-            cls = _css_cache[ttype] = ""
-    return cls
 
 
 def _normalize(text: str, path: str) -> str:
@@ -298,34 +134,12 @@ def highlight_lines(text: str, path: str) -> list[str]:
         if lines[-1] == "":
             lines.pop()
         return lines
-    cache = _piece_cache
-    if len(cache) > 200_000:
-        cache.clear()
-    parts: list[str] = []
-    append = parts.append
-    for token in _token_stream(_lexer_for(path), text):
-        piece = cache.get(token)
-        if piece is None:
-            piece = cache[token] = _piece(*token)
-        append(piece)
-    lines = "".join(parts).split("\n")
+    from dotcov import html_pygments  # (only for F#, VB and other files: Pygments takes a while to import)
+
+    lines = html_pygments.highlight(text, path).split("\n")
     if lines[-1] == "":  # the text ends with a line break (or is empty)
         lines.pop()
     return lines
-
-
-_piece_cache: dict = {}  # (token type, text) -> HTML: tokens repeat a lot
-
-
-def _piece(ttype, value: str) -> str:
-    """One token as HTML; a token spanning lines gets a span per line, keeping the `\\n`s."""
-    cls = _css_cache.get(ttype)
-    if cls is None:
-        cls = _css_class(ttype)
-    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    if not cls:
-        return value
-    return "\n".join(f'<span class="{cls}">{p}</span>' if p else "" for p in value.split("\n"))
 
 
 def read_source(path: str) -> str | None:
@@ -334,6 +148,10 @@ def read_source(path: str) -> str | None:
         data = Path(path).read_bytes()
     except OSError:
         return None
+    return _decode(data)
+
+
+def _decode(data: bytes) -> str:
     if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
         return data.decode("utf-16", errors="replace")
     return data.decode("utf-8-sig", errors="replace")
@@ -477,9 +295,19 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
     # Most lines have no branch and no special state: their title needs no escaping ("run 3×", "not run").
     get_hits, get_branch = lines.get, branches.get
     special = excluded or not_measured  # most files have neither
+    # A plain line's row around its number and text depends on its hits alone: made once per hit count.
+    plain: dict[int | None, tuple[str, str, str]] = {}
+    get_plain = plain.get
     for n in numbers:
         hits = get_hits(n)
         br = get_branch(n)
+        if br is None and contexts is None and not (special and (n in excluded or n in not_measured)):
+            around = get_plain(hits)
+            if around is None:
+                around = plain[hits] = _plain_row(hits)
+            src = source[n - 1] if 0 < n <= nsrc else ""
+            append(f'{around[0]}{n}{around[1]}{n}">{n}{around[2]}{src}</span></div>')
+            continue
         note = ""
         if special and n in excluded:
             cls, hits_text, title_attr = "l exc", "", ' title="excluded from coverage"'
@@ -507,37 +335,59 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
     return "\n".join(rows)
 
 
-def _render_page(env: jinja2.Environment, job: PageJob, common: dict) -> str:
-    text = read_source(job.path)
+def _plain_row(hits: int | None) -> tuple[str, str, str]:
+    """The parts of a row without branches or a special state (as _line_rows' general case writes it) around
+    its line number (three times) and its text."""
+    if hits is None:
+        cls, hits_text, title_attr = "l", "", ""
+    elif hits == 0:
+        cls, hits_text, title_attr = "l mis", "0", ' title="not run"'
+    else:
+        cls, hits_text, title_attr = "l run", str(hits), f' title="run {hits}\u00d7"'
+    return (f'<div class="{cls}" id="L', f'"{title_attr}><a class="ln" href="#L',
+            f'</a><span class="hits">{hits_text}</span><span class="src">')
+
+
+def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict,
+                colours: html_cache.ColourCache | None) -> None:
+    try:
+        data = Path(job.path).read_bytes()
+    except OSError:
+        data = None
     data_lines = set(job.lines) | job.excluded | set(job.branches) | set(job.not_measured)
     last = max(data_lines, default=0)
-    if text is None:
+    if data is None:
         source = None
         numbers: Iterable[int] = sorted(data_lines)
         beyond = False
     else:
-        source = highlight_lines(text, job.path)
+        def colour() -> list[str]:
+            return highlight_lines(_decode(data), job.path)
+        source = colours.lines(job.path, data, colour) if colours is not None else colour()
         numbers = range(1, max(len(source), last) + 1)
         beyond = last > len(source)
     nums = job.numbers
     context_sets = contexts_json = None
     if common.get("show_contexts"):
         context_sets, contexts_json = _context_sets(job.contexts)
-    return env.get_template("file.html").render(
-        common,
-        file=job,
-        nums=nums,
-        cover=display_percent(nums.percent, common["precision"]),
-        branch_cover=display_percent(nums.branch_percent, common["precision"]),
-        missing_source=source is None,
-        beyond=beyond,
-        source_lines=len(source) if source is not None else 0,
-        last_line=last,
-        rows=Markup(_line_rows(numbers, source, job, context_sets)),
-        contexts_json=Markup(contexts_json) if contexts_json is not None else None,
-        prev_page=job.prev_page,
-        next_page=job.next_page,
-    )
+
+    def render(rows: Markup) -> str:
+        return env.get_template("file.html").render(
+            common,
+            file=job,
+            nums=nums,
+            cover=display_percent(nums.percent, common["precision"]),
+            branch_cover=display_percent(nums.branch_percent, common["precision"]),
+            missing_source=source is None,
+            beyond=beyond,
+            source_lines=len(source) if source is not None else 0,
+            last_line=last,
+            rows=rows,
+            contexts_json=Markup(contexts_json) if contexts_json is not None else None,
+            prev_page=job.prev_page,
+            next_page=job.next_page,
+        )
+    _write_around(path, render, [_line_rows(numbers, source, job, context_sets)])
 
 
 def search_text(path: str) -> str | None:
@@ -550,12 +400,45 @@ def _write(path: Path, text: str) -> None:
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
 
 
-def write_pages(directory: str, jobs: list[PageJob], common: dict) -> None:
-    """Writes the file pages of `jobs` into `directory` (html_workers.py calls it in each worker)."""
+_BODY = Markup("\x00dotcov-body\x00")  # where a page's big part goes (no template or text makes a NUL)
+
+
+def _write_around(path: Path, render, body: Iterable[str]) -> None:
+    """Writes `render(_BODY)` with the pieces of `body` in place of _BODY, as `render(Markup(join(body)))`
+    would, without ever holding the page (tens of MB for the method page at a million statements) as one
+    string: on this machine each fresh megabyte costs page faults, and one page was made four times over
+    (joined, made Markup, escaped, concatenated) before it was encoded."""
+    head, mark, tail = render(_BODY).partition(_BODY)
+    if not mark or _BODY in tail:  # not where expected: make it the plain way
+        _write(path, render(Markup("".join(body))))
+        return
+    with open(path, "wb") as f:
+        f.write(head.encode("utf-8", "surrogatepass"))
+        for part in body:
+            f.write(part.encode("utf-8", "surrogatepass"))
+        f.write(tail.encode("utf-8", "surrogatepass"))
+
+
+def write_pages(directory: str, jobs: list[PageJob | bytes], common: dict, cache_dir: str | None = None) -> None:
+    """Writes the file pages of `jobs` (PageJobs, or job_blob's bytes, unpacked one at a time) into `directory`
+    (html_workers.py calls it in each worker). `cache_dir`: where sources' colours are kept (html_cache.py)."""
     env = _environment()
     out = Path(directory)
+    colours = html_cache.ColourCache(cache_dir) if cache_dir is not None else None
     for job in jobs:
-        _write(out / job.page, _render_page(env, job, common))
+        if isinstance(job, bytes):
+            job = job_from_blob(job)
+        _write_page(out / job.page, env, job, common, colours)
+
+
+def job_blob(job: PageJob) -> bytes:
+    """`job` pickled on its own for a page worker, which unpickles it just before its page (job_from_blob):
+    unpickling every page's dicts of lines at once was most of a worker's start, in fresh memory."""
+    return pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def job_from_blob(blob: bytes) -> PageJob:
+    return pickle.loads(blob)
 
 
 def _shares(jobs: list[PageJob], workers: int) -> list[list[PageJob]]:
@@ -590,7 +473,8 @@ def _sort_number(value: float) -> str:
 def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Coverage report",
                version: str = __version__, timestamp=None, relative_to: str | None = None,
                show_contexts: bool = False, precision: int = 0, jobs: int | None = None,
-               history=None, history_options: dict | None = None, warn=None) -> Path:
+               history=None, history_options: dict | None = None, warn=None,
+               cache_dir: str | os.PathLike | None = None) -> Path:
     """Writes the report into `directory` (created if needed) and returns the path of its index.html.
 
     `relative_to` defaults to `result.source_root` (as `dotcov report`); `timestamp` (seconds
@@ -604,59 +488,68 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     `history` (a directory) keeps a record of this run there and shows coverage over time on the index
     (history.py; `history_options` are passed to history.update); `warn(message)` is told of history
     records that cannot be read (they are also shown on the index).
+
+    `cache_dir` (the data directory's `cache/`): the sources' colours are kept in its `html/` for the next
+    report (html_cache.py); None colours every file afresh and keeps nothing.
     """
     out = Path(directory)
     previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
 
     analysis = Analysis.of(result)
-    root = relative_to if relative_to is not None else analysis.source_root
-    files = _collect(analysis, root)
-    has_branches = any(f.branches for f in files)
-    common = dict(
-        title=title, version=version, created=_format_timestamp(timestamp),
-        has_branches=has_branches, precision=precision, warnings=analysis.warnings,
-    )
-    if show_contexts:
-        common["show_contexts"] = True
-
-    hist = None
-    if history is not None:  # before any file is written: a history that cannot be kept stops the report
-        hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
-                                  **(history_options or {}))
-        for w in hist.warnings if warn is not None else ():
-            warn(w)
-    # Every file this run writes is listed in the manifest before it is written (html_dir.py); the search
-    # index's files are known once it is built, below, while the page workers run.
-    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
-    out.mkdir(parents=True, exist_ok=True)
-    index = out / "index.html"
-    index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
-    html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
-    tdir = templates_dir() / "html"
-    for asset in ASSETS:
-        (out / asset).write_bytes((tdir / asset).read_bytes())
-    (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
-
-    page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
-                           files[i + 1].page if i + 1 < len(files) else None, show_contexts)
-                 for i, f in enumerate(files)]
     if jobs is None:
-        jobs = min(4, os.cpu_count() or 1) if len(files) >= 200 else 1
-    workers = html_workers.start(str(out), _shares(page_jobs, jobs), common) \
-        if jobs > 1 and len(page_jobs) > 1 else None
+        jobs = min(4, os.cpu_count() or 1) if len(analysis.files) >= 200 else 1
+    jobs = min(jobs, len(analysis.files))
+    # The page workers start first: their interpreters load the page code while this process collects the files.
+    workers = html_workers.start(jobs) if jobs > 1 else None
     try:
-        if workers is None:
-            write_pages(str(out), page_jobs, common)
+        root = relative_to if relative_to is not None else analysis.source_root
+        files = _collect(analysis, root)
+        has_branches = any(f.branches for f in files)
+        common = dict(
+            title=title, version=version, created=_format_timestamp(timestamp),
+            has_branches=has_branches, precision=precision, warnings=analysis.warnings,
+        )
+        if show_contexts:
+            common["show_contexts"] = True
+
+        hist = None
+        if history is not None:  # before any file is written: a history that cannot be kept stops the report
+            from dotcov import history as history_mod  # (here: the page workers import this module too)
+
+            hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
+                                      **(history_options or {}))
+            for w in hist.warnings if warn is not None else ():
+                warn(w)
+        # Every file this run writes is listed in the manifest before it is written (html_dir.py); the search
+        # index's files are known once it is built, below, while the page workers run.
+        written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
+        out.mkdir(parents=True, exist_ok=True)
+        index = out / "index.html"
+        index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
+        html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
+        tdir = templates_dir() / "html"
+        for asset in ASSETS:
+            (out / asset).write_bytes((tdir / asset).read_bytes())
+        (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
+
+        page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
+                               files[i + 1].page if i + 1 < len(files) else None, show_contexts)
+                     for i, f in enumerate(files)]
+        colour_dir = str(Path(cache_dir) / html_cache.SUBDIR) if cache_dir is not None else None
+        if workers is not None:
+            workers.send(str(out), [[job_blob(j) for j in share] for share in _shares(page_jobs, len(workers))],
+                         common, colour_dir)
+        else:
+            write_pages(str(out), page_jobs, common, colour_dir)
         # The rest is made here while the workers write the pages.
         methods = html_methods.method_rows([(f.fc, f.name, f.page) for f in files], precision)
         # The search across files (html_search.py): scripts the pages load when the search box is used.
         covers = dict(zip(map(id, _methods(files)), (r.cover for r in methods)))  # method_rows' order
-        search = html_search.build([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
-                                    for f in files], search_text, precision, lambda m: covers[id(m)])
-        written.update(search)
+        search = html_search.prepare([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
+                                      for f in files], search_text, precision, lambda m: covers[id(m)])
+        written.update(search.names)
         html_dir.write_manifest(out, previous | written)
-        for name, content in search.items():
-            (out / name).write_bytes(content)
+        search.write(out)
         index_html = _write_rest(out, analysis, files, common, hist, precision, has_branches, methods)
     except BaseException:
         if workers is not None:
@@ -664,6 +557,8 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
         raise
     if workers is not None:
         workers.finish()
+    if colour_dir is not None:
+        html_cache.prune(colour_dir)
     tmp = out / ".index.html.tmp"
     _write(tmp, index_html)
     os.replace(tmp, index)
@@ -684,10 +579,11 @@ def _write_rest(out: Path, analysis: Analysis, files: list[_File], common: dict,
     hot = html_methods.hotspots(methods)
     env = _environment()
     for page, heading, rows in (("methods", "Methods", methods), ("hotspots", "Risk hotspots", hot)):
-        _write(out / f"{page}.html", env.get_template("methods.html").render(
-            common, page=page, heading=heading, rows=rows, rows_html=html_methods.rows_html(rows, has_branches, wrap_name),
-            crap_threshold=html_methods.CRAP_THRESHOLD,
-            complexity_threshold=html_methods.COMPLEXITY_THRESHOLD))
+        def render(rows_html, page=page, heading=heading, rows=rows):
+            return env.get_template("methods.html").render(
+                common, page=page, heading=heading, rows=rows, rows_html=rows_html,
+                crap_threshold=html_methods.CRAP_THRESHOLD, complexity_threshold=html_methods.COMPLEXITY_THRESHOLD)
+        _write_around(out / f"{page}.html", render, html_methods.row_chunks(rows, has_branches, wrap_name))
 
     # Index: groups by the assemblies that compile each file, files within by name.
     groups: dict[str, list[_File]] = {}
@@ -726,6 +622,8 @@ def _history_view(hist, files: list[_File], precision: int) -> dict | None:
     """The index's history: the chart, and each file's change of line coverage since the previous run."""
     if hist is None:
         return None
+    from dotcov import history as history_mod
+
     deltas = hist.deltas
     has_previous = hist.previous is not None and hist.previous.files is not None and hist.current.files is not None
     step = max(1, precision)

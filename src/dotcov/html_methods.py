@@ -9,7 +9,7 @@ are listed by CRAP score, highest first. Numbers come from the analysis (analysi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 from markupsafe import Markup
 
@@ -20,7 +20,7 @@ CRAP_THRESHOLD = 30
 COMPLEXITY_THRESHOLD = 15
 
 
-@dataclass
+@dataclass(slots=True)  # ~70,000 of them at a million statements
 class MethodRow:
     order: int  # position in file, class and line order
     class_name: str
@@ -84,41 +84,63 @@ def hotspots(rows: list[MethodRow]) -> list[MethodRow]:
 
 
 def rows_html(rows: list[MethodRow], has_branches: bool, wrap_name: Callable[[str], str]) -> Markup:
-    """The <tbody> rows of a method page. Built here rather than by a loop in methods.html: at a million
-    statements there are ~70,000 methods, and the template loop was most of the page's time.
-    `wrap_name` marks a name's line-break points (html.wrap_name); class names repeat, so it runs once each."""
-    wrapped: dict[str, str] = {}  # class and method names repeat (methods of one name in many classes)
-    escaped: dict[str, str] = {}  # file names and pages repeat
-    out = []
+    """The <tbody> rows of a method page (row_chunks joined)."""
+    return Markup("".join(row_chunks(rows, has_branches, wrap_name)))
+
+
+def row_chunks(rows: list[MethodRow], has_branches: bool, wrap_name: Callable[[str], str],
+               chunk: int = 2000) -> Iterator[str]:
+    """The <tbody> rows of a method page, `chunk` rows to a string. Built here rather than by a loop in
+    methods.html: at a million statements there are ~70,000 methods, and the template loop was most of the
+    page's time; yielded in pieces so the page is written as it is made, never held whole (html.py).
+    `wrap_name` marks a name's line-break points (html.wrap_name). Class names, method names and the
+    numbers repeat (methods of one shape), so each cell is made once and looked up after."""
+    class_cells: dict[str, str] = {}
+    name_cells: dict[str, tuple[str, str]] = {}  # method name -> (data-sort attribute, wrapped name)
+    titles: dict[str, str] = {}  # file name -> escaped
+    tails: dict[tuple, str] = {}  # the number cells, by the numbers
+    out: list[str] = []
     append = out.append
     for i, r in enumerate(rows):
-        cls = wrapped.get(r.class_name)
+        cls = class_cells.get(r.class_name)
         if cls is None:
-            cls = wrapped[r.class_name] = wrap_name(r.class_name)
-        name = wrapped.get(r.name)
+            cls = class_cells[r.class_name] = (f'  <td class="name" data-sort="{_escape(r.class_name)}">'
+                                               f'{wrap_name(r.class_name)}</td>\n')
+        name = name_cells.get(r.name)
         if name is None:
-            name = wrapped[r.name] = wrap_name(r.name)
-        file_name = escaped.get(r.file_name)
+            name = name_cells[r.name] = (_escape(r.name), wrap_name(r.name))
+        file_name = titles.get(r.file_name)
         if file_name is None:
-            file_name = escaped[r.file_name] = _escape(r.file_name)
-        if not has_branches:
-            branch = ""
-        elif r.branches:
-            branch = f'  <td class="num" data-sort="{r.bpc}">{r.branch_cover}%</td>\n'
-        else:
-            branch = '  <td class="num none" data-sort="-1" title="no branches">&mdash;</td>\n'
-        append(f'<tr class="method{" hot" if r.hotspot else ""}" data-order="{i}">\n'
-               f'  <td class="name" data-sort="{_escape(r.class_name)}">{cls}</td>\n'
-               f'  <td class="name" data-sort="{_escape(r.name)}"><a href="{_escape(r.href)}" '
-               f'title="{file_name}">{name}</a></td>\n'
-               f'  <td class="num" data-sort="{r.statements}">{r.statements}</td>\n'
-               f'{branch}'
-               f'  <td class="num cov" data-sort="{r.pc}"><span class="bar" aria-hidden="true"><span style="width: '
-               f'{r.pc:.1f}%"></span></span>{r.cover}%</td>\n'
-               f'  <td class="num" data-sort="{r.complexity}">{r.complexity}</td>\n'
-               f'  <td class="num crap" data-sort="{r.crap:.4f}" title="{r.crap:.2f}">{r.crap_shown}</td>\n'
-               '</tr>\n')
-    return Markup("".join(out))
+            file_name = titles[r.file_name] = _escape(r.file_name)
+        key = (r.statements, r.branches, r.bpc, r.branch_cover, r.pc, r.cover, r.complexity, r.crap,
+               r.crap_shown)
+        tail = tails.get(key)
+        if tail is None:
+            tail = tails[key] = _number_cells(r, has_branches)
+        append(f'<tr class="method{" hot" if r.hotspot else ""}" data-order="{i}">\n{cls}'
+               f'  <td class="name" data-sort="{name[0]}"><a href="{_escape(r.href)}" '
+               f'title="{file_name}">{name[1]}</a></td>\n{tail}')
+        if len(out) >= chunk:
+            yield "".join(out)
+            out.clear()
+    if out:
+        yield "".join(out)
+
+
+def _number_cells(r: MethodRow, has_branches: bool) -> str:
+    if not has_branches:
+        branch = ""
+    elif r.branches:
+        branch = f'  <td class="num" data-sort="{r.bpc}">{r.branch_cover}%</td>\n'
+    else:
+        branch = '  <td class="num none" data-sort="-1" title="no branches">&mdash;</td>\n'
+    return (f'  <td class="num" data-sort="{r.statements}">{r.statements}</td>\n'
+            f'{branch}'
+            f'  <td class="num cov" data-sort="{r.pc}"><span class="bar" aria-hidden="true"><span style="width: '
+            f'{r.pc:.1f}%"></span></span>{r.cover}%</td>\n'
+            f'  <td class="num" data-sort="{r.complexity}">{r.complexity}</td>\n'
+            f'  <td class="num crap" data-sort="{r.crap:.4f}" title="{r.crap:.2f}">{r.crap_shown}</td>\n'
+            '</tr>\n')
 
 
 def _escape(text: str) -> str:

@@ -17,7 +17,8 @@ line number is the page's. Files whose source cannot be read have no text.
 from __future__ import annotations
 
 import json
-from typing import Callable, Iterable
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
 
 from dotcov.analysis import FileAnalysis, MethodAnalysis
 from dotcov.output import display_percent
@@ -41,13 +42,38 @@ def _script(call: str, *args) -> bytes:
     return f"{call}({body});\n".encode("ascii")
 
 
-def build(files: list[tuple[FileAnalysis, str, str, str]],
-          read_text: Callable[[str], str | None], precision: int = 0,
-          method_cover: Callable[[MethodAnalysis], str] | None = None) -> dict[str, bytes]:
-    """The search index of `files` ((analysis, display name, page, display cover) in display order): file
-    name -> content, to be written into the report's directory. `read_text(path)` gives a file's source as
-    its page shows it (None when unreadable). `method_cover(m)` gives a method's display cover when the
-    caller has it already (the method pages do)."""
+class Search:
+    """The search index of a report: its files' names, then the files themselves, one at a time (`write`), so
+    the caller can list them (html_dir's manifest) before any is written and no chunk is held longer than it
+    takes to write it (at a million statements the source text is 25 MB)."""
+
+    def __init__(self, index: bytes, chunks: list[list[tuple[int, str]]]):
+        self._index = index
+        self._chunks = chunks  # per chunk: (file index, source text)
+        self.names = [chunk_name(n) for n in range(len(chunks))] + [INDEX]
+
+    def contents(self) -> Iterator[tuple[str, bytes]]:
+        """(file name, content) of every file, made as they are asked for."""
+        for n, chunk in enumerate(self._chunks):
+            # As _script("dotcovSearchSource", n, [[fi, text], ...]) writes it, a file's text at a time.
+            parts = [f"dotcovSearchSource({n}, [".encode("ascii")]
+            for i, (fi, text) in enumerate(chunk):
+                parts.append(f'{"," if i else ""}[{fi},{json.dumps(text, ensure_ascii=True)}]'.encode("ascii"))
+            parts.append(b"]);\n")
+            yield chunk_name(n), b"".join(parts)
+        yield INDEX, self._index
+
+    def write(self, directory: Path) -> None:
+        for name, content in self.contents():
+            (directory / name).write_bytes(content)
+
+
+def prepare(files: list[tuple[FileAnalysis, str, str, str]],
+            read_text: Callable[[str], str | None], precision: int = 0,
+            method_cover: Callable[[MethodAnalysis], str] | None = None) -> Search:
+    """The search index of `files` ((analysis, display name, page, display cover) in display order).
+    `read_text(path)` gives a file's source as its page shows it (None when unreadable). `method_cover(m)`
+    gives a method's display cover when the caller has it already (the method pages do)."""
     if method_cover is None:
         def method_cover(m: MethodAnalysis) -> str:
             return display_percent(m.numbers.percent, precision)
@@ -62,21 +88,27 @@ def build(files: list[tuple[FileAnalysis, str, str, str]],
             for m in c.methods:
                 methods.append([f"{m.name}{m.signature}", ci, _first_line(m.lines), method_cover(m)])
 
-    out: dict[str, bytes] = {}
-    chunk: list = []
+    chunks: list[list[tuple[int, str]]] = []
+    chunk: list[tuple[int, str]] = []
     size = 0
     for fi, (fa, _name, _page, _cover) in enumerate(files):
         text = read_text(fa.path)
         if not text:
             continue
-        chunk.append([fi, text])
+        chunk.append((fi, text))
         size += len(text)
-        if size >= (FIRST_CHUNK_CHARS if not out else CHUNK_CHARS):
-            out[chunk_name(len(out))] = _script("dotcovSearchSource", len(out), chunk)
+        if size >= (FIRST_CHUNK_CHARS if not chunks else CHUNK_CHARS):
+            chunks.append(chunk)
             chunk, size = [], 0
     if chunk:
-        out[chunk_name(len(out))] = _script("dotcovSearchSource", len(out), chunk)
-    chunks = len(out)
-    out[INDEX] = _script("dotcovSearchIndex", {"files": index_files, "classes": classes, "methods": methods,
-                                               "chunks": chunks})
-    return out
+        chunks.append(chunk)
+    index = _script("dotcovSearchIndex", {"files": index_files, "classes": classes, "methods": methods,
+                                          "chunks": len(chunks)})
+    return Search(index, chunks)
+
+
+def build(files: list[tuple[FileAnalysis, str, str, str]],
+          read_text: Callable[[str], str | None], precision: int = 0,
+          method_cover: Callable[[MethodAnalysis], str] | None = None) -> dict[str, bytes]:
+    """The search index of `files` (as `prepare`), all in memory: file name -> content."""
+    return dict(prepare(files, read_text, precision, method_cover).contents())

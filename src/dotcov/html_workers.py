@@ -5,8 +5,9 @@ A worker is a fresh interpreter (`python -m dotcov.html_workers`), not a fork of
 million statements that process holds about 1 GiB of model; after a fork, every page of it that either side
 then writes (a reference count is a write) is copied on the first touch, and on this machine that made the
 pages cost more CPU in two processes than in one (docs/benchmarks.md, "The HTML writer's own time"). A worker
-gets only its pages' data (html._PageJob: plain values, no model objects) as a pickle on stdin, and answers
-on stdout with how many pages it wrote, or the exception that stopped it (re-raised in the report's process).
+gets only its pages' data (html.PageJob: plain values, no model objects; each packed by html.job_blob and
+unpacked just before its page) as a pickle on stdin, and answers on stdout with how many pages it wrote, or the
+exception that stopped it (re-raised in the report's process).
 """
 
 from __future__ import annotations
@@ -22,14 +23,31 @@ __all__ = ["Workers", "start"]
 
 
 class Workers:
-    """Running page workers; `finish()` waits for them and re-raises what stopped one."""
+    """Page workers, started before their pages are known (`start`): each interpreter loads the page code while
+    the report's process collects the files. `send()` hands each its pages; `finish()` waits for them and
+    re-raises what stopped one; `abort()` stops them."""
 
-    def __init__(self, procs: list[subprocess.Popen], payloads: list[bytes], expected: int):
+    def __init__(self, procs: list[subprocess.Popen]):
         self._procs = procs
         self._results: list[tuple[bytes, bytes] | BaseException | None] = [None] * len(procs)
-        self._expected = expected
+        self._expected = 0
+        self._threads: list[threading.Thread] = []
+
+    def __len__(self) -> int:
+        return len(self._procs)
+
+    def send(self, directory: str, shares: list[list], common: dict, cache_dir: str | None = None) -> None:
+        """Hands worker i `shares[i]` (html.job_blob's bytes, or html.PageJobs) to write into `directory`,
+        keeping sources' colours in `cache_dir` (html_cache.py) when given; a worker without a share writes
+        nothing."""
+        shares = [*shares, *([[]] * (len(self._procs) - len(shares)))]
+        if len(shares) != len(self._procs):
+            raise ValueError(f"{len(shares)} shares for {len(self._procs)} page workers")
+        self._expected = sum(len(s) for s in shares)
+        payloads = [pickle.dumps((directory, share, common, cache_dir), protocol=pickle.HIGHEST_PROTOCOL)
+                    for share in shares]
         # communicate() writes the payload and reads the answer without holding the GIL: the report's
-        # process goes on with its own pages meanwhile.
+        # process goes on with its own work meanwhile.
         self._threads = [threading.Thread(target=self._talk, args=(i, data), daemon=True)
                          for i, data in enumerate(payloads)]
         for t in self._threads:
@@ -42,6 +60,8 @@ class Workers:
             self._results[i] = e
 
     def finish(self) -> None:
+        if not self._threads:
+            raise RuntimeError("the HTML page workers were given no pages")
         for t in self._threads:
             t.join()
         written = 0
@@ -65,6 +85,11 @@ class Workers:
                 proc.kill()
         for t in self._threads:
             t.join()
+        for proc in self._procs:  # (those never sent anything are not reaped by communicate)
+            proc.wait()
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None and not stream.closed:
+                    stream.close()
 
 
 def _answer(out: bytes):
@@ -74,34 +99,36 @@ def _answer(out: bytes):
         return None
 
 
-def start(directory: str, shares: list[list], common: dict) -> Workers | None:
-    """Starts one worker per share (a list of html._PageJob) writing those pages into `directory`; None when
-    no interpreter can be started (the caller then writes the pages itself)."""
+def start(count: int) -> Workers | None:
+    """Starts `count` page workers, each waiting for its pages (Workers.send); None when no interpreter can be
+    started (the caller then writes the pages itself)."""
     if not sys.executable:
         return None
     package_parent = str(Path(__file__).resolve().parents[1])  # this dotcov, whatever sys.path the worker gets
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    # A page's strings (its rows, the encoded page: ~300 KB each) are freed after every page. glibc then gives
+    # the top of the heap back to the system, and the next page faults it in again, page by page: on this
+    # machine (a VM) that was a third of a worker's time. A 64 MiB top pad keeps it (glibc's own setting,
+    # ignored elsewhere; the user's own value wins).
+    env.setdefault("MALLOC_TOP_PAD_", str(64 << 20))
     procs = []
     try:
-        for _ in shares:
+        for _ in range(count):
             procs.append(subprocess.Popen([sys.executable, "-m", "dotcov.html_workers"], env=env,
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
     except OSError:
-        for proc in procs:
-            proc.kill()
-            proc.wait()
+        Workers(procs).abort()
         return None
-    payloads = [pickle.dumps((directory, share, common), protocol=pickle.HIGHEST_PROTOCOL) for share in shares]
-    return Workers(procs, payloads, sum(len(s) for s in shares))
+    return Workers(procs)
 
 
 def main() -> None:
-    directory, jobs, common = pickle.load(sys.stdin.buffer)
-    from dotcov import html
+    from dotcov import html  # first: loaded while the report's process is still collecting the pages
 
+    directory, jobs, common, cache_dir = pickle.load(sys.stdin.buffer)
     try:
-        html.write_pages(directory, jobs, common)
+        html.write_pages(directory, jobs, common, cache_dir)
         answer = len(jobs)
     except Exception as e:  # noqa: BLE001 - re-raised in the report's process
         answer = e

@@ -1,0 +1,175 @@
+"""Keeps each source file's coloured lines (html.highlight_lines) between `dotcov html` runs.
+
+The colouring of a file depends only on its bytes, its kind (the extension picks the lexer) and the code that
+colours it; hits never enter it. So a second report of the same sources (another `dotcov html`, other options,
+a new run of tests over unchanged code in a data directory that was not erased) reads each file's coloured lines
+instead of lexing the file again: at a million statements that was a third of the report's own time.
+
+Where: `DATA_DIR/cache/html/<digest>.lines`, next to the module plans (plan_cache.py), one file per source text;
+the digest is a hash of the colouring code's stamp (code_stamp), the extension and the file's bytes, so an
+edited source, another dotcov or another Pygments is another name, never a stale hit. A file holds MAGIC, the
+body's length, line count and CRC-32, then the lines (UTF-8, joined by line breaks, which a coloured line never
+holds). It is written to a temporary name and renamed over, so concurrent reports never read half a file; one
+that is damaged (bad magic, length, count, CRC or UTF-8) is ignored and written again. `prune` keeps the newest
+(a hit refreshes the file's time); `clear` (dotcov erase) removes them all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import zlib
+from pathlib import Path
+from typing import Callable
+
+__all__ = ["ColourCache", "code_stamp", "prune", "clear", "SUBDIR"]
+
+SUBDIR = "html"  # inside DATA_DIR/cache
+MAGIC = b"dotcov-colour-1\n"
+SUFFIX = ".lines"
+MAX_FILES = 50_000
+MAX_BYTES = 512 << 20
+_HEAD = len(MAGIC) + 16  # body length (8), line count (4), CRC-32 (4)
+
+
+def code_stamp() -> bytes:
+    """What the colours are made by: dotcov's version, the colouring modules as they are on disk (an edited
+    checkout colours anew) and Pygments' version (F#, VB and other files)."""
+    import pygments
+
+    from dotcov import __version__, html, html_csharp
+
+    parts = [__version__, pygments.__version__]
+    for module in (html, html_csharp):
+        try:
+            st = os.stat(module.__file__)
+            parts.append(f"{Path(module.__file__).name}:{st.st_size}:{st.st_mtime_ns}")
+        except (OSError, TypeError):
+            parts.append("?")
+    return "\0".join(parts).encode("utf-8", "surrogateescape")
+
+
+class ColourCache:
+    """The coloured lines of source files, stored under `directory` (DATA_DIR/cache/html)."""
+
+    def __init__(self, directory: str | os.PathLike, stamp: bytes | None = None):
+        self.directory = Path(directory)
+        self._stamp = stamp if stamp is not None else code_stamp()
+        self.hits = self.misses = 0
+
+    def _path(self, path: str, data: bytes) -> Path:
+        h = hashlib.sha256(self._stamp)
+        h.update(b"\0" + os.path.splitext(path)[1].lower().encode("utf-8", "surrogateescape") + b"\0")
+        h.update(data)
+        return self.directory / (h.hexdigest()[:40] + SUFFIX)
+
+    def lines(self, path: str, data: bytes, colour: Callable[[], list[str]]) -> list[str]:
+        """The coloured lines of the source file `path` whose bytes are `data`: stored ones, or `colour()`'s
+        (then stored)."""
+        file = self._path(path, data)
+        lines = _load(file)
+        if lines is not None:
+            self.hits += 1
+            try:
+                os.utime(file)  # recently used: kept by prune
+            except OSError:
+                pass
+            return lines
+        self.misses += 1
+        lines = colour()
+        _store(file, lines)
+        return lines
+
+
+def _load(file: Path) -> list[str] | None:
+    try:
+        with open(file, "rb") as f:
+            blob = f.read()
+    except OSError:
+        return None
+    if len(blob) < _HEAD or not blob.startswith(MAGIC):
+        return None
+    n = len(MAGIC)
+    size = int.from_bytes(blob[n:n + 8], "little")
+    count = int.from_bytes(blob[n + 8:n + 12], "little")
+    crc = int.from_bytes(blob[n + 12:n + 16], "little")
+    body = memoryview(blob)[_HEAD:]
+    if len(body) != size or zlib.crc32(body) != crc:
+        return None
+    try:
+        text = str(body, "utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return None
+    lines = text.split("\n") if count else []
+    return lines if len(lines) == count else None
+
+
+def _store(file: Path, lines: list[str]) -> None:
+    """Writes the lines atomically; a cache that cannot be written is no error (the file is coloured again)."""
+    if any("\n" in line for line in lines):  # cannot be told apart when read; never made by highlight_lines
+        return
+    body = "\n".join(lines).encode("utf-8", "surrogatepass")
+    tmp = None
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".colour.", suffix=".tmp", dir=file.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(MAGIC + len(body).to_bytes(8, "little") + len(lines).to_bytes(4, "little")
+                    + zlib.crc32(body).to_bytes(4, "little"))
+            f.write(body)
+        os.replace(tmp, file)
+        tmp = None
+    except (OSError, OverflowError):
+        pass
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def prune(directory: str | os.PathLike, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> None:
+    """Keeps the newest files: at most `max_files`, `max_bytes` together; removes stray temporary files."""
+    found = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for e in entries:
+        try:
+            if e.name.endswith(SUFFIX):
+                st = e.stat()
+                found.append((st.st_mtime_ns, st.st_size, e.path))
+            elif e.name.startswith(".colour.") and e.name.endswith(".tmp"):
+                st = e.stat()
+                if st.st_mtime_ns < _now_ns() - 3600 * 10**9:  # left by a report that was killed
+                    os.unlink(e.path)
+        except OSError:
+            continue
+    found.sort(reverse=True)
+    total = 0
+    for n, (_mtime, size, path) in enumerate(found):
+        total += size
+        if n >= max_files or total > max_bytes:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+def _now_ns() -> int:
+    import time
+
+    return time.time_ns()
+
+
+def clear(cache_dir: str | os.PathLike) -> None:
+    """Removes the stored colours under `cache_dir` (DATA_DIR/cache; dotcov erase)."""
+    directory = Path(cache_dir) / SUBDIR
+    if not directory.is_dir():
+        return
+    for p in [*directory.glob("*" + SUFFIX), *directory.glob(".colour.*.tmp")]:
+        p.unlink(missing_ok=True)
+    try:
+        directory.rmdir()
+    except OSError:
+        pass

@@ -1,0 +1,183 @@
+"""The sources' colours kept between HTML reports (html_cache.py): reused only for the same bytes, never trusted
+when damaged, kept in bounds, cleared by `dotcov erase`, and never changing a byte of the report."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dotcov import data, html, html_cache
+from dotcov.analysis import Analysis
+from dotcov.api import Coverage
+from dotcov.html import page_name, write_html
+from dotcov.plan_cache import CACHE_DIR
+from test_html import SRC, directory_bytes, many_states_result
+
+SOURCES = ("Calc/Calculator.cs", "Calc/Parser.cs", "Lib/Shared.cs", "Lib/Util.fs")
+
+
+@pytest.fixture
+def src(tmp_path) -> Path:
+    """A copy of the sample's sources (the tests edit them)."""
+    root = tmp_path / "src"
+    shutil.copytree(SRC, root)
+    return root
+
+
+class Counting:
+    """Records the files html.highlight_lines colours (the cache's misses), in this process (jobs=1)."""
+
+    def __init__(self, monkeypatch, root: Path):
+        self.paths: list[str] = []
+        real = html.highlight_lines
+
+        def spy(text, path):
+            self.paths.append(Path(path).relative_to(root).as_posix())
+            return real(text, path)
+
+        monkeypatch.setattr(html, "highlight_lines", spy)
+
+
+def report(out: Path, root: Path, cache: Path | None, **kwargs) -> dict[str, bytes]:
+    shutil.rmtree(out, ignore_errors=True)
+    write_html(many_states_result(root), out, version="9.9.9", jobs=kwargs.pop("jobs", 1), cache_dir=cache,
+               **kwargs)
+    return directory_bytes(out)
+
+
+def stored(cache: Path) -> list[Path]:
+    return sorted((cache / html_cache.SUBDIR).glob("*" + html_cache.SUFFIX))
+
+
+def test_a_second_report_colours_nothing_and_is_byte_identical(tmp_path, src, monkeypatch):
+    counting = Counting(monkeypatch, src)
+    cache = tmp_path / "cache"
+    plain = report(tmp_path / "plain", src, None)
+    assert sorted(counting.paths) == sorted(SOURCES)  # (the missing source is not coloured)
+    counting.paths.clear()
+    first = report(tmp_path / "first", src, cache)
+    assert sorted(counting.paths) == sorted(SOURCES)
+    assert len(stored(cache)) == len(SOURCES)
+    counting.paths.clear()
+    second = report(tmp_path / "second", src, cache)
+    assert counting.paths == []  # every colour read back
+    assert first == plain and second == plain
+
+
+def test_page_workers_use_the_cache_and_write_the_same_report(tmp_path, src):
+    cache = tmp_path / "cache"
+    plain = report(tmp_path / "plain", src, None)
+    assert report(tmp_path / "cold", src, cache, jobs=2) == plain
+    assert len(stored(cache)) == len(SOURCES)
+    names = stored(cache)
+    for p in names:
+        os.utime(p, ns=(1, 1))  # older than any write: a hit makes them new again (prune keeps them)
+    assert report(tmp_path / "warm", src, cache, jobs=2) == plain
+    assert stored(cache) == names  # nothing new written
+    assert all(p.stat().st_mtime_ns > 1 for p in stored(cache))
+
+
+def test_an_edited_source_is_coloured_again(tmp_path, src, monkeypatch):
+    counting = Counting(monkeypatch, src)
+    cache = tmp_path / "cache"
+    report(tmp_path / "a", src, cache)
+    parser = src / "Calc" / "Parser.cs"
+    parser.write_text(parser.read_text("utf-8").replace("Parse", "ReadAll"), "utf-8")
+    counting.paths.clear()
+    out = report(tmp_path / "b", src, cache)
+    assert counting.paths == ["Calc/Parser.cs"]
+    assert b"ReadAll" in out[page_name("Calc/Parser.cs")]
+    assert out == report(tmp_path / "plain", src, None)
+    assert len(stored(cache)) == len(SOURCES) + 1  # the old text's colours stay until pruned
+
+
+def test_the_same_bytes_in_another_language_are_coloured_for_it(tmp_path):
+    colours = html_cache.ColourCache(tmp_path)
+    text = b"let x = 1 // class\n"
+    cs = colours.lines("a.cs", text, lambda: html.highlight_lines(text.decode(), "a.cs"))
+    fs = colours.lines("a.fs", text, lambda: html.highlight_lines(text.decode(), "a.fs"))
+    assert cs != fs and colours.misses == 2
+    assert colours.lines("b.FS", text, lambda: pytest.fail("coloured again")) == fs
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "magic", "empty", "count", "utf8"])
+def test_a_damaged_cache_file_is_ignored_and_written_again(tmp_path, src, monkeypatch, damage):
+    counting = Counting(monkeypatch, src)
+    cache = tmp_path / "cache"
+    plain = report(tmp_path / "plain", src, None)
+    report(tmp_path / "a", src, cache)
+    victim = stored(cache)[0]
+    blob = bytearray(victim.read_bytes())
+    head = len(html_cache.MAGIC)
+    if damage == "truncated":
+        blob = blob[:-7]
+    elif damage == "flipped":
+        blob[-3] ^= 0x20
+    elif damage == "magic":
+        blob[0] ^= 1
+    elif damage == "empty":
+        blob = bytearray()
+    elif damage == "count":  # a line count that does not match the body (CRC still right)
+        blob[head + 8:head + 12] = (int.from_bytes(blob[head + 8:head + 12], "little") + 1).to_bytes(4, "little")
+    elif damage == "utf8":  # a body that is not UTF-8, with a matching CRC
+        import zlib
+
+        body = b"\xff\xfe" + bytes(blob[html_cache._HEAD + 2:])
+        blob[html_cache._HEAD:] = body
+        blob[head + 12:head + 16] = zlib.crc32(body).to_bytes(4, "little")
+    victim.write_bytes(bytes(blob))
+    counting.paths.clear()
+    assert report(tmp_path / "b", src, cache) == plain
+    assert len(counting.paths) == 1  # that file only, coloured again
+    assert victim.read_bytes().startswith(html_cache.MAGIC)  # and stored again, whole
+    counting.paths.clear()
+    assert report(tmp_path / "c", src, cache) == plain
+    assert counting.paths == []
+
+
+def test_erase_removes_the_kept_colours(tmp_path, src):
+    cache = tmp_path / CACHE_DIR
+    report(tmp_path / "out", src, cache)
+    assert stored(cache)
+    (cache / html_cache.SUBDIR / ".colour.x.tmp").write_bytes(b"half")  # left by a report that was killed
+    data.erase(tmp_path)
+    assert not (cache / html_cache.SUBDIR).exists()
+    assert not cache.exists()
+
+
+def test_dotcov_html_keeps_the_colours_in_the_data_directory(tmp_path, src, monkeypatch):
+    cov = Coverage(tmp_path / "data")
+    analysis = Analysis.of(many_states_result(src))
+    monkeypatch.setattr(cov, "analysis", lambda: analysis)
+    cov.html_report(tmp_path / "htmlcov")
+    assert len(stored(tmp_path / "data" / CACHE_DIR)) == len(SOURCES)
+
+
+def test_prune_keeps_the_newest(tmp_path):
+    colours = html_cache.ColourCache(tmp_path)
+    for i in range(6):
+        colours.lines(f"f{i}.cs", b"x%d" % i, lambda: ["x"] * 1000)
+    files = sorted(tmp_path.glob("*" + html_cache.SUFFIX))
+    for i, p in enumerate(files):
+        os.utime(p, ns=(i * 10**9, i * 10**9))
+    html_cache.prune(tmp_path, max_files=4)
+    assert sorted(tmp_path.glob("*" + html_cache.SUFFIX)) == files[2:]
+    size = files[5].stat().st_size
+    html_cache.prune(tmp_path, max_bytes=2 * size + 1)
+    assert sorted(tmp_path.glob("*" + html_cache.SUFFIX)) == files[4:]
+
+
+def test_an_unwritable_cache_is_no_error(tmp_path, src):
+    blocker = tmp_path / "cache"
+    blocker.write_text("not a directory")
+    assert report(tmp_path / "a", src, blocker) == report(tmp_path / "plain", src, None)
+
+
+def test_a_source_that_cannot_be_read_is_not_stored(tmp_path, src):
+    cache = tmp_path / "cache"
+    (src / "Lib" / "Util.fs").unlink()
+    report(tmp_path / "a", src, cache)
+    assert len(stored(cache)) == len(SOURCES) - 1
