@@ -24,6 +24,7 @@ from dotcov import branches, hit_exprs, lines as line_rule
 from dotcov.contexts import site_contexts
 from dotcov.exclusions import ExclusionOptions, excluded_methods
 from dotcov.filters import Filters
+from dotcov.plan_worker import BranchWorker
 from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCoverage, MethodCoverage, PointCoverage
 
 # `<Name>b__0_0`, `<Name>d__3`, `<Name>g__Local|0_0` -> Name
@@ -54,8 +55,34 @@ class _Method:
         self.index = (0, 0)  # (class, method) in the plan
 
 
+# A module with at least this many counters has its branches analysed by a worker meanwhile (plan_worker.py).
+WORKER_MIN_SITES = 50_000
+
+
 def make_plan(module, sym, options, mapper, checks) -> dict:
     """The hit-independent part of results.module_coverage (see the module docstring)."""
+    worker = BranchWorker(partial(branch_rows, module, sym, mapper), module, sym, mapper,
+                          start=len(module.hits) >= WORKER_MIN_SITES)
+    try:
+        return _make_plan(module, sym, options, mapper, checks, worker.result)
+    finally:
+        worker.close()
+
+
+def branch_rows(module, sym, mapper, hits: list | None = None) -> list[tuple]:
+    """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.py; `hits`
+    default hit_exprs.symbolic(module.sites)), as plain tuples (method token, offset, path, line, outcome kinds,
+    their codes, generated, is_switch, text, arms, notes): what make_plan keeps of them, in a form a worker
+    process can send (plan_worker.py)."""
+    encode = hit_exprs.encode
+    return [(r.method_token, r.offset, r.path, r.line, list(r.outcomes), [encode(h) for h in r.outcomes.values()],
+             r.generated, r.is_switch, r.text, r.arms, r.notes)
+            for r in branches.analyse(module, sym, assembly_path=mapper.map(module.path),
+                                      path_of=lambda doc: mapper.map(doc, near=module.path),
+                                      hits=hit_exprs.symbolic(module.sites) if hits is None else hits)]
+
+
+def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     raw = sym.raw
     name = raw["assembly_name"]
     filters = options.filters or Filters()
@@ -179,19 +206,16 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
         for mi, mc in enumerate(cc.methods):
             mc.index = (ci, mi)
     # Branch outcomes as expressions of the counters (hit_exprs.py), on the lines of the files and methods kept.
-    records = branches.analyse(module, sym, assembly_path=mapper.map(module.path),
-                               path_of=lambda doc: mapper.map(doc, near=module.path),
-                               hits=hit_exprs.symbolic(module.sites))
-    records = [r for r in records if (r.method_token & 0x00FFFFFF) not in excluded
-               and _user_method(raw, r.method_token & 0x00FFFFFF) not in unmeasured
-               and (r.method_token & 0x00FFFFFF) not in unmeasured
-               and not (r.generated and not options.all_branches)]
+    records = [r for r in branch_rows() if (r[0] & 0x00FFFFFF) not in excluded
+               and _user_method(raw, r[0] & 0x00FFFFFF) not in unmeasured
+               and (r[0] & 0x00FFFFFF) not in unmeasured
+               and not (r[6] and not options.all_branches)]
     # Where each record lands (results.module_coverage's rules): a switch line without a point of its own, and
     # the method whose branches hold it.
     methods_at: dict[tuple[str, int], list[_Method]] = {}
     wanted: dict[str, set[int]] = {}
     for r in records:
-        wanted.setdefault(r.path, set()).add(r.line)
+        wanted.setdefault(r[2], set()).add(r[3])
     for cc in classes.values():
         lines_wanted = wanted.get(cc.filename)
         if lines_wanted:
@@ -204,22 +228,20 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
             owners.setdefault((cc.filename, mc.token), []).append(mc)
     record_rows = []
     once = _Once()  # (equal paths, texts, outcome kinds and notes as one object: marshal stores them once)
-    for r in records:
-        owner = 0x06000000 | _user_method(raw, r.method_token & 0x00FFFFFF)
+    for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes in records:
+        owner = 0x06000000 | _user_method(raw, token & 0x00FFFFFF)
         fix = None
-        if r.arms is not None and r.path in kept and r.line not in kept[r.path]:
-            fix = [m.index for m in owners.get((r.path, owner), [])]
+        if arms is not None and path in kept and line not in kept[path]:
+            fix = [m.index for m in owners.get((path, owner), [])]
             if fix:
-                kept[r.path].add(r.line)
-            for m in owners.get((r.path, owner), []):
-                methods_at.setdefault((r.path, r.line), []).append(m)
-        candidates = methods_at.get((r.path, r.line), [])
+                kept[path].add(line)
+            for m in owners.get((path, owner), []):
+                methods_at.setdefault((path, line), []).append(m)
+        candidates = methods_at.get((path, line), [])
         mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
-        kinds = list(r.outcomes)
-        codes = [hit_exprs.encode(r.outcomes[k]) for k in kinds]
-        record_rows.append((r.method_token, r.offset, once(r.path), r.line, once(kinds), codes,
-                            all(type(c) is int for c in codes), r.generated, r.is_switch, once(r.text),
-                            r.arms, once(r.notes), fix, mc.index if mc is not None else None))
+        record_rows.append((token, offset, once(path), line, once(kinds), codes,
+                            all(type(c) is int for c in codes), generated, is_switch, once(text),
+                            arms, once(notes), fix, mc.index if mc is not None else None))
     # Per-point columns, each method's points together (in the order read).
     class_rows = []
     order: list[int] = []  # new point number -> point id
@@ -240,7 +262,8 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
         renumber[pid] = new
     site_of = dict(zip(module.sites, range(len(module.sites))))  # (the last of equal sites, as before)
     tokens = list(map(point_tokens.__getitem__, order))
-    offsets, *spans, _docs = zip(*map(points.__getitem__, order)) if order else ((),) * 6
+    ordered_points = list(map(points.__getitem__, order))
+    offsets, *spans = (list(map(itemgetter(i), ordered_points)) for i in range(5))  # (not zip(*): slow at 1M)
     columns = [tokens, offsets, *spans, list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))]
     file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
                   {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
