@@ -10,6 +10,7 @@
 
 #include "dotcov/data_file.h"
 #include "native_il.h"
+#include "native_plan.h"
 #include "native_symbols.h"
 
 namespace py = pybind11;
@@ -172,4 +173,5 @@ PYBIND11_MODULE(_native, m) {
   m.def("write_data_file", &WriteDataFile, py::arg("path"), py::arg("data"));
   RegisterSymbols(m);
   RegisterIl(m);
+  RegisterPlan(m);
 }

@@ -20,7 +20,7 @@ from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
 
-from dotcov import branches, hit_exprs, lines as line_rule
+from dotcov import _native, branches, hit_exprs, lines as line_rule
 from dotcov.contexts import site_contexts
 from dotcov.exclusions import ExclusionOptions, excluded_methods
 from dotcov.filters import Filters
@@ -260,16 +260,16 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     renumber = [0] * len(points)
     for new, pid in enumerate(order):
         renumber[pid] = new
-    site_of = dict(zip(module.sites, range(len(module.sites))))  # (the last of equal sites, as before)
     tokens = list(map(point_tokens.__getitem__, order))
     ordered_points = list(map(points.__getitem__, order))
     offsets, *spans = (list(map(itemgetter(i), ordered_points)) for i in range(5))  # (not zip(*): slow at 1M)
-    columns = [tokens, offsets, *spans, list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))]
+    columns = [array("i", c).tobytes() for c in (tokens, offsets, *spans)]
+    columns.append(point_sites(module.sites, tokens, offsets))
     file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
                   {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
                  for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
-            "points": [array("i", c).tobytes() for c in columns]}
+            "points": columns}
 
 
 class _Once:
@@ -284,6 +284,17 @@ class _Once:
         key = (type(value), tuple(value.items()) if type(value) is dict else
                tuple(value) if type(value) is list else value)
         return self.seen.setdefault(key, value)
+
+
+def point_sites(sites: list, tokens: list[int], offsets: list[int]) -> bytes:
+    """For each point (tokens[i], offsets[i]): the index of its counter in `sites` (the last of equal sites),
+    -1 when the agent did not count it; as int32 bytes (the plan's "points" column). Native (C++ hashing of a
+    million sites instead of a dict of tuples); in Python for values the native one does not take."""
+    try:
+        return _native.point_sites(sites, tokens, offsets)
+    except (TypeError, ValueError, OverflowError):
+        site_of = dict(zip(sites, range(len(sites))))
+        return array("i", list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))).tobytes()
 
 
 def _lines_of(lines: dict[int, None], file_lines: list[int], position: dict[int, int]):
