@@ -81,23 +81,46 @@ def test_a_worker_not_asked_for_is_stopped(snippets):
     assert proc.poll() is not None
 
 
-def python_point_sites(sites, tokens, offsets) -> bytes:
+def python_point_columns(points, point_tokens, order, sites) -> list[bytes]:
+    """main's per-point columns (before plan.point_columns)."""
     site_of = dict(zip(sites, range(len(sites))))
-    return array("i", list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))).tobytes()
+    tokens = list(map(point_tokens.__getitem__, order))
+    offsets, *spans, _docs = zip(*map(points.__getitem__, order)) if order else ((),) * 6
+    columns = [tokens, offsets, *spans, list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))]
+    return [array("i", c).tobytes() for c in columns]
 
 
-def test_native_point_sites_is_the_last_equal_point_site():
+def test_native_point_columns_are_the_python_ones():
     rng = random.Random(12)
     sites = [(0x06000000 | rng.randrange(1, 40), rng.randrange(0, 60), rng.choice([0, 0, 1, 2, 0x80000000]))
              for _ in range(5000)]
-    tokens = [0x06000000 | rng.randrange(1, 45) for _ in range(3000)]
-    offsets = [rng.randrange(0, 70) for _ in range(3000)]
-    got = plan.point_sites(sites, tokens, offsets)
-    assert got == python_point_sites(sites, tokens, offsets)
-    assert -1 in array("i", got) and len({*array("i", got)}) > 100  # (found and missing points both)
+    points = [(rng.randrange(0, 70), rng.randrange(1, 900), rng.randrange(1, 80), rng.randrange(1, 900),
+               rng.randrange(1, 80), rng.randrange(1, 4)) for _ in range(3000)]
+    point_tokens = [0x06000000 | rng.randrange(1, 45) for _ in points]
+    order = rng.sample(range(len(points)), 2500)
+    got = plan.point_columns(points, point_tokens, order, sites)
+    assert got == python_point_columns(points, point_tokens, order, sites)
+    counters = array("i", got[-1])
+    assert -1 in counters and len({*counters}) > 100  # (found and missing counters both)
+    assert plan.point_columns([], [], [], sites) == python_point_columns([], [], [], sites)
 
 
-def test_point_sites_outside_the_native_range_fall_back_to_python():
-    sites = [(2**40, 1, 0), (-1, 3, 0), (7, 2, 0)]
-    tokens, offsets = [2**40, -1, 7, 8], [1, 3, 2, 2]
-    assert plan.point_sites(sites, tokens, offsets) == python_point_sites(sites, tokens, offsets)
+@pytest.mark.parametrize("case", ["site beyond 32 bits", "negative site", "point beyond int32"])
+def test_point_columns_outside_the_native_range_fall_back_to_python(case):
+    sites = [(7, 2, 0), (9, 1, 0)]
+    points = [(2, 10, 1, 10, 5, 1), (1, 11, 1, 11, 5, 1)]
+    point_tokens = [7, 9]
+    if case == "site beyond 32 bits":
+        sites.append((2**40, 1, 0))
+    elif case == "negative site":
+        sites.append((-1, 3, 0))
+    else:
+        points.append((0, 2**31, 1, 2**31, 5, 1))
+        point_tokens.append(7)
+    order = list(range(len(points)))[::-1]
+    if case == "point beyond int32":  # (array("i") cannot hold it either)
+        with pytest.raises(OverflowError):
+            plan.point_columns(points, point_tokens, order, sites)
+        return
+    assert plan.point_columns(points, point_tokens, order, sites) == python_point_columns(points, point_tokens,
+                                                                                          order, sites)

@@ -260,11 +260,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     renumber = [0] * len(points)
     for new, pid in enumerate(order):
         renumber[pid] = new
-    tokens = list(map(point_tokens.__getitem__, order))
-    ordered_points = list(map(points.__getitem__, order))
-    offsets, *spans = (list(map(itemgetter(i), ordered_points)) for i in range(5))  # (not zip(*): slow at 1M)
-    columns = [array("i", c).tobytes() for c in (tokens, offsets, *spans)]
-    columns.append(point_sites(module.sites, tokens, offsets))
+    columns = point_columns(points, point_tokens, order, module.sites)
     file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
                   {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
                  for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
@@ -286,15 +282,21 @@ class _Once:
         return self.seen.setdefault(key, value)
 
 
-def point_sites(sites: list, tokens: list[int], offsets: list[int]) -> bytes:
-    """For each point (tokens[i], offsets[i]): the index of its counter in `sites` (the last of equal sites),
-    -1 when the agent did not count it; as int32 bytes (the plan's "points" column). Native (C++ hashing of a
-    million sites instead of a dict of tuples); in Python for values the native one does not take."""
+def point_columns(points: list[tuple], point_tokens: list[int], order: list[int], sites: list) -> list[bytes]:
+    """The plan's per-point columns (int32 bytes) of the points `order` lists: their tokens, IL offsets, start
+    lines and columns, end lines and columns, and each one's counter in `sites` (the last of equal sites; -1 when
+    the agent did not count it). Native (no Python object per point and column); in Python for values the native
+    one does not take."""
     try:
-        return _native.point_sites(sites, tokens, offsets)
+        return _native.point_columns(points, point_tokens, order, sites)
     except (TypeError, ValueError, OverflowError):
-        site_of = dict(zip(sites, range(len(sites))))
-        return array("i", list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))).tobytes()
+        pass
+    tokens = list(map(point_tokens.__getitem__, order))
+    ordered = list(map(points.__getitem__, order))
+    offsets, *spans = (list(map(itemgetter(i), ordered)) for i in range(5))  # (not zip(*): slow at 1M)
+    site_of = dict(zip(sites, range(len(sites))))  # (the last of equal sites, as before)
+    counters = list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))
+    return [array("i", c).tobytes() for c in (tokens, offsets, *spans, counters)]
 
 
 def _lines_of(lines: dict[int, None], file_lines: list[int], position: dict[int, int]):
