@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from array import array
 from functools import partial
-from itertools import repeat
+from itertools import compress, groupby, repeat
 from operator import itemgetter
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCo
 _GENERATED_METHOD = re.compile(r"^<([^>]*)>")
 # The PDB's point tuples: (IL offset, start line, start column, end line, end column, document).
 _START, _END = itemgetter(1), itemgetter(3)
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 def _user_method(raw: dict, rid: int) -> int:
@@ -173,13 +174,23 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         of_file = list(map(points.__getitem__, ids))
         deciding = line_rule.deciding_lines(list(map(_START, of_file)), list(map(_END, of_file)), free)
         file_lines = list(deciding)
-        first = [ids[ix[0]] for ix in deciding.values()]
-        multi = {pos: [ids[i] for i in ix] for pos, ix in enumerate(deciding.values()) if len(ix) > 1}
-        for line, ix in deciding.items():
-            if len(ix) == 1:
-                cc, mc = owners_of[ix[0]]
-                cc.lines[line] = mc.lines[line] = None
-            else:
+        groups = list(deciding.values())
+        heads = list(map(_FIRST, groups))
+        first = list(map(ids.__getitem__, heads))
+        shared = list(compress(range(len(groups)), map((1).__lt__, map(len, groups))))  # lines of several points
+        multi = {pos: [ids[i] for i in groups[pos]] for pos in shared}
+        # Each line joins its point's class and method; runs of lines of one method at once (C-level updates in
+        # the same order as line by line), a line of several points joins each point's.
+        places = list(map(owners_of.__getitem__, heads))
+        for pos in shared:
+            places[pos] = None
+        for place, run in groupby(zip(file_lines, places, groups), key=_SECOND):
+            if place is not None:
+                run_lines = dict.fromkeys(map(_FIRST, run))
+                place[0].lines.update(run_lines)
+                place[1].lines.update(run_lines)
+                continue
+            for line, _none, ix in run:
                 for i in ix:
                     for owner in owners_of[i]:
                         owner.lines[line] = None

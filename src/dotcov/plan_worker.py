@@ -19,6 +19,8 @@ import pickle
 import subprocess
 import sys
 import threading
+from itertools import compress
+from operator import itemgetter
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable
@@ -39,7 +41,7 @@ class BranchWorker:
         if not start or not sys.executable or os.environ.get("DOTCOV_NO_WORKERS"):
             return
         raw = sym.raw
-        index = [i for i, s in enumerate(module.sites) if s[2]]
+        index = list(compress(range(len(module.sites)), map(itemgetter(2), module.sites)))  # (kind >= 1)
         sites = list(map(module.sites.__getitem__, index))
         job = (mapper.map(module.path), module.path, raw["mvid"], raw["pdb_id"], sites, index, mapper)
         try:
