@@ -31,7 +31,7 @@ from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCo
 _GENERATED_METHOD = re.compile(r"^<([^>]*)>")
 # The PDB's point tuples: (IL offset, start line, start column, end line, end column, document).
 _START, _END = itemgetter(1), itemgetter(3)
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_FIRST, _SECOND, _DOC = itemgetter(0), itemgetter(1), itemgetter(5)
 
 
 def _user_method(raw: dict, rid: int) -> int:
@@ -121,6 +121,43 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             continue  # e.g. a record's copy constructor: no statement the user wrote
         is_excluded = rid in excluded
         why = unmeasured.get(rid) or unmeasured.get(owner_rid)
+
+        def owner(path: str):
+            """The class and method this method's points in `path` count for, and the file's point lists."""
+            cc = classes.get((user_type, path))
+            if cc is None:
+                cc = classes[(user_type, path)] = _Class(class_name, path)
+            if generated:
+                mc = next((m for m in cc.methods if m.name == mname), None)
+                if mc is None:
+                    mc = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
+                    cc.methods.append(mc)
+            else:
+                mkey = (user_type, path, owner_rid)
+                mc = methods.get(mkey)
+                if mc is None:
+                    mc = methods[mkey] = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
+                    cc.methods.append(mc)
+            found = spans.get(path)
+            if found is None:
+                found = spans[path] = ([], [])
+            return (cc, mc), found
+
+        docs = set(map(_DOC, rid_points))
+        if not is_excluded and why is None and len(docs) == 1:
+            doc = docs.pop()
+            path = doc_paths[doc] if 0 < doc <= n_docs else None
+            if path is not None:  # (the usual method: its points at once, as the loop below would add them)
+                if path not in files:
+                    files[path] = {"excluded": set(), "not_measured": {}}
+                place, found = owner(path)
+                ids = range(len(points), len(points) + len(rid_points))
+                points.extend(rid_points)
+                point_tokens.extend(repeat(token, len(rid_points)))
+                place[1].points.extend(ids)
+                found[0].extend(ids)
+                found[1].extend(repeat(place, len(rid_points)))
+            continue
         last_path = fc = mc = place = found = None
         for p in rid_points:
             doc = p[5]
@@ -142,24 +179,8 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                     fc["not_measured"].setdefault(line, why)
                 continue
             if mc is None:
-                cc = classes.get((user_type, path))
-                if cc is None:
-                    cc = classes[(user_type, path)] = _Class(class_name, path)
-                if generated:
-                    mc = next((m for m in cc.methods if m.name == mname), None)
-                    if mc is None:
-                        mc = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
-                        cc.methods.append(mc)
-                else:
-                    mkey = (user_type, path, owner_rid)
-                    mc = methods.get(mkey)
-                    if mc is None:
-                        mc = methods[mkey] = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
-                        cc.methods.append(mc)
-                place = (cc, mc)
-                found = spans.get(path)
-                if found is None:
-                    found = spans[path] = ([], [])
+                place, found = owner(path)
+                mc = place[1]
             pid = len(points)
             points.append(p)
             point_tokens.append(token)
