@@ -60,7 +60,8 @@ def main() -> None:
         best = (w, c, k) if best is None or w < best[0] else best
         del plans
     print(f"make_plan of {len(modules)} modules: {best[0]:.2f} s wall, {best[1]:.2f} s CPU here + {best[2]:.2f} s in workers "
-          f"(best of {args.repeat}; load average {os.getloadavg()[0]:.2f})")
+          f"(best of {args.repeat}; load average {os.getloadavg()[0]:.2f}); peak RSS "
+          f"{_rss_mb(resource.RUSAGE_SELF)} MB here, {_rss_mb(resource.RUSAGE_CHILDREN)} MB in a worker")
     if args.dump or args.compare:
         plans = run()
         if args.dump:
@@ -79,6 +80,10 @@ def main() -> None:
 def _children_cpu() -> float:
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
+
+
+def _rss_mb(who: int) -> int:
+    return resource.getrusage(who).ru_maxrss // 1024
 
 
 if __name__ == "__main__":

@@ -63,7 +63,9 @@ UNCONDITIONAL = {BR_S, BR, LEAVE, LEAVE_S}
 _JUMPS = CONDITIONAL | UNCONDITIONAL  # (one membership test per instruction; SWITCH is in neither)
 _BRANCHES = CONDITIONAL | {SWITCH}
 _BR = {BR, BR_S}
-_OFFSET, _OPCODE, _OPERAND = itemgetter(0), itemgetter(1), itemgetter(2)
+_OFFSET, _OPCODE, _OPERAND = itemgetter(0), itemgetter(1), itemgetter(2)  # of an instruction
+_KIND = itemgetter(2)  # of a site (method token, IL offset, kind)
+_SITE, _HITS = itemgetter(0), itemgetter(1)  # of a (site, hits) pair
 LDC_I4 = set(range(LDC_I4_M1, LDC_I4_8 + 1)) | {LDC_I4_S, LDC_I4}
 CONSTANTS = LDC_I4 | {LDC_I8, LDNULL}
 ARITHMETIC = {ADD, SUB, CEQ, CGT, CGT_UN, CLT, CLT_UN}
@@ -705,9 +707,11 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     from dotcov import branch_notes, short_circuit, switch_arms  # switch_arms builds on this module's IL model
 
     hits = module.hits if hits is None else hits
-    counted = branch_hits(module.sites, hits)
-    values = value_hits(module.sites, hits)
-    operands = short_circuit.operand_hits(module.sites, hits)
+    # (the sequence points' counters, kind 0, are most of a module's and none of these: left out at C speed)
+    counters = list(compress(zip(module.sites, hits), map(_KIND, module.sites)))
+    counted = branch_hits(map(_SITE, counters), map(_HITS, counters))
+    values = value_hits(map(_SITE, counters), map(_HITS, counters))
+    operands = short_circuit.operand_hits(map(_SITE, counters), map(_HITS, counters))
     if not counted and not values and not operands:
         return []  # the agent measured no branches in this module
     raw = sym.raw
@@ -732,10 +736,13 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         by_method.setdefault(token & 0x00FFFFFF, [])
     records: list[BranchRecord] = []
 
+    mapped: dict[int, str | None] = {}
+
     def path_of_doc(doc: int) -> str | None:
-        if not 0 < doc <= len(documents):
-            return None
-        return path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
+        if doc not in mapped:  # (once per document)
+            mapped[doc] = None if not 0 < doc <= len(documents) else \
+                path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
+        return mapped[doc]
 
     for rid, found in sorted(by_method.items()):
         points = sorted(raw["sequence_points"].get(rid, []))
