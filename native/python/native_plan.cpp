@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace py = pybind11;
@@ -33,8 +32,20 @@ int32_t Int32(PyObject* value) {
   return static_cast<int32_t>(v);
 }
 
-py::bytes AsBytes(const std::vector<int32_t>& column) {
-  return py::bytes(reinterpret_cast<const char*>(column.data()), column.size() * sizeof(int32_t));
+// A new bytes object of n int32 values, filled through `data` (no copy: at a million points the fresh memory
+// itself is the cost).
+py::bytes Int32Bytes(size_t n, int32_t** data) {
+  PyObject* b = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n * sizeof(int32_t)));
+  if (b == nullptr) throw py::error_already_set();
+  *data = reinterpret_cast<int32_t*>(PyBytes_AS_STRING(b));
+  return py::reinterpret_steal<py::bytes>(b);
+}
+
+long long Kind(PyObject* site) {
+  if (!PyTuple_Check(site) || PyTuple_GET_SIZE(site) != 3) throw py::type_error("a site is a 3-tuple");
+  long long kind = PyLong_AsLongLong(PyTuple_GET_ITEM(site, 2));
+  if (kind == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return kind;
 }
 
 // The plan's per-point columns (plan.make_plan), each as int32 bytes (array("i").tobytes()), in `order`:
@@ -49,39 +60,51 @@ py::list PointColumns(const py::handle& points, const py::handle& tokens, const 
   CheckSequence(sites, "sites");
   Py_ssize_t n_points = PySequence_Fast_GET_SIZE(points.ptr());
   if (PySequence_Fast_GET_SIZE(tokens.ptr()) != n_points) throw py::value_error("points and tokens differ in length");
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(order.ptr());
+  auto n = static_cast<size_t>(PySequence_Fast_GET_SIZE(order.ptr()));
   Py_ssize_t n_sites = PySequence_Fast_GET_SIZE(sites.ptr());
   if (n_sites > INT32_MAX) throw py::value_error("too many sites");
-  std::vector<std::vector<int32_t>> columns(7, std::vector<int32_t>(static_cast<size_t>(n)));
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    long long k = PyLong_AsLongLong(Item(order.ptr(), i));
+  py::list out;
+  int32_t* col[7];
+  for (int32_t*& c : col) out.append(Int32Bytes(n, &c));
+  for (size_t i = 0; i < n; ++i) {
+    long long k = PyLong_AsLongLong(Item(order.ptr(), static_cast<Py_ssize_t>(i)));
     if (k == -1 && PyErr_Occurred()) throw py::error_already_set();
     if (k < 0 || k >= n_points) throw py::value_error("order: not a point");
     PyObject* p = Item(points.ptr(), static_cast<Py_ssize_t>(k));
     if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) < 5) throw py::type_error("a point is a tuple");
-    auto at = static_cast<size_t>(i);
-    columns[0][at] = Int32(Item(tokens.ptr(), static_cast<Py_ssize_t>(k)));
-    for (Py_ssize_t f = 0; f < 5; ++f) columns[static_cast<size_t>(f + 1)][at] = Int32(PyTuple_GET_ITEM(p, f));
+    col[0][i] = Int32(Item(tokens.ptr(), static_cast<Py_ssize_t>(k)));
+    for (Py_ssize_t f = 0; f < 5; ++f) col[f + 1][i] = Int32(PyTuple_GET_ITEM(p, f));
   }
-  std::unordered_map<uint64_t, int32_t> index;
-  index.reserve(static_cast<size_t>(n));
+  // An open-addressing table of (key, site index) of the (token, offset, 0) sites, the last one winning, at
+  // most half full: a std::unordered_map's node per site cost more than everything else here.
+  size_t n_keys = 0;
+  for (Py_ssize_t i = 0; i < n_sites; ++i) n_keys += Kind(Item(sites.ptr(), i)) == 0;
+  size_t capacity = 16;
+  int bits = 4;
+  while (capacity < n_keys * 2) capacity <<= 1, ++bits;
+  const uint64_t kEmpty = UINT64_MAX;  // the key of (2**32-1, 2**32-1), which no point (int32) can ask for
+  std::vector<uint64_t> keys(capacity, kEmpty);
+  std::vector<int32_t> values(capacity, -1);
+  auto slot = [&](uint64_t key) {
+    auto h = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - bits));  // (Fibonacci hashing)
+    while (keys[h] != kEmpty && keys[h] != key) h = (h + 1) & (capacity - 1);
+    return h;
+  };
   for (Py_ssize_t i = 0; i < n_sites; ++i) {
     PyObject* site = Item(sites.ptr(), i);
-    if (!PyTuple_Check(site) || PyTuple_GET_SIZE(site) != 3) throw py::type_error("a site is a 3-tuple");
-    long long kind = PyLong_AsLongLong(PyTuple_GET_ITEM(site, 2));
-    if (kind == -1 && PyErr_Occurred()) throw py::error_already_set();
-    if (kind != 0) continue;
-    index[Key(PyTuple_GET_ITEM(site, 0), PyTuple_GET_ITEM(site, 1))] = static_cast<int32_t>(i);
+    if (Kind(site) != 0) continue;
+    uint64_t key = Key(PyTuple_GET_ITEM(site, 0), PyTuple_GET_ITEM(site, 1));
+    if (key == kEmpty) continue;
+    size_t h = slot(key);
+    keys[h] = key;
+    values[h] = static_cast<int32_t>(i);
   }
-  for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
-    // (token and offset are int32 here: both >= 0 for a key)
-    int32_t t = columns[0][i], o = columns[1][i];
-    auto it = t < 0 || o < 0 ? index.end()
-                             : index.find(static_cast<uint64_t>(static_cast<uint32_t>(t)) << 32 | static_cast<uint32_t>(o));
-    columns[6][i] = it == index.end() ? -1 : it->second;
+  for (size_t i = 0; i < n; ++i) {
+    int32_t t = col[0][i], o = col[1][i];  // (a key only when both are >= 0)
+    col[6][i] = t < 0 || o < 0 ? -1
+                               : values[slot(static_cast<uint64_t>(static_cast<uint32_t>(t)) << 32 |
+                                             static_cast<uint32_t>(o))];
   }
-  py::list out;
-  for (const auto& column : columns) out.append(AsBytes(column));
   return out;
 }
 
