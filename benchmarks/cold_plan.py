@@ -4,7 +4,8 @@
     .venv/bin/python benchmarks/cold_plan.py DATA_DIR [--root DIR] [--repeat 1] [--dump FILE] [--profile]
 
 Reads the data and each module's symbols as `dotcov report` does (collector off, as api._no_gc), then times
-`make_plan` for every module (wall, this process's CPU and its workers' (plan_worker.py), best of REPEAT), without the plan cache. `--dump FILE`
+`make_plan` for every module (wall, this process's CPU and its workers' (plan_worker.py), best of REPEAT),
+without the plan cache. `--dump FILE`
 writes the plans (marshal, in module order) so two versions of dotcov can be compared (`--compare FILE`
 checks this run's plans equal those, with ==). `--profile` prints cProfile's top functions of one extra run.
 Run it in the directory the data was recorded in (or give `--root`), so paths are mapped as the CLI maps them.
@@ -59,7 +60,8 @@ def main() -> None:
         w, c, k = time.perf_counter() - w, time.process_time() - c, _children_cpu() - k
         best = (w, c, k) if best is None or w < best[0] else best
         del plans
-    print(f"make_plan of {len(modules)} modules: {best[0]:.2f} s wall, {best[1]:.2f} s CPU here + {best[2]:.2f} s in workers "
+    print(f"make_plan of {len(modules)} modules: {best[0]:.2f} s wall, {best[1]:.2f} s CPU here + "
+          f"{best[2]:.2f} s in workers "
           f"(best of {args.repeat}; load average {os.getloadavg()[0]:.2f}); peak RSS "
           f"{_rss_mb(resource.RUSAGE_SELF)} MB here, {_rss_mb(resource.RUSAGE_CHILDREN)} MB in a worker")
     if args.dump or args.compare:

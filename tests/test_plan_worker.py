@@ -124,3 +124,14 @@ def test_point_columns_outside_the_native_range_fall_back_to_python(case):
         return
     assert plan.point_columns(points, point_tokens, order, sites) == python_point_columns(points, point_tokens,
                                                                                           order, sites)
+
+
+def test_point_columns_of_values_that_are_not_ints_fall_back_to_python():
+    class Index:  # an int only through __index__ (which native code must not call: it could change the lists)
+        def __index__(self):
+            return 0
+
+    sites = [(7, 2, 0), (9, 1, Index())]
+    points, point_tokens, order = [(2, 10, 1, 10, 5, 1)], [7], [0]
+    assert plan.point_columns(points, point_tokens, order, sites) == python_point_columns(points, point_tokens,
+                                                                                          order, sites)

@@ -8,10 +8,17 @@ namespace py = pybind11;
 
 namespace {
 
+// An int's value. Only ints: PyLong_AsLongLong would call another object's __index__, Python code that could
+// change the lists read here.
+long long Long(PyObject* value) {
+  if (!PyLong_Check(value)) throw py::type_error("not an int");
+  return PyLong_AsLongLong(value);
+}
+
 // A (method token, IL offset) pair as one key; both are 32-bit unsigned in the data file.
 uint64_t Key(PyObject* token, PyObject* offset) {
-  long long t = PyLong_AsLongLong(token);
-  long long o = PyLong_AsLongLong(offset);
+  long long t = Long(token);
+  long long o = Long(offset);
   if ((t == -1 || o == -1) && PyErr_Occurred()) throw py::error_already_set();
   if (t < 0 || o < 0 || t > UINT32_MAX || o > UINT32_MAX) throw py::value_error("token or offset out of range");
   return static_cast<uint64_t>(t) << 32 | static_cast<uint64_t>(o);
@@ -22,11 +29,12 @@ PyObject* Item(PyObject* seq, Py_ssize_t i) {
 }
 
 void CheckSequence(const py::handle& seq, const char* what) {
-  if (!PyList_Check(seq.ptr()) && !PyTuple_Check(seq.ptr())) throw py::type_error(std::string(what) + ": list or tuple");
+  if (!PyList_Check(seq.ptr()) && !PyTuple_Check(seq.ptr()))
+    throw py::type_error(std::string(what) + ": list or tuple");
 }
 
 int32_t Int32(PyObject* value) {
-  long long v = PyLong_AsLongLong(value);
+  long long v = Long(value);
   if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   if (v < INT32_MIN || v > INT32_MAX) throw py::value_error("value out of the int32 range");
   return static_cast<int32_t>(v);
@@ -43,7 +51,7 @@ py::bytes Int32Bytes(size_t n, int32_t** data) {
 
 long long Kind(PyObject* site) {
   if (!PyTuple_Check(site) || PyTuple_GET_SIZE(site) != 3) throw py::type_error("a site is a 3-tuple");
-  long long kind = PyLong_AsLongLong(PyTuple_GET_ITEM(site, 2));
+  long long kind = Long(PyTuple_GET_ITEM(site, 2));
   if (kind == -1 && PyErr_Occurred()) throw py::error_already_set();
   return kind;
 }
@@ -67,7 +75,7 @@ py::list PointColumns(const py::handle& points, const py::handle& tokens, const 
   int32_t* col[7];
   for (int32_t*& c : col) out.append(Int32Bytes(n, &c));
   for (size_t i = 0; i < n; ++i) {
-    long long k = PyLong_AsLongLong(Item(order.ptr(), static_cast<Py_ssize_t>(i)));
+    long long k = Long(Item(order.ptr(), static_cast<Py_ssize_t>(i)));
     if (k == -1 && PyErr_Occurred()) throw py::error_already_set();
     if (k < 0 || k >= n_points) throw py::value_error("order: not a point");
     PyObject* p = Item(points.ptr(), static_cast<Py_ssize_t>(k));
