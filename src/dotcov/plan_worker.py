@@ -3,7 +3,8 @@ process, while plan.make_plan makes the rest of the plan on the other core.
 
 The worker is a fresh interpreter (`python -m dotcov.plan_worker`), not a fork: after a fork, every page of the
 report's process that either side then writes (a reference count is a write) is copied on first touch, and at a
-million statements that doubled the plan's CPU time on this machine (docs/benchmarks.md, issue 12's cold plan).
+million statements the report's process spent as much CPU with a forked child as without one (docs/benchmarks.md,
+"The cold plan").
 It gets what branch_rows reads that is not in the files: the branch-like counters (kind >= 1, with their
 indexes: the sequence points' counters are never read) and the path mapper; it reads the assembly's symbols and
 IL itself, checks the symbols are the ones the parent read (MVID and PDB id), and answers with the rows as
