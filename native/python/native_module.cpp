@@ -11,6 +11,7 @@
 #include "dotcov/data_file.h"
 #include "native_apply.h"
 #include "native_il.h"
+#include "native_plan.h"
 #include "native_symbols.h"
 
 namespace py = pybind11;
@@ -185,4 +186,5 @@ PYBIND11_MODULE(_native, m) {
   RegisterSymbols(m);
   RegisterIl(m);
   RegisterApply(m);
+  RegisterPlan(m);
 }

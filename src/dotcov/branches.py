@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import itemgetter
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -60,6 +62,10 @@ CONDITIONAL = UNARY_BRANCHES | COMPARE_BRANCHES
 UNCONDITIONAL = {BR_S, BR, LEAVE, LEAVE_S}
 _JUMPS = CONDITIONAL | UNCONDITIONAL  # (one membership test per instruction; SWITCH is in neither)
 _BRANCHES = CONDITIONAL | {SWITCH}
+_BR = {BR, BR_S}
+_OFFSET, _OPCODE, _OPERAND = itemgetter(0), itemgetter(1), itemgetter(2)  # of an instruction
+_KIND = itemgetter(2)  # of a site (method token, IL offset, kind)
+_SITE, _HITS = itemgetter(0), itemgetter(1)  # of a (site, hits) pair
 LDC_I4 = set(range(LDC_I4_M1, LDC_I4_8 + 1)) | {LDC_I4_S, LDC_I4}
 CONSTANTS = LDC_I4 | {LDC_I8, LDNULL}
 ARITHMETIC = {ADD, SUB, CEQ, CGT, CGT_UN, CLT, CLT_UN}
@@ -141,17 +147,20 @@ class MethodIL:
     visible_offsets: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self.index = {ins[0]: i for i, ins in enumerate(self.instructions)}
-        self.jump_targets: set[int] = {arg for _off, op, arg in self.instructions if op in _JUMPS}
-        for _off, op, arg in self.instructions:
-            if op == SWITCH:
-                self.jump_targets.update(arg)
+        # (C-level maps over the instructions, not Python loops: this runs for every method of a module)
+        ins = self.instructions
+        self._ops = ops = list(map(_OPCODE, ins))
+        self.index = dict(zip(map(_OFFSET, ins), range(len(ins))))
+        self.jump_targets: set[int] = set(compress(map(_OPERAND, ins), map(_JUMPS.__contains__, ops)))
+        if SWITCH in ops:
+            for _off, op, arg in ins:
+                if op == SWITCH:
+                    self.jump_targets.update(arg)
         for c in self.clauses:
             self.jump_targets.add(c[3])
         # Roslyn state machines start with `ldarg.0; ldfld <>1__state; stloc.0`.
         self.state_field = None
         self.state_local = None
-        ins = self.instructions
         if self.is_move_next and len(ins) >= 2 and ins[0][1] == LDARG_0 and ins[1][1] == LDFLD:
             self.state_field = ins[1][2]
             if len(ins) >= 3:
@@ -168,10 +177,19 @@ class MethodIL:
             found = self.__dict__["_branches"] = self._find_branches()
         return list(found)
 
+    def branches_into(self, offset: int) -> list[int]:
+        """The positions of the `br`/`br.s` instructions that jump to `offset`, in IL order."""
+        found = self.__dict__.get("_br_into")
+        if found is None:
+            found = self.__dict__["_br_into"] = {}
+            for k in compress(range(len(self._ops)), map(_BR.__contains__, self._ops)):
+                found.setdefault(self.instructions[k][2], []).append(k)
+        return found.get(offset, [])
+
     def _find_branches(self) -> list[Branch]:
         out = []
         ins = self.instructions
-        for i in [i for i, (_off, op, _arg) in enumerate(ins) if op in _BRANCHES]:
+        for i in compress(range(len(ins)), map(_BRANCHES.__contains__, self._ops)):
             off, op, arg = ins[i]
             nxt = ins[i + 1][0] if i + 1 < len(ins) else off + 1
             out.append(Branch(i, off, op, list(arg) if op == SWITCH else [arg], nxt))
@@ -464,9 +482,7 @@ def short_circuit_constants(il: MethodIL, b: Branch) -> dict[int, list[tuple[int
     preds = []
     if i > 0 and il.instructions[i - 1][1] not in UNCONDITIONAL and il.instructions[i - 1][1] not in CONDITIONAL:
         preds.append(i - 1)
-    for k, (off, op, arg) in enumerate(il.instructions):
-        if op in (BR, BR_S) and arg == join and k > 0:
-            preds.append(k - 1)
+    preds += [k - 1 for k in il.branches_into(join) if k > 0]
     if join not in il.jump_targets or len(preds) < 2:
         return None
     true_kind, false_kind = (2, 1) if b.opcode in BRANCH_IF_TRUE else (1, 2)
@@ -509,7 +525,7 @@ def tests_zero_comparison(il: MethodIL, b: Branch) -> bool:
             return False
         join = ins[i][0]
         preds = [i - 1] if i > 0 and ins[i - 1][1] not in UNCONDITIONAL and ins[i - 1][1] not in CONDITIONAL else []
-        preds += [k - 1 for k, (_off, op, arg) in enumerate(ins) if op in (BR, BR_S) and arg == join and k > 0]
+        preds += [k - 1 for k in il.branches_into(join) if k > 0]
         computed = [k for k in preds
                     if not (ins[k][1] in (LDC_I4_M1 + 1, LDC_I4_M1 + 2) and ins[k][0] in il.jump_targets)]
         if len(computed) != 1:
@@ -698,9 +714,11 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     from dotcov import branch_notes, short_circuit, switch_arms  # switch_arms builds on this module's IL model
 
     hits = module.hits if hits is None else hits
-    counted = branch_hits(module.sites, hits)
-    values = value_hits(module.sites, hits)
-    operands = short_circuit.operand_hits(module.sites, hits)
+    # (the sequence points' counters, kind 0, are most of a module's and none of these: left out at C speed)
+    counters = list(compress(zip(module.sites, hits), map(_KIND, module.sites)))
+    counted = branch_hits(map(_SITE, counters), map(_HITS, counters))
+    values = value_hits(map(_SITE, counters), map(_HITS, counters))
+    operands = short_circuit.operand_hits(map(_SITE, counters), map(_HITS, counters))
     if not counted and not values and not operands:
         return []  # the agent measured no branches in this module
     raw = sym.raw
@@ -725,10 +743,13 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         by_method.setdefault(token & 0x00FFFFFF, [])
     records: list[BranchRecord] = []
 
+    mapped: dict[int, str | None] = {}
+
     def path_of_doc(doc: int) -> str | None:
-        if not 0 < doc <= len(documents):
-            return None
-        return path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
+        if doc not in mapped:  # (once per document)
+            mapped[doc] = None if not 0 < doc <= len(documents) else \
+                path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
+        return mapped[doc]
 
     for rid, found in sorted(by_method.items()):
         points = sorted(raw["sequence_points"].get(rid, []))

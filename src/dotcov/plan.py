@@ -17,20 +17,22 @@ from __future__ import annotations
 import re
 from array import array
 from functools import partial
-from itertools import repeat
+from itertools import compress, groupby, repeat
 from operator import itemgetter
 from pathlib import Path
 
-from dotcov import branches, hit_exprs, lines as line_rule
+from dotcov import _native, branches, hit_exprs, lines as line_rule
 from dotcov.contexts import site_contexts
 from dotcov.exclusions import ExclusionOptions, excluded_methods
 from dotcov.filters import Filters
+from dotcov.plan_worker import BranchWorker
 from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCoverage, MethodCoverage, PointCoverage
 
 # `<Name>b__0_0`, `<Name>d__3`, `<Name>g__Local|0_0` -> Name
 _GENERATED_METHOD = re.compile(r"^<([^>]*)>")
 # The PDB's point tuples: (IL offset, start line, start column, end line, end column, document).
 _START, _END = itemgetter(1), itemgetter(3)
+_FIRST, _SECOND, _DOC = itemgetter(0), itemgetter(1), itemgetter(5)
 
 
 def _user_method(raw: dict, rid: int) -> int:
@@ -55,8 +57,34 @@ class _Method:
         self.index = (0, 0)  # (class, method) in the plan
 
 
+# A module with at least this many counters has its branches analysed by a worker meanwhile (plan_worker.py).
+WORKER_MIN_SITES = 50_000
+
+
 def make_plan(module, sym, options, mapper, checks) -> dict:
     """The hit-independent part of results.module_coverage (see the module docstring)."""
+    worker = BranchWorker(partial(branch_rows, module, sym, mapper), module, sym, mapper,
+                          start=len(module.hits) >= WORKER_MIN_SITES)
+    try:
+        return _make_plan(module, sym, options, mapper, checks, worker.result)
+    finally:
+        worker.close()
+
+
+def branch_rows(module, sym, mapper, hits: list | None = None) -> list[tuple]:
+    """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.py; `hits`
+    default hit_exprs.symbolic(module.sites)), as plain tuples (method token, offset, path, line, outcome kinds,
+    their codes, generated, is_switch, text, arms, notes): what make_plan keeps of them, in a form a worker
+    process can send (plan_worker.py)."""
+    encode = hit_exprs.encode
+    return [(r.method_token, r.offset, r.path, r.line, list(r.outcomes), [encode(h) for h in r.outcomes.values()],
+             r.generated, r.is_switch, r.text, r.arms, r.notes)
+            for r in branches.analyse(module, sym, assembly_path=mapper.map(module.path),
+                                      path_of=lambda doc: mapper.map(doc, near=module.path),
+                                      hits=hit_exprs.symbolic(module.sites) if hits is None else hits)]
+
+
+def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     raw = sym.raw
     name = raw["assembly_name"]
     filters = options.filters or Filters()
@@ -94,6 +122,43 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
             continue  # e.g. a record's copy constructor: no statement the user wrote
         is_excluded = rid in excluded
         why = unmeasured.get(rid) or unmeasured.get(owner_rid)
+
+        def owner(path: str):
+            """The class and method this method's points in `path` count for, and the file's point lists."""
+            cc = classes.get((user_type, path))
+            if cc is None:
+                cc = classes[(user_type, path)] = _Class(class_name, path)
+            if generated:
+                mc = next((m for m in cc.methods if m.name == mname), None)
+                if mc is None:
+                    mc = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
+                    cc.methods.append(mc)
+            else:
+                mkey = (user_type, path, owner_rid)
+                mc = methods.get(mkey)
+                if mc is None:
+                    mc = methods[mkey] = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
+                    cc.methods.append(mc)
+            found = spans.get(path)
+            if found is None:
+                found = spans[path] = ([], [])
+            return (cc, mc), found
+
+        docs = set(map(_DOC, rid_points))
+        if not is_excluded and why is None and len(docs) == 1:
+            doc = docs.pop()
+            path = doc_paths[doc] if 0 < doc <= n_docs else None
+            if path is not None:  # (the usual method: its points at once, as the loop below would add them)
+                if path not in files:
+                    files[path] = {"excluded": set(), "not_measured": {}}
+                place, found = owner(path)
+                ids = range(len(points), len(points) + len(rid_points))
+                points.extend(rid_points)
+                point_tokens.extend(repeat(token, len(rid_points)))
+                place[1].points.extend(ids)
+                found[0].extend(ids)
+                found[1].extend(repeat(place, len(rid_points)))
+            continue
         last_path = fc = mc = place = found = None
         for p in rid_points:
             doc = p[5]
@@ -115,24 +180,8 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
                     fc["not_measured"].setdefault(line, why)
                 continue
             if mc is None:
-                cc = classes.get((user_type, path))
-                if cc is None:
-                    cc = classes[(user_type, path)] = _Class(class_name, path)
-                if generated:
-                    mc = next((m for m in cc.methods if m.name == mname), None)
-                    if mc is None:
-                        mc = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
-                        cc.methods.append(mc)
-                else:
-                    mkey = (user_type, path, owner_rid)
-                    mc = methods.get(mkey)
-                    if mc is None:
-                        mc = methods[mkey] = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
-                        cc.methods.append(mc)
-                place = (cc, mc)
-                found = spans.get(path)
-                if found is None:
-                    found = spans[path] = ([], [])
+                place, found = owner(path)
+                mc = place[1]
             pid = len(points)
             points.append(p)
             point_tokens.append(token)
@@ -147,13 +196,23 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
         of_file = list(map(points.__getitem__, ids))
         deciding = line_rule.deciding_lines(list(map(_START, of_file)), list(map(_END, of_file)), free)
         file_lines = list(deciding)
-        first = [ids[ix[0]] for ix in deciding.values()]
-        multi = {pos: [ids[i] for i in ix] for pos, ix in enumerate(deciding.values()) if len(ix) > 1}
-        for line, ix in deciding.items():
-            if len(ix) == 1:
-                cc, mc = owners_of[ix[0]]
-                cc.lines[line] = mc.lines[line] = None
-            else:
+        groups = list(deciding.values())
+        heads = list(map(_FIRST, groups))
+        first = list(map(ids.__getitem__, heads))
+        shared = list(compress(range(len(groups)), map((1).__lt__, map(len, groups))))  # lines of several points
+        multi = {pos: [ids[i] for i in groups[pos]] for pos in shared}
+        # Each line joins its point's class and method; runs of lines of one method at once (C-level updates in
+        # the same order as line by line), a line of several points joins each point's.
+        places = list(map(owners_of.__getitem__, heads))
+        for pos in shared:
+            places[pos] = None
+        for place, run in groupby(zip(file_lines, places, groups), key=_SECOND):
+            if place is not None:
+                run_lines = dict.fromkeys(map(_FIRST, run))
+                place[0].lines.update(run_lines)
+                place[1].lines.update(run_lines)
+                continue
+            for line, _none, ix in run:
                 for i in ix:
                     for owner in owners_of[i]:
                         owner.lines[line] = None
@@ -180,19 +239,16 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
         for mi, mc in enumerate(cc.methods):
             mc.index = (ci, mi)
     # Branch outcomes as expressions of the counters (hit_exprs.py), on the lines of the files and methods kept.
-    records = branches.analyse(module, sym, assembly_path=mapper.map(module.path),
-                               path_of=lambda doc: mapper.map(doc, near=module.path),
-                               hits=hit_exprs.symbolic(module.sites))
-    records = [r for r in records if (r.method_token & 0x00FFFFFF) not in excluded
-               and _user_method(raw, r.method_token & 0x00FFFFFF) not in unmeasured
-               and (r.method_token & 0x00FFFFFF) not in unmeasured
-               and not (r.generated and not options.all_branches)]
+    records = [r for r in branch_rows() if (r[0] & 0x00FFFFFF) not in excluded
+               and _user_method(raw, r[0] & 0x00FFFFFF) not in unmeasured
+               and (r[0] & 0x00FFFFFF) not in unmeasured
+               and not (r[6] and not options.all_branches)]
     # Where each record lands (results.module_coverage's rules): a switch line without a point of its own, and
     # the method whose branches hold it.
     methods_at: dict[tuple[str, int], list[_Method]] = {}
     wanted: dict[str, set[int]] = {}
     for r in records:
-        wanted.setdefault(r.path, set()).add(r.line)
+        wanted.setdefault(r[2], set()).add(r[3])
     for cc in classes.values():
         lines_wanted = wanted.get(cc.filename)
         if lines_wanted:
@@ -205,22 +261,20 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
             owners.setdefault((cc.filename, mc.token), []).append(mc)
     record_rows = []
     once = _Once()  # (equal paths, texts, outcome kinds and notes as one object: marshal stores them once)
-    for r in records:
-        owner = 0x06000000 | _user_method(raw, r.method_token & 0x00FFFFFF)
+    for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes in records:
+        owner = 0x06000000 | _user_method(raw, token & 0x00FFFFFF)
         fix = None
-        if r.arms is not None and r.path in kept and r.line not in kept[r.path]:
-            fix = [m.index for m in owners.get((r.path, owner), [])]
+        if arms is not None and path in kept and line not in kept[path]:
+            fix = [m.index for m in owners.get((path, owner), [])]
             if fix:
-                kept[r.path].add(r.line)
-            for m in owners.get((r.path, owner), []):
-                methods_at.setdefault((r.path, r.line), []).append(m)
-        candidates = methods_at.get((r.path, r.line), [])
+                kept[path].add(line)
+            for m in owners.get((path, owner), []):
+                methods_at.setdefault((path, line), []).append(m)
+        candidates = methods_at.get((path, line), [])
         mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
-        kinds = list(r.outcomes)
-        codes = [hit_exprs.encode(r.outcomes[k]) for k in kinds]
-        record_rows.append((r.method_token, r.offset, once(r.path), r.line, once(kinds), codes,
-                            all(type(c) is int for c in codes), r.generated, r.is_switch, once(r.text),
-                            r.arms, once(r.notes), fix, mc.index if mc is not None else None))
+        record_rows.append((token, offset, once(path), line, once(kinds), codes,
+                            all(type(c) is int for c in codes), generated, is_switch, once(text),
+                            arms, once(notes), fix, mc.index if mc is not None else None))
     # Per-point columns, each method's points together (in the order read).
     class_rows = []
     order: list[int] = []  # new point number -> point id
@@ -239,15 +293,12 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
     renumber = [0] * len(points)
     for new, pid in enumerate(order):
         renumber[pid] = new
-    site_of = dict(zip(module.sites, range(len(module.sites))))  # (the last of equal sites, as before)
-    tokens = list(map(point_tokens.__getitem__, order))
-    offsets, *spans, _docs = zip(*map(points.__getitem__, order)) if order else ((),) * 6
-    columns = [tokens, offsets, *spans, list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))]
+    columns = point_columns(points, point_tokens, order, module.sites)
     file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
                   {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
                  for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
-            "points": [array("i", c).tobytes() for c in columns]}
+            "points": columns}
 
 
 class _Once:
@@ -262,6 +313,23 @@ class _Once:
         key = (type(value), tuple(value.items()) if type(value) is dict else
                tuple(value) if type(value) is list else value)
         return self.seen.setdefault(key, value)
+
+
+def point_columns(points: list[tuple], point_tokens: list[int], order: list[int], sites: list) -> list[bytes]:
+    """The plan's per-point columns (int32 bytes) of the points `order` lists: their tokens, IL offsets, start
+    lines and columns, end lines and columns, and each one's counter in `sites` (the last of equal sites; -1 when
+    the agent did not count it). Native (no Python object per point and column); in Python for values the native
+    one does not take."""
+    try:
+        return _native.point_columns(points, point_tokens, order, sites)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    tokens = list(map(point_tokens.__getitem__, order))
+    ordered = list(map(points.__getitem__, order))
+    offsets, *spans = (list(map(itemgetter(i), ordered)) for i in range(5))  # (not zip(*): slow at 1M)
+    site_of = dict(zip(sites, range(len(sites))))  # (the last of equal sites, as before)
+    counters = list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))
+    return [array("i", c).tobytes() for c in (tokens, offsets, *spans, counters)]
 
 
 def _lines_of(lines: dict[int, None], file_lines: list[int], position: dict[int, int]):
