@@ -11,6 +11,7 @@
 #include "dotcov/data_file.h"
 #include "native_il.h"
 #include "native_symbols.h"
+#include "native_xml.h"
 
 namespace py = pybind11;
 using namespace dotcov;
@@ -172,4 +173,5 @@ PYBIND11_MODULE(_native, m) {
   m.def("write_data_file", &WriteDataFile, py::arg("path"), py::arg("data"));
   RegisterSymbols(m);
   RegisterIl(m);
+  RegisterXml(m);
 }

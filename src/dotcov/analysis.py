@@ -30,7 +30,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
-from operator import attrgetter, countOf
+from itertools import chain
+from operator import attrgetter, countOf, eq, itemgetter, lt
 from typing import Callable, Iterable
 
 from dotcov.model import (
@@ -39,6 +40,7 @@ from dotcov.model import (
     ClassCoverage,
     CoverageResult,
     FileCoverage,
+    MethodCoverage,
     PointCoverage,
 )
 from dotcov.output import display_path, format_ranges, percent
@@ -234,14 +236,22 @@ def cyclomatic_complexity(branches: dict[int, BranchCoverage]) -> int:
     over the same outcomes the branch columns count. coverlet's max(1, outcomes) gives the same for a
     method without branches (1) and one with a single two-way condition (2).
     """
-    return 1 + sum(_decisions(b) for b in branches.values())
+    return 1 + _decisions(branches.values())
 
 
-def _decisions(b: BranchCoverage) -> int:
-    """What one line's outcomes add to the complexity (see `cyclomatic_complexity`)."""
-    if b.outcome_hits:  # (the common case, without `_outcomes`' copies)
-        return sum(max(0, len(hits) - 1) for _off, hits in b.outcome_hits)
-    return sum(max(0, len(hits) - 1) for _off, hits in _outcomes(b))
+def _decisions(lines: Iterable[BranchCoverage]) -> int:
+    """What these lines' outcomes add to a complexity (see `cyclomatic_complexity`): each branch instruction's
+    outcomes but the first (none for an instruction without outcomes). One pass at C speed over every line of a
+    file (`_unmerged_methods`), so the file's complexity costs no Python step per method or line."""
+    lines = list(lines)
+    per_line = list(map(_outcome_hits, lines))
+    if not all(per_line):  # (a hand-built line without them: `_outcomes`)
+        per_line = [hits or _outcomes(b) for hits, b in zip(per_line, lines)]
+    counts = list(map(len, map(_second, chain.from_iterable(per_line))))  # outcomes of each instruction
+    return sum(counts) - len(counts) + countOf(counts, 0)
+
+
+_outcome_hits, _second = attrgetter("outcome_hits"), itemgetter(1)
 
 
 def crap_score(complexity: int, covered: int, statements: int) -> float:
@@ -271,6 +281,7 @@ class MethodAnalysis:
     points: list[PointCoverage] = field(default_factory=list)  # in source order
     branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method
     _complexity: int | None = field(default=None, init=False, repr=False, compare=False)  # see `complexity`
+    _numbers: Numbers | None = field(default=None, init=False, repr=False, compare=False)  # see `numbers`
 
     @property
     def first_line(self) -> int:
@@ -301,15 +312,18 @@ class MethodAnalysis:
 
     @property
     def crap(self) -> float:
-        covered = sum(1 for h in self.lines.values() if h > 0)
-        return crap_score(self.complexity, covered, len(self.lines))
+        n = self.numbers
+        return crap_score(n.complexity, n.covered, n.statements)
 
     @property
     def numbers(self) -> Numbers:
-        n = line_numbers(self.lines, self.branches)
-        n.methods, n.methods_covered = 1, int(any(self.lines.values()))
-        n.complexity = self.complexity
-        return n
+        """Its numbers, computed when first asked for (the analysis is finished by then) and kept: readers
+        must not modify them."""
+        if self._numbers is None:
+            n = self._numbers = line_numbers(self.lines, self.branches)
+            n.methods, n.methods_covered = 1, int(any(self.lines.values()))
+            n.complexity = self.complexity
+        return self._numbers
 
 
 def _get_points(m: MethodAnalysis) -> list[PointCoverage]:
@@ -343,19 +357,24 @@ class ClassAnalysis:
     lines: dict[int, int] = field(default_factory=dict)
     methods: list[MethodAnalysis] = field(default_factory=list)
 
+    _numbers: Numbers | None = field(default=None, init=False, repr=False, compare=False)  # see `numbers`
+
     @property
     def numbers(self) -> Numbers:
-        n = line_numbers(self.lines)
-        branches: dict[int, BranchCoverage] = {}
-        for m in self.methods:
-            for line, b in m.branches.items():
-                branches.setdefault(line, b)  # a line's outcomes once, as its first method has them
-            n.methods += 1
-            n.methods_covered += int(any(m.lines.values()))
-            n.complexity += m.complexity
-        b = line_numbers(self.lines, branches)
-        n.branches, n.branches_covered, n.partial = b.branches, b.branches_covered, b.partial
-        return n
+        """Its numbers, computed when first asked for and kept (as `MethodAnalysis.numbers`)."""
+        if self._numbers is None:
+            n = line_numbers(self.lines)
+            branches: dict[int, BranchCoverage] = {}
+            for m in self.methods:
+                for line, b in m.branches.items():
+                    branches.setdefault(line, b)  # a line's outcomes once, as its first method has them
+                n.methods += 1
+                n.methods_covered += int(any(m.lines.values()))
+                n.complexity += m.complexity
+            b = line_numbers(self.lines, branches)
+            n.branches, n.branches_covered, n.partial = b.branches, b.branches_covered, b.partial
+            self._numbers = n
+        return self._numbers
 
 
 def merge_classes(classes: Iterable[ClassCoverage], memo: dict[int, ClassAnalysis] | None = None) -> list[ClassAnalysis]:
@@ -423,40 +442,66 @@ def _sorted_map(d: dict) -> dict:
 
 
 def _single_class(cc: ClassCoverage, memo: dict[int, ClassAnalysis] | None = None) -> ClassAnalysis:
-    """merge_classes of a class only one build has: the same result without copying points."""
+    """merge_classes of a class only one build has: the same result without copying points or maps (nothing
+    downstream modifies them), each step over all the class's methods at once."""
     if memo is not None:
         have = memo.get(id(cc))
         if have is None:
             have = memo[id(cc)] = _single_class(cc)
         return have
-    lines = dict(cc.lines)
-    methods = []
-    for mc in cc.methods:
-        if not mc.lines.keys() <= cc.lines.keys():  # (usually none: the class has every line of its methods)
+    measured = list(filter(_lines, cc.methods))  # (methods without lines are left out)
+    method_lines = list(map(_lines, measured))
+    lines = cc.lines
+    if not all(map(lines.__contains__, chain.from_iterable(method_lines))):  # (usually the class has them all)
+        lines = dict(lines)
+        for mc in measured:
             for line, hits in mc.lines.items():
                 if line not in cc.lines:
                     lines[line] = max(lines.get(line, 0), hits)
-        if not mc.lines:
-            continue
-        m = MethodAnalysis(mc.name, mc.signature, mc.token, _sorted_map(mc.lines), [], _sorted_map(mc.branches))
-        # (read when needed, sorted stably then: already sorted points keep their order)
-        _set_unsorted_points(m, partial(getattr, mc, "points"))  # (picklable, unlike a lambda)
-        methods.append(m)
-    methods.sort(key=lambda m: (m.first_line, m.name, m.signature))
+    method_lines = _sorted_maps(method_lines)
+    methods = list(map(_method_of, measured, method_lines, _sorted_maps(list(map(_branches, measured)))))
+    firsts = list(map(next, map(iter, method_lines)))
+    if not all(map(lt, firsts, firsts[1:])):  # by first line, name, signature (stable)
+        keys = list(zip(firsts, map(_name, measured), map(_signature, measured)))
+        methods = [methods[i] for i in sorted(range(len(keys)), key=keys.__getitem__)]
     return ClassAnalysis(cc.name, cc.filename, _sorted_map(lines), methods)
 
 
-def _unmerged_complexity(sources: list[ClassCoverage]) -> int | None:
-    """The complexity of classes that need no merging (each (type, file) once, each method once: what
-    `_single_class` analyses), from the model's methods as they are; None when some need merging."""
+def _sorted_maps(maps: list[dict]) -> list[dict]:
+    """Each map with its keys in ascending order: the same maps when they are, checked at C speed (all their keys
+    in one ascending run, as methods in source order have them; else map by map)."""
+    keys = list(chain.from_iterable(maps))
+    if keys == sorted(keys) or all(map(eq, map(list, maps), map(sorted, maps))):
+        return maps
+    return list(map(_sorted_map, maps))
+
+
+def _method_of(mc: MethodCoverage, lines: dict[int, int], branches: dict[int, BranchCoverage]) -> MethodAnalysis:
+    m = MethodAnalysis(mc.name, mc.signature, mc.token, lines, [], branches)
+    # The points read when needed, sorted stably then (already sorted points keep their order); as
+    # `_set_unsorted_points` (inline: one per method), through partial (picklable, unlike a lambda).
+    m._unsorted_points = partial(getattr, mc, "points")
+    return m
+
+
+def _unmerged_methods(sources: list[ClassCoverage]) -> tuple[int, int, int] | None:
+    """(methods, methods covered, complexity) of classes that need no merging (each (type, file) once, each
+    method once: what `_single_class` analyses), from the model's methods as they are, at C speed (no Python
+    step per method: a million-statement file set has a hundred thousand); None when some need merging."""
     if len({(cc.name, cc.filename) for cc in sources}) != len(sources):
         return None
-    total = 0
+    methods: list[MethodCoverage] = []
     for cc in sources:
-        if len({(mc.name, mc.signature) for mc in cc.methods}) != len(cc.methods):
+        if len(set(zip(map(_name, cc.methods), map(_signature, cc.methods)))) != len(cc.methods):
             return None
-        total += sum(cyclomatic_complexity(mc.branches) for mc in cc.methods if mc.lines)
-    return total
+        methods += cc.methods
+    measured = list(filter(_lines, methods))  # (methods without lines are not reported)
+    covered = sum(map(any, map(dict.values, map(_lines, measured))))
+    complexity = len(measured) + _decisions(chain.from_iterable(map(dict.values, map(_branches, measured))))
+    return len(measured), covered, complexity
+
+
+_name, _signature, _lines, _branches = (attrgetter(a) for a in ("name", "signature", "lines", "branches"))
 
 
 # --- files and assemblies -------------------------------------------------------------
@@ -496,6 +541,10 @@ class FileAnalysis:
         if numbers is not None:
             return f
         f.numbers.files = 1
+        unmerged = _unmerged_methods(sources)
+        if unmerged is not None:
+            f.numbers.methods, f.numbers.methods_covered, f.numbers.complexity = unmerged
+            return f
         # Methods (name and signature within a class; with lines), covered when any build ran them.
         methods: dict[tuple[str, str, str], bool] = {}
         for cc in sources:
@@ -505,11 +554,9 @@ class FileAnalysis:
                     methods[key] = methods.get(key, False) or any(mc.lines.values())
         f.numbers.methods = len(methods)
         f.numbers.methods_covered = sum(methods.values())
-        # Complexity sums the merged methods' (cyclomatic_complexity); the classes are merged for it only when
-        # a build's classes or methods need merging (so the table never merges them).
-        complexity = _unmerged_complexity(sources)
-        f.numbers.complexity = (complexity if complexity is not None
-                                else sum(m.complexity for c in f.classes for m in c.methods))
+        # Complexity sums the merged methods' (cyclomatic_complexity): here the classes are merged for it (the
+        # table merges them only when a build's classes or methods need merging).
+        f.numbers.complexity = sum(m.complexity for c in f.classes for m in c.methods)
         return f
 
     @property

@@ -54,12 +54,12 @@ against an element-by-element rendering; docs/benchmarks.md has the figures.
 from __future__ import annotations
 
 import os
-from bisect import bisect_left
 from dataclasses import dataclass
 from operator import countOf
 from pathlib import Path
 from typing import Iterator
 
+from dotcov._native import cobertura_lines
 from dotcov.analysis import Analysis, ClassAnalysis, MethodAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import relative_path, truncated_percent, write_atomic
@@ -122,50 +122,14 @@ def _branch_rate(covered: int, total: int, measured: bool) -> str:
 
 # --- XML writing -------------------------------------------------------------------
 
-# A line without branches, the common case (integers need no escaping). The `<lines>` of classes and methods
-# are written as one string each: every line's element joined by the newline and indentation of its depth.
-_PLAIN_LINE = '<line number="%d" hits="%d" branch="False" />'.__mod__
-
-
 def _outcomes(b: BranchCoverage) -> tuple[str, tuple[str, ...], int, int]:
     """What `line_branches` says of a line, as the writer writes it: the condition-coverage attribute, each
-    `<condition>` without its indentation, covered and total outcomes. Made once per method line, shared with
-    its class's line."""
+    `<condition>` without its indentation, covered and total outcomes (`_native.cobertura_lines` writes the
+    `<line>`). Made once per method line, shared with its class's line."""
     covered, total = min(b.covered, b.total), b.total
     conditions = tuple(f'<condition number="{attr(offset)}" type="{attr(kind)}" '
                        f'coverage="{truncated_percent(c, t)}%" />' for offset, kind, c, t in sorted(b.conditions))
     return f"{truncated_percent(covered, total)}% ({covered}/{total})", conditions, covered, total
-
-
-def _branch_line(number: int, hits: int, outcomes: tuple, indent: str) -> str:
-    """The `<line>` of a line with branch outcomes (`_outcomes`), at `indent`, without its first indentation
-    and last newline."""
-    coverage, conditions = outcomes[0], outcomes[1]
-    head = f'<line number="{number}" hits="{hits}" branch="True" condition-coverage="{coverage}"'
-    if not conditions:
-        return head + " />"
-    inner = indent + INDENT
-    rows = f"\n{inner}{INDENT}".join(conditions)
-    return f"{head}>\n{inner}<conditions>\n{inner}{INDENT}{rows}\n{inner}</conditions>\n{indent}</line>"
-
-
-def _sorted_lines(lines: dict[int, int]) -> dict[int, int]:
-    numbers = list(lines)
-    return lines if numbers == sorted(numbers) else dict(sorted(lines.items()))  # (the analysis keeps them sorted)
-
-
-def _lines_xml(lines: dict[int, int], texts: list[str], branches: dict[int, tuple], indent: str) -> str:
-    """`<lines>` at `indent`: `texts` (each line of the sorted `lines` as `_PLAIN_LINE`), those in `branches`
-    with their outcomes."""
-    if not lines:
-        return f"{indent}<lines />\n"
-    line_indent = indent + INDENT
-    if branches:
-        numbers = list(lines)
-        for number, b in branches.items():
-            if number in lines:
-                texts[bisect_left(numbers, number)] = _branch_line(number, lines[number], b, line_indent)
-    return f"{indent}<lines>\n{line_indent}" + ("\n" + line_indent).join(texts) + f"\n{indent}</lines>\n"
 
 
 def _method_branches(m: MethodAnalysis, memo: dict) -> dict[int, tuple]:
@@ -193,12 +157,10 @@ def _lines_rate(lines: dict[int, int]) -> str:
 
 def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo: dict) -> str:
     """One `<class>` at `indent`, with its methods and lines (`memo`: see `_method_branches`)."""
-    class_lines = _sorted_lines(cls.lines)
-    class_texts = list(map(_PLAIN_LINE, class_lines.items()))
-    by_line = dict(zip(class_lines, class_texts))
     class_branches: dict[int, tuple] = {}
     methods = []
     method_indent = indent + INDENT * 2
+    lines_indent = method_indent + INDENT
     for m in cls.methods:
         mbranches = _method_branches(m, memo)
         for line, b in mbranches.items():
@@ -208,12 +170,7 @@ def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo:
                        f'line-rate="{_lines_rate(m.lines)}" branch-rate="'
                        f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
                        f'complexity="{m.complexity}">\n')
-        lines = _sorted_lines(m.lines)
-        if lines.items() <= class_lines.items():  # (usually: the class's texts of the same lines and hits)
-            texts = list(map(by_line.__getitem__, lines))
-        else:
-            texts = list(map(_PLAIN_LINE, lines.items()))
-        methods.append(_lines_xml(lines, texts, mbranches, method_indent + INDENT))
+        methods.append(cobertura_lines(m.lines, mbranches, lines_indent))
         methods.append(f"{method_indent}</method>\n")
     found = class_branches.values()
     head = (f'{indent}<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
@@ -224,8 +181,7 @@ def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo:
         methods_xml = f"{indent}{INDENT}<methods>\n" + "".join(methods) + f"{indent}{INDENT}</methods>\n"
     else:
         methods_xml = f"{indent}{INDENT}<methods />\n"
-    return (head + methods_xml + _lines_xml(class_lines, class_texts, class_branches, indent + INDENT)
-            + f"{indent}</class>\n")
+    return head + methods_xml + cobertura_lines(cls.lines, class_branches, indent + INDENT) + f"{indent}</class>\n"
 
 
 def _source_of(root: str) -> str:
