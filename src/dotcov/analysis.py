@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import chain
-from operator import attrgetter, countOf, eq, itemgetter, lt
+from itertools import chain, repeat
+from operator import and_, attrgetter, countOf, eq, gt, itemgetter, lt
 from typing import Callable, Iterable
 
 from dotcov.model import (
@@ -43,7 +43,7 @@ from dotcov.model import (
     MethodCoverage,
     PointCoverage,
 )
-from dotcov.output import display_path, format_ranges, percent
+from dotcov.output import display_path, format_ranges, missed_ranges, percent
 
 
 # --- numbers -------------------------------------------------------------------
@@ -107,7 +107,8 @@ def line_numbers(lines: dict[int, int], branches: dict[int, BranchCoverage] | No
         covered = list(map(min, map(_covered, branches.values()), totals))
         n.branches = sum(totals)
         n.branches_covered = sum(covered)
-        n.partial = sum(1 for line, c, t in zip(branches, covered, totals) if c < t and lines.get(line, 0) > 0)
+        ran = map(gt, map(lines.get, branches, repeat(0)), repeat(0))
+        n.partial = sum(map(and_, map(lt, covered, totals), ran))  # (lines that ran with an outcome missed)
     return n
 
 
@@ -236,13 +237,18 @@ def cyclomatic_complexity(branches: dict[int, BranchCoverage]) -> int:
     over the same outcomes the branch columns count. coverlet's max(1, outcomes) gives the same for a
     method without branches (1) and one with a single two-way condition (2).
     """
-    return 1 + _decisions(branches.values())
+    n = 1  # (a loop: a method has few branch lines, and a hundred thousand methods ask)
+    for b in branches.values():
+        for _offset, hits in b.outcome_hits or _outcomes(b):
+            if hits:
+                n += len(hits) - 1
+    return n
 
 
 def _decisions(lines: Iterable[BranchCoverage]) -> int:
-    """What these lines' outcomes add to a complexity (see `cyclomatic_complexity`): each branch instruction's
-    outcomes but the first (none for an instruction without outcomes). One pass at C speed over every line of a
-    file (`_unmerged_methods`), so the file's complexity costs no Python step per method or line."""
+    """What these lines' outcomes add to a complexity, as `cyclomatic_complexity` counts them: each branch
+    instruction's outcomes but the first. One pass at C speed over every line of a file's methods
+    (`_unmerged_methods`), so the file's complexity costs no Python step per method or line."""
     lines = list(lines)
     per_line = list(map(_outcome_hits, lines))
     if not all(per_line):  # (a hand-built line without them: `_outcomes`)
@@ -387,8 +393,7 @@ def merge_classes(classes: Iterable[ClassCoverage], memo: dict[int, ClassAnalysi
     """
     classes = list(classes)
     count = Counter((cc.name, cc.filename) for cc in classes)
-    out = [_single_class(cc, memo) for cc in classes if count[(cc.name, cc.filename)] == 1
-           and len({(m.name, m.signature) for m in cc.methods}) == len(cc.methods)]
+    out = [_single_class(cc, memo) for cc in classes if count[(cc.name, cc.filename)] == 1 and _unique_methods(cc)]
     by_key: dict[tuple[str, str], ClassAnalysis] = {}
     methods: dict[tuple[str, str, str, str], MethodAnalysis] = {}
     points: dict[tuple[str, str, str, str], dict[tuple, PointCoverage]] = {}
@@ -492,13 +497,18 @@ def _unmerged_methods(sources: list[ClassCoverage]) -> tuple[int, int, int] | No
         return None
     methods: list[MethodCoverage] = []
     for cc in sources:
-        if len(set(zip(map(_name, cc.methods), map(_signature, cc.methods)))) != len(cc.methods):
+        if not _unique_methods(cc):
             return None
         methods += cc.methods
     measured = list(filter(_lines, methods))  # (methods without lines are not reported)
     covered = sum(map(any, map(dict.values, map(_lines, measured))))
     complexity = len(measured) + _decisions(chain.from_iterable(map(dict.values, map(_branches, measured))))
     return len(measured), covered, complexity
+
+
+def _unique_methods(cc: ClassCoverage) -> bool:
+    """Whether no two of the class's methods have the same name and signature (one build's class: none)."""
+    return len(set(zip(map(_name, cc.methods), map(_signature, cc.methods)))) == len(cc.methods)
 
 
 _name, _signature, _lines, _branches = (attrgetter(a) for a in ("name", "signature", "lines", "branches"))
@@ -531,15 +541,11 @@ class FileAnalysis:
 
     @classmethod
     def of(cls, fc: FileCoverage, assemblies: list[str], sources: list[ClassCoverage],
-           memo: dict[int, ClassAnalysis] | None = None, numbers: Numbers | None = None) -> FileAnalysis:
-        """`sources`: the model's classes in this file (every build's), merged lazily (`memo`: merge_classes).
-        `numbers`: the file's numbers when they are known (the same file and classes analysed already)."""
+           memo: dict[int, ClassAnalysis] | None = None) -> FileAnalysis:
+        """`sources`: the model's classes in this file (every build's), merged lazily (`memo`: merge_classes)."""
         f = cls(fc.path, fc.lines, fc.branches, fc.excluded, fc.not_measured, assemblies, fc.stale,
-                Numbers(**vars(numbers)) if numbers is not None else
                 line_numbers(fc.lines, fc.branches, len(fc.excluded), len(fc.not_measured)),
                 fc.contexts, lambda: merge_classes(sources, memo))
-        if numbers is not None:
-            return f
         f.numbers.files = 1
         unmerged = _unmerged_methods(sources)
         if unmerged is not None:
@@ -574,6 +580,10 @@ class FileAnalysis:
     def missed_lines(self) -> list[int]:
         return [n for n, h in self.lines.items() if h == 0]
 
+    def missing(self) -> str:
+        """The missed lines as ranges (`format_ranges` of its lines and `missed_lines()`; its lines are in order)."""
+        return missed_ranges(self.lines)
+
     def partial_lines(self) -> list[int]:
         return [n for n, b in self.branches.items() if b.covered < b.total and self.lines.get(n, 0) > 0]
 
@@ -598,11 +608,12 @@ class AssemblyAnalysis:
         return self._classes
 
 
-def _same_numbers(analysed: tuple[Numbers, int] | None, builds: list[FileCoverage],
-                  sources: list[ClassCoverage]) -> Numbers | None:
-    """An assembly's numbers of a file, when they are the report's too: the file has one build, and every class
-    in it is that assembly's (else None: the file is analysed again, its builds merged)."""
-    if analysed is None or len(builds) != 1 or analysed[1] != len(sources):
+def _same_file(analysed: tuple[FileAnalysis, int] | None, path: str, builds: list[FileCoverage],
+               sources: list[ClassCoverage]) -> FileAnalysis | None:
+    """An assembly's analysis of a file, when it is the report's too: the file has one build, and every class in it
+    is that assembly's (else None: the file is analysed again, its builds merged). Shared, not copied: readers
+    only read."""
+    if analysed is None or len(builds) != 1 or analysed[1] != len(sources) or analysed[0].path != path:
         return None
     return analysed[0]
 
@@ -646,7 +657,7 @@ class Analysis:
         classes_by_file: dict[str, list[ClassCoverage]] = {}
         assemblies = []
         memo: dict[int, ClassAnalysis] = {}  # each class one build has, analysed once (merge_classes)
-        analysed: dict[str, tuple[Numbers, int]] = {}  # path -> an assembly's numbers of it, with how many classes
+        analysed: dict[str, tuple[FileAnalysis, int]] = {}  # path -> an assembly's analysis of it, how many classes
         for asm in result.assemblies:
             files = _assembly_files(asm)
             by_file: dict[str, list[ClassCoverage]] = {}
@@ -667,12 +678,12 @@ class Analysis:
                     names.setdefault(path, set()).add(asm.name)
                 own.append(FileAnalysis.of(merge_files([fc]), [asm.name], sources, memo))
                 if fc is files.get(path):
-                    analysed[path] = (own[-1].numbers, len(sources))
+                    analysed[path] = (own[-1], len(sources))
             a = AssemblyAnalysis(asm.name, own, asm.classes, asm.not_loaded, _memo=memo)
             a.numbers = sum((f.numbers for f in own), Numbers())
             assemblies.append(a)
-        files = [FileAnalysis.of(merge_files(per_path[p], p), sorted(names[p]), classes_by_file.get(p, []), memo,
-                                 _same_numbers(analysed.get(p), per_path[p], classes_by_file.get(p, [])))
+        files = [_same_file(analysed.get(p), p, per_path[p], classes_by_file.get(p, []))
+                 or FileAnalysis.of(merge_files(per_path[p], p), sorted(names[p]), classes_by_file.get(p, []), memo)
                  for p in sorted(per_path)]
         totals = sum((f.numbers for f in files), Numbers())
         measured = any(fc.branches for asm in result.assemblies for fc in asm.files.values())

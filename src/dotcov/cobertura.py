@@ -132,46 +132,71 @@ def _outcomes(b: BranchCoverage) -> tuple[str, tuple[str, ...], int, int]:
     return f"{truncated_percent(covered, total)}% ({covered}/{total})", conditions, covered, total
 
 
-def _method_branches(m: MethodAnalysis, memo: dict) -> dict[int, tuple]:
-    """`_outcomes` of each of the method's lines that has outcomes (what `line_branches` gives); `memo` keeps
-    them by what they are made of, as many lines have the same."""
+class _Memo:
+    """What the classes of one document share, each made once: the `_outcomes` of a line by what they are made of
+    (many lines have the same), escaped names and signatures, rates by (covered, total)."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[tuple, tuple] = {}
+        self.escaped = _Made(attr)
+        self.rates = _Made(lambda key: rate(*key))
+
+
+class _Made(dict):
+    """key -> make(key), made when first asked for (a look-up at C speed after that)."""
+
+    def __init__(self, make) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        value = self[key] = self.make(key)
+        return value
+
+
+def _method_branches(m: MethodAnalysis, memo: _Memo) -> dict[int, tuple]:
+    """`_outcomes` of each of the method's lines that has outcomes (what `line_branches` gives)."""
     out = {}
     for line, b in m.branches.items():
         if b.total and line in m.lines:
             key = (b.covered, b.total, *b.conditions)
             try:
-                have = memo.get(key)
+                have = memo.outcomes.get(key)
             except TypeError:  # (conditions that are not tuples: not kept)
                 have = key = None
             if have is None:
                 have = _outcomes(b)
                 if key is not None:
-                    memo[key] = have
+                    memo.outcomes[key] = have
             out[line] = have
     return out
 
 
-def _lines_rate(lines: dict[int, int]) -> str:
-    return rate(len(lines) - countOf(lines.values(), 0), len(lines))  # (hits are never negative)
-
-
-def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo: dict) -> str:
-    """One `<class>` at `indent`, with its methods and lines (`memo`: see `_method_branches`)."""
+def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo: _Memo) -> str:
+    """One `<class>` at `indent`, with its methods and lines."""
+    escaped, rates = memo.escaped, memo.rates
+    no_branches = rates[0, 0] if measured else "0"
     class_branches: dict[int, tuple] = {}
     methods = []
     method_indent = indent + INDENT * 2
     lines_indent = method_indent + INDENT
     for m in cls.methods:
-        mbranches = _method_branches(m, memo)
-        for line, b in mbranches.items():
-            class_branches.setdefault(line, b)  # a line's outcomes as its first method has them
-        found = mbranches.values()
-        methods.append(f'{method_indent}<method name="{attr(m.name)}" signature="{attr(m.signature)}" '
-                       f'line-rate="{_lines_rate(m.lines)}" branch-rate="'
-                       f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
-                       f'complexity="{m.complexity}">\n')
-        methods.append(cobertura_lines(m.lines, mbranches, lines_indent))
-        methods.append(f"{method_indent}</method>\n")
+        lines = m.lines
+        branch_rate = no_branches
+        mbranches = _method_branches(m, memo) if m.branches else {}
+        if mbranches:
+            covered = total = 0
+            for line, b in mbranches.items():
+                class_branches.setdefault(line, b)  # a line's outcomes as its first method has them
+                covered += b[2]
+                total += b[3]
+            if measured:
+                branch_rate = rates[covered, total]
+        n = len(lines)
+        methods.append(f'{method_indent}<method name="{escaped[m.name]}" signature="{escaped[m.signature]}" '
+                       f'line-rate="{rates[n - countOf(lines.values(), 0), n]}" branch-rate="{branch_rate}" '
+                       f'complexity="{m.complexity}">\n{cobertura_lines(lines, mbranches, lines_indent)}'
+                       f'{method_indent}</method>\n')
     found = class_branches.values()
     head = (f'{indent}<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
             f'line-rate="{_lines_rate(cls.lines)}" branch-rate="'
@@ -184,6 +209,10 @@ def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo:
     return head + methods_xml + cobertura_lines(cls.lines, class_branches, indent + INDENT) + f"{indent}</class>\n"
 
 
+def _lines_rate(lines: dict[int, int]) -> str:
+    return rate(len(lines) - countOf(lines.values(), 0), len(lines))  # (hits are never negative)
+
+
 def _source_of(root: str) -> str:
     root = Path(root).as_posix()
     return root if root.endswith("/") else root + "/"
@@ -194,7 +223,7 @@ def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterat
     as it goes instead of holding the whole text and its bytes."""
     root = analysis.source_root
     measured = analysis.branches_measured
-    memo: dict = {}  # see _method_branches
+    memo = _Memo()
     total = analysis.totals
     w = XmlWriter(declaration=True)
     w.start("coverage", [
