@@ -89,7 +89,7 @@ def general_class(cls: ClassAnalysis, root: str, measured: bool, depth: int) -> 
 
 
 def fast_class(cls: ClassAnalysis, root: str = "/src", measured: bool = True, depth: int = 4) -> str:
-    return cobertura._class_xml(cls, root, measured, INDENT * depth, cobertura._Memo())
+    return cobertura._class_xml(cls, root, measured, INDENT * depth, cobertura._Memo()).decode("utf-8")
 
 
 def check(cls: ClassAnalysis, measured: bool = True) -> str:

@@ -59,7 +59,7 @@ from operator import countOf
 from pathlib import Path
 from typing import Iterator
 
-from dotcov._native import cobertura_lines
+from dotcov._native import cobertura_class
 from dotcov.analysis import Analysis, ClassAnalysis, MethodAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import relative_path, truncated_percent, write_atomic
@@ -172,14 +172,13 @@ def _method_branches(m: MethodAnalysis, memo: _Memo) -> dict[int, tuple]:
     return out
 
 
-def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo: _Memo) -> str:
-    """One `<class>` at `indent`, with its methods and lines."""
+def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo: _Memo) -> bytes:
+    """One `<class>` at `indent`, with its methods and lines, in UTF-8: every start tag made here, the rest by
+    `_native.cobertura_class`."""
     escaped, rates = memo.escaped, memo.rates
     no_branches = rates[0, 0] if measured else "0"
     class_branches: dict[int, tuple] = {}
     methods = []
-    method_indent = indent + INDENT * 2
-    lines_indent = method_indent + INDENT
     for m in cls.methods:
         lines = m.lines
         branch_rate = no_branches
@@ -193,20 +192,15 @@ def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo:
             if measured:
                 branch_rate = rates[covered, total]
         n = len(lines)
-        methods.append(f'{method_indent}<method name="{escaped[m.name]}" signature="{escaped[m.signature]}" '
-                       f'line-rate="{rates[n - countOf(lines.values(), 0), n]}" branch-rate="{branch_rate}" '
-                       f'complexity="{m.complexity}">\n{cobertura_lines(lines, mbranches, lines_indent)}'
-                       f'{method_indent}</method>\n')
+        methods.append((f'<method name="{escaped[m.name]}" signature="{escaped[m.signature]}" '
+                        f'line-rate="{rates[n - countOf(lines.values(), 0), n]}" branch-rate="{branch_rate}" '
+                        f'complexity="{m.complexity}">', lines, mbranches))
     found = class_branches.values()
-    head = (f'{indent}<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
-            f'line-rate="{_lines_rate(cls.lines)}" branch-rate="'
-            f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
-            f'complexity="{sum(m.complexity for m in cls.methods)}">\n')
-    if methods:
-        methods_xml = f"{indent}{INDENT}<methods>\n" + "".join(methods) + f"{indent}{INDENT}</methods>\n"
-    else:
-        methods_xml = f"{indent}{INDENT}<methods />\n"
-    return head + methods_xml + cobertura_lines(cls.lines, class_branches, indent + INDENT) + f"{indent}</class>\n"
+    start = (f'<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
+             f'line-rate="{_lines_rate(cls.lines)}" branch-rate="'
+             f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
+             f'complexity="{sum(m.complexity for m in cls.methods)}">')
+    return cobertura_class(start, methods, cls.lines, class_branches, indent)
 
 
 def _lines_rate(lines: dict[int, int]) -> str:
@@ -218,9 +212,9 @@ def _source_of(root: str) -> str:
     return root if root.endswith("/") else root + "/"
 
 
-def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterator[str]:
-    """The document in pieces (one per `<class>`, the rest in a few), so a writer can encode and write
-    as it goes instead of holding the whole text and its bytes."""
+def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterator[bytes]:
+    """The document in UTF-8 pieces (one per `<class>`, the rest in a few), so a writer can write as it goes
+    instead of holding the whole document."""
     root = analysis.source_root
     measured = analysis.branches_measured
     memo = _Memo()
@@ -259,7 +253,7 @@ def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterat
                 w.end("package")
                 continue
             w.start("classes")
-            yield "".join(w.parts)
+            yield "".join(w.parts).encode("utf-8")
             w.parts.clear()
             indent = INDENT * w.depth
             for cls in asm.classes:
@@ -268,16 +262,15 @@ def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterat
             w.end("package")
         w.end("packages")
     w.end("coverage")
-    yield "".join(w.parts)
+    yield "".join(w.parts).encode("utf-8")
 
 
 def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp: int | None = None) -> bytes:
     """The report as UTF-8 bytes (no BOM). `timestamp` (seconds) defaults to the result's."""
-    return b"".join(chunk.encode("utf-8") for chunk in _document(Analysis.of(result), version, timestamp))
+    return b"".join(_document(Analysis.of(result), version, timestamp))
 
 
 def write_cobertura(result: CoverageResult | Analysis, out_path: str | os.PathLike, *, version: str,
                     timestamp: int | None = None) -> None:
     """Writes `cobertura_xml` to `out_path`, replacing it whole (a reader never sees half a file)."""
-    chunks = _document(Analysis.of(result), version, timestamp)
-    write_atomic(out_path, (chunk.encode("utf-8") for chunk in chunks))
+    write_atomic(out_path, _document(Analysis.of(result), version, timestamp))
