@@ -45,10 +45,12 @@ Where it departs from coverlet, and why:
 * Everything is sorted (packages by name; classes by name, filename; methods by first line,
   name, signature; lines by number) and the timestamp is the data's, so output is stable.
 
-How it is written (for speed at a million lines): each `<class>` is one string, its `<line>`s
-formatted at C speed and shared between the class and its methods where they agree; the document goes
-out a class at a time (`write_cobertura` never holds all of it). tests/test_cobertura_fast.py checks this
-against an element-by-element rendering; docs/benchmarks.md has the figures.
+How it is written (for speed at a million lines): this module makes every start tag (escaped names, rates,
+complexity; names, rates and branch-line texts memoised per document), and `_native.cobertura_class`
+(native/python/native_xml.cpp) writes each `<class>` around them as UTF-8 bytes: the class's and its methods'
+`<line>`s, two million of them at a million statements. The document goes out a class at a time (`write_cobertura`
+never holds all of it). Not lxml: slower than formatting, see xmlwriter.py. tests/test_cobertura_fast.py checks
+this against an element-by-element rendering; docs/benchmarks.md has the figures.
 """
 
 from __future__ import annotations
