@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What `dotcov report` and `dotcov xml` spend after the model is built (issue 12, item 7).
 
-    .venv/bin/python benchmarks/report_phases.py DATA_DIR [--root DIR] [--repeat 3] [--profile PHASE]
+    .venv/bin/python benchmarks/report_phases.py DATA_DIR [--root DIR] [--repeat 3] [--only PHASE]... [--profile PHASE]
 
 Builds the model once (`api.Coverage(DATA_DIR).result()`, as the commands do: collector off, then frozen),
 then times each later phase REPEAT times in the same process and prints the best and the median wall time
