@@ -508,7 +508,10 @@ def _unmerged_methods(sources: list[ClassCoverage]) -> tuple[int, int, int] | No
 
 def _unique_methods(cc: ClassCoverage) -> bool:
     """Whether no two of the class's methods have the same name and signature (one build's class: none)."""
-    return len(set(zip(map(_name, cc.methods), map(_signature, cc.methods)))) == len(cc.methods)
+    n = len(cc.methods)
+    if len(set(map(_name, cc.methods))) == n:  # (no overloads: no pairs to make)
+        return True
+    return len(set(zip(map(_name, cc.methods), map(_signature, cc.methods)))) == n
 
 
 _name, _signature, _lines, _branches = (attrgetter(a) for a in ("name", "signature", "lines", "branches"))
