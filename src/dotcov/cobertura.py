@@ -126,7 +126,7 @@ def _branch_rate(covered: int, total: int, measured: bool) -> str:
 
 def _outcomes(b: BranchCoverage) -> tuple[str, tuple[str, ...], int, int]:
     """What `line_branches` says of a line, as the writer writes it: the condition-coverage attribute, each
-    `<condition>` without its indentation, covered and total outcomes (`_native.cobertura_lines` writes the
+    `<condition>` without its indentation, covered and total outcomes (`_native.cobertura_class` writes the
     `<line>`). Made once per method line, shared with its class's line."""
     covered, total = min(b.covered, b.total), b.total
     conditions = tuple(f'<condition number="{attr(offset)}" type="{attr(kind)}" '
