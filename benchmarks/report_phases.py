@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """What `dotcov report` and `dotcov xml` spend after the model is built (issue 12, item 7).
 
-    .venv/bin/python benchmarks/report_phases.py DATA_DIR [--root DIR] [--repeat 3] [--profile PHASE]
+    .venv/bin/python benchmarks/report_phases.py DATA_DIR [--root DIR] [--repeat 3] [--only PHASE]... [--profile PHASE]
 
 Builds the model once (`api.Coverage(DATA_DIR).result()`, as the commands do: collector off, then frozen),
-then times each later phase REPEAT times in the same process and prints the best and the median:
+then times each later phase REPEAT times in the same process and prints the best and the median wall time
+and the best CPU time (this process's user + system, `time.process_time`: steadier on a shared machine):
 `Analysis.of` (the analysis layer), `render_table` (the terminal table, `-m`), `cobertura_xml` (the Cobertura
 document in memory) and `write_cobertura` (the same, written to a file under /tmp). Each phase runs as the
 commands run it: the collector off (`api._no_gc`); `Analysis.of` is timed on the model, each writer on a
@@ -32,6 +33,8 @@ def main() -> None:
     ap.add_argument("--root", type=Path, default=None, help="source root (default: the current directory)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--profile", choices=["analysis", "table", "xml", "write"], default=None)
+    ap.add_argument("--only", action="append", choices=["analysis", "table", "xml", "write"],
+                    help="time only these phases (repeatable; default: all)")
     args = ap.parse_args()
 
     from dotcov.analysis import Analysis
@@ -58,18 +61,21 @@ def main() -> None:
         "xml": lambda: (lambda a: lambda: cobertura_xml(a, version="bench"))(fresh()),
         "write": lambda: (lambda a: lambda: write_cobertura(a, out, version="bench"))(fresh()),
     }
-    print(f"| phase | best s | median s | (of {args.repeat}; load average {os.getloadavg()[0]:.1f}) |")
-    print("|---|---:|---:|---|")
+    print(f"| phase | best s | median s | best CPU s | (of {args.repeat}; load average {os.getloadavg()[0]:.1f}) |")
+    print("|---|---:|---:|---:|---|")
     for name, make in phases.items():
-        times = []
+        if args.only and name not in args.only:
+            continue
+        times, cpu = [], []
         for _ in range(args.repeat):
             run = make()
             with _no_gc():
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 run()
                 times.append(time.perf_counter() - t)
+                cpu.append(time.process_time() - c)
             gc.collect()
-        print(f"| {name} | {min(times):.3f} | {statistics.median(times):.3f} | |")
+        print(f"| {name} | {min(times):.3f} | {statistics.median(times):.3f} | {min(cpu):.3f} | |")
     if args.profile:
         prof = cProfile.Profile()
         with _no_gc():

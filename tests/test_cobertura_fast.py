@@ -18,7 +18,7 @@ from test_report import sample_result  # noqa: E402
 
 from dotcov import cobertura, output  # noqa: E402
 from dotcov.analysis import (Analysis, ClassAnalysis, MethodAnalysis, _set_unsorted_points,  # noqa: E402
-                             line_numbers, point_order)
+                             crap_score, cyclomatic_complexity, line_numbers, merge_classes, point_order)
 from dotcov.cobertura import cobertura_xml, line_branches, write_cobertura  # noqa: E402
 from dotcov.model import (AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult,  # noqa: E402
                           FileCoverage, MethodCoverage, PointCoverage)
@@ -89,7 +89,7 @@ def general_class(cls: ClassAnalysis, root: str, measured: bool, depth: int) -> 
 
 
 def fast_class(cls: ClassAnalysis, root: str = "/src", measured: bool = True, depth: int = 4) -> str:
-    return cobertura._class_xml(cls, root, measured, INDENT * depth, {})
+    return cobertura._class_xml(cls, root, measured, INDENT * depth, cobertura._Memo()).decode("utf-8")
 
 
 def check(cls: ClassAnalysis, measured: bool = True) -> str:
@@ -273,3 +273,105 @@ def test_a_file_with_classes_of_an_assembly_that_does_not_list_it_counts_them():
     f = Analysis.of(CoverageResult([a, b], "/src")).files[0]
     assert f.path == "/src/F.cs"
     assert (f.numbers.methods, f.numbers.methods_covered, f.numbers.complexity) == (2, 1, 4)
+
+
+def _random_class(rng: random.Random, name: str, zero: bool = False, seed_hits=None) -> ClassCoverage:
+    """A model class with methods out of order, unsorted maps, method lines the class lacks, consistent branches
+    (`zero`: the same class with no hits, a build that ran nothing)."""
+    methods = []
+    for k in range(rng.randint(0, 6)):
+        numbers = rng.sample(range(1, 90), rng.randint(0, 7))
+        lines = {n: 0 if zero else rng.choice([0, 1, 3]) for n in numbers}
+        branches = {}
+        for n in numbers[:rng.randint(0, 2)]:
+            per = [(rng.randint(0, 50), [0 if zero else rng.choice([0, 2]) for _ in range(rng.choice([1, 2, 3]))])
+                   for _ in range(rng.randint(1, 2))]
+            conds = [(off, "switch" if len(h) > 2 else "jump", sum(1 for x in h if x), len(h)) for off, h in per]
+            branches[n] = BranchCoverage(sum(c[2] for c in conds), sum(c[3] for c in conds), [], conds, per)
+        points = [PointCoverage(k + 1, i * 2, n, 1, n, 9, lines[n]) for i, n in enumerate(numbers)]
+        methods.append(MethodCoverage(f"M{rng.randint(0, 3)}_{k}", "()", lines, points, token=k + 1,
+                                      branches=branches))
+    class_lines = {}
+    for m in methods:
+        for n, h in m.lines.items():
+            if rng.random() < 0.85:
+                class_lines[n] = h
+    return ClassCoverage(name, "/src/R.cs", methods, class_lines)
+
+
+def _as_zero(cc: ClassCoverage) -> ClassCoverage:
+    def zero_branch(b):
+        per = [(off, [0] * len(h)) for off, h in b.outcome_hits]
+        return BranchCoverage(0, b.total, [], [(c[0], c[1], 0, c[3]) for c in b.conditions], per)
+    methods = [MethodCoverage(m.name, m.signature, {n: 0 for n in m.lines},
+                              [PointCoverage(p.method_token, p.il_offset, p.start_line, p.start_column, p.end_line,
+                                             p.end_column, 0) for p in m.points], m.token,
+                              {n: zero_branch(b) for n, b in m.branches.items()}) for m in cc.methods]
+    return ClassCoverage(cc.name, cc.filename, methods, {n: 0 for n in cc.lines})
+
+
+def _shape(c: ClassAnalysis):
+    return (c.name, c.filename, list(c.lines.items()),
+            [(m.name, m.signature, m.token, list(m.lines.items()), m.complexity, m.numbers,
+              [(n, b.covered, b.total, list(b.conditions), [(o, list(h)) for o, h in b.outcome_hits])
+               for n, b in m.branches.items()],
+              [(p.start_line, p.il_offset, p.hits) for p in m.points]) for m in c.methods])
+
+
+def test_a_class_one_build_has_is_analysed_as_the_general_merge_does():
+    # the single-build shortcut (`_single_class`) against the general merge of the same class with a build that
+    # ran nothing (every hit 0: the same lines, outcomes, order and points)
+    rng = random.Random(715)
+    for _ in range(300):
+        cc = _random_class(rng, "N.R")
+        if len({(m.name, m.signature) for m in cc.methods}) != len(cc.methods):
+            continue
+        single = merge_classes([cc])
+        general = merge_classes([cc, _as_zero(cc)])
+        assert [_shape(c) for c in single] == [_shape(c) for c in general]
+
+
+def test_file_complexity_and_methods_at_c_speed_are_the_merged_methods():
+    # `_unmerged_methods` (no Python step per method) against the sum over the analysed methods, with lines
+    # without outcome_hits, instructions without outcomes and methods without lines
+    rng = random.Random(12)
+    for _ in range(200):
+        classes = [_random_class(rng, f"N.C{i}") for i in range(rng.randint(1, 3))]
+        for c in classes:
+            for m in c.methods:
+                for b in m.branches.values():
+                    if rng.random() < 0.2:
+                        b.outcome_hits = []
+                    elif rng.random() < 0.2:
+                        b.outcome_hits.append((99, []))
+            c.methods = [m for i, m in enumerate(c.methods) if len({(x.name, x.signature) for x in c.methods[:i + 1]}) == i + 1]
+        result = CoverageResult([AssemblyCoverage("A", classes, {"/src/R.cs": FileCoverage(
+            "/src/R.cs", {n: h for c in classes for n, h in c.lines.items()})})], "/src")
+        f = Analysis.of(result).files[0]
+        methods = [m for c in f.classes for m in c.methods]
+        assert f.numbers.complexity == sum(cyclomatic_complexity(m.branches) for m in methods)
+        assert (f.numbers.methods, f.numbers.methods_covered) == (len(methods), sum(any(m.lines.values())
+                                                                                     for m in methods))
+
+
+def test_method_and_class_numbers_are_computed_once():
+    m = MethodAnalysis("M", "()", 1, {3: 1, 4: 0}, branches={3: branch(1, 2, [(0, "jump", 1, 2)], [(0, [1, 0])])})
+    c = ClassAnalysis("C", "/src/C.cs", {3: 1, 4: 0}, [m])
+    assert m.numbers is m.numbers and c.numbers is c.numbers
+    assert (m.numbers.statements, m.numbers.missed, m.numbers.branches, m.numbers.partial, m.numbers.complexity) == \
+        (2, 1, 2, 1, 2)
+    assert m.crap == crap_score(2, 1, 2)
+
+
+def test_native_class_writer_refuses_what_it_cannot_write():
+    from dotcov._native import cobertura_class
+
+    with pytest.raises(TypeError):
+        cobertura_class("<class>", [("<method>", {1.5: 1}, {})], {}, {}, "")  # a line number that is no int
+    with pytest.raises(TypeError):
+        cobertura_class("<class>", [("<method>", {1: 1})], {}, {}, "")  # not (start, lines, branches)
+    with pytest.raises(TypeError):
+        cobertura_class("<class>", [], {1: 1}, {1: "50%"}, "")  # outcomes that are not a tuple
+    assert cobertura_class("<c>", [], {2: True, 1: 2.0}, {}, "") == \
+        b'<c>\n  <methods />\n  <lines>\n    <line number="1" hits="2" branch="False" />\n' \
+        b'    <line number="2" hits="1" branch="False" />\n  </lines>\n</class>\n'  # as "%d" writes them

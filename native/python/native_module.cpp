@@ -13,6 +13,7 @@
 #include "native_il.h"
 #include "native_plan.h"
 #include "native_symbols.h"
+#include "native_xml.h"
 
 namespace py = pybind11;
 using namespace dotcov;
@@ -187,4 +188,5 @@ PYBIND11_MODULE(_native, m) {
   RegisterIl(m);
   RegisterApply(m);
   RegisterPlan(m);
+  RegisterXml(m);
 }

@@ -30,7 +30,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
-from operator import attrgetter, countOf
+from itertools import chain, repeat
+from operator import and_, attrgetter, countOf, eq, gt, itemgetter, lt
 from typing import Callable, Iterable
 
 from dotcov.model import (
@@ -39,9 +40,10 @@ from dotcov.model import (
     ClassCoverage,
     CoverageResult,
     FileCoverage,
+    MethodCoverage,
     PointCoverage,
 )
-from dotcov.output import display_path, format_ranges, percent
+from dotcov.output import display_path, format_ranges, missed_ranges, percent
 
 
 # --- numbers -------------------------------------------------------------------
@@ -105,7 +107,8 @@ def line_numbers(lines: dict[int, int], branches: dict[int, BranchCoverage] | No
         covered = list(map(min, map(_covered, branches.values()), totals))
         n.branches = sum(totals)
         n.branches_covered = sum(covered)
-        n.partial = sum(1 for line, c, t in zip(branches, covered, totals) if c < t and lines.get(line, 0) > 0)
+        ran = map(gt, map(lines.get, branches, repeat(0)), repeat(0))
+        n.partial = sum(map(and_, map(lt, covered, totals), ran))  # (lines that ran with an outcome missed)
     return n
 
 
@@ -234,14 +237,27 @@ def cyclomatic_complexity(branches: dict[int, BranchCoverage]) -> int:
     over the same outcomes the branch columns count. coverlet's max(1, outcomes) gives the same for a
     method without branches (1) and one with a single two-way condition (2).
     """
-    return 1 + sum(_decisions(b) for b in branches.values())
+    n = 1  # (a loop: a method has few branch lines, and a hundred thousand methods ask)
+    for b in branches.values():
+        for _offset, hits in b.outcome_hits or _outcomes(b):
+            if hits:
+                n += len(hits) - 1
+    return n
 
 
-def _decisions(b: BranchCoverage) -> int:
-    """What one line's outcomes add to the complexity (see `cyclomatic_complexity`)."""
-    if b.outcome_hits:  # (the common case, without `_outcomes`' copies)
-        return sum(max(0, len(hits) - 1) for _off, hits in b.outcome_hits)
-    return sum(max(0, len(hits) - 1) for _off, hits in _outcomes(b))
+def _decisions(lines: Iterable[BranchCoverage]) -> int:
+    """What these lines' outcomes add to a complexity, as `cyclomatic_complexity` counts them: each branch
+    instruction's outcomes but the first. One pass at C speed over every line of a file's methods
+    (`_unmerged_methods`), so the file's complexity costs no Python step per method or line."""
+    lines = list(lines)
+    per_line = list(map(_outcome_hits, lines))
+    if not all(per_line):  # (a hand-built line without them: `_outcomes`)
+        per_line = [hits or _outcomes(b) for hits, b in zip(per_line, lines)]
+    counts = list(map(len, map(_second, chain.from_iterable(per_line))))  # outcomes of each instruction
+    return sum(counts) - len(counts) + countOf(counts, 0)
+
+
+_outcome_hits, _second = attrgetter("outcome_hits"), itemgetter(1)
 
 
 def crap_score(complexity: int, covered: int, statements: int) -> float:
@@ -271,6 +287,7 @@ class MethodAnalysis:
     points: list[PointCoverage] = field(default_factory=list)  # in source order
     branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method
     _complexity: int | None = field(default=None, init=False, repr=False, compare=False)  # see `complexity`
+    _numbers: Numbers | None = field(default=None, init=False, repr=False, compare=False)  # see `numbers`
 
     @property
     def first_line(self) -> int:
@@ -301,15 +318,18 @@ class MethodAnalysis:
 
     @property
     def crap(self) -> float:
-        covered = sum(1 for h in self.lines.values() if h > 0)
-        return crap_score(self.complexity, covered, len(self.lines))
+        n = self.numbers
+        return crap_score(n.complexity, n.covered, n.statements)
 
     @property
     def numbers(self) -> Numbers:
-        n = line_numbers(self.lines, self.branches)
-        n.methods, n.methods_covered = 1, int(any(self.lines.values()))
-        n.complexity = self.complexity
-        return n
+        """Its numbers, computed when first asked for (the analysis is finished by then) and kept: readers
+        must not modify them."""
+        if self._numbers is None:
+            n = self._numbers = line_numbers(self.lines, self.branches)
+            n.methods, n.methods_covered = 1, int(any(self.lines.values()))
+            n.complexity = self.complexity
+        return self._numbers
 
 
 def _get_points(m: MethodAnalysis) -> list[PointCoverage]:
@@ -343,19 +363,24 @@ class ClassAnalysis:
     lines: dict[int, int] = field(default_factory=dict)
     methods: list[MethodAnalysis] = field(default_factory=list)
 
+    _numbers: Numbers | None = field(default=None, init=False, repr=False, compare=False)  # see `numbers`
+
     @property
     def numbers(self) -> Numbers:
-        n = line_numbers(self.lines)
-        branches: dict[int, BranchCoverage] = {}
-        for m in self.methods:
-            for line, b in m.branches.items():
-                branches.setdefault(line, b)  # a line's outcomes once, as its first method has them
-            n.methods += 1
-            n.methods_covered += int(any(m.lines.values()))
-            n.complexity += m.complexity
-        b = line_numbers(self.lines, branches)
-        n.branches, n.branches_covered, n.partial = b.branches, b.branches_covered, b.partial
-        return n
+        """Its numbers, computed when first asked for and kept (as `MethodAnalysis.numbers`)."""
+        if self._numbers is None:
+            n = line_numbers(self.lines)
+            branches: dict[int, BranchCoverage] = {}
+            for m in self.methods:
+                for line, b in m.branches.items():
+                    branches.setdefault(line, b)  # a line's outcomes once, as its first method has them
+                n.methods += 1
+                n.methods_covered += int(any(m.lines.values()))
+                n.complexity += m.complexity
+            b = line_numbers(self.lines, branches)
+            n.branches, n.branches_covered, n.partial = b.branches, b.branches_covered, b.partial
+            self._numbers = n
+        return self._numbers
 
 
 def merge_classes(classes: Iterable[ClassCoverage], memo: dict[int, ClassAnalysis] | None = None) -> list[ClassAnalysis]:
@@ -368,8 +393,7 @@ def merge_classes(classes: Iterable[ClassCoverage], memo: dict[int, ClassAnalysi
     """
     classes = list(classes)
     count = Counter((cc.name, cc.filename) for cc in classes)
-    out = [_single_class(cc, memo) for cc in classes if count[(cc.name, cc.filename)] == 1
-           and len({(m.name, m.signature) for m in cc.methods}) == len(cc.methods)]
+    out = [_single_class(cc, memo) for cc in classes if count[(cc.name, cc.filename)] == 1 and _unique_methods(cc)]
     by_key: dict[tuple[str, str], ClassAnalysis] = {}
     methods: dict[tuple[str, str, str, str], MethodAnalysis] = {}
     points: dict[tuple[str, str, str, str], dict[tuple, PointCoverage]] = {}
@@ -423,40 +447,74 @@ def _sorted_map(d: dict) -> dict:
 
 
 def _single_class(cc: ClassCoverage, memo: dict[int, ClassAnalysis] | None = None) -> ClassAnalysis:
-    """merge_classes of a class only one build has: the same result without copying points."""
+    """merge_classes of a class only one build has: the same result without copying points or maps (nothing
+    downstream modifies them), each step over all the class's methods at once."""
     if memo is not None:
         have = memo.get(id(cc))
         if have is None:
             have = memo[id(cc)] = _single_class(cc)
         return have
-    lines = dict(cc.lines)
-    methods = []
-    for mc in cc.methods:
-        if not mc.lines.keys() <= cc.lines.keys():  # (usually none: the class has every line of its methods)
+    measured = list(filter(_lines, cc.methods))  # (methods without lines are left out)
+    method_lines = list(map(_lines, measured))
+    lines = cc.lines
+    if not all(map(lines.__contains__, chain.from_iterable(method_lines))):  # (usually the class has them all)
+        lines = dict(lines)
+        for mc in measured:
             for line, hits in mc.lines.items():
                 if line not in cc.lines:
                     lines[line] = max(lines.get(line, 0), hits)
-        if not mc.lines:
-            continue
-        m = MethodAnalysis(mc.name, mc.signature, mc.token, _sorted_map(mc.lines), [], _sorted_map(mc.branches))
-        # (read when needed, sorted stably then: already sorted points keep their order)
-        _set_unsorted_points(m, partial(getattr, mc, "points"))  # (picklable, unlike a lambda)
-        methods.append(m)
-    methods.sort(key=lambda m: (m.first_line, m.name, m.signature))
+    method_lines = _sorted_maps(method_lines)
+    methods = list(map(_method_of, measured, method_lines, _sorted_maps(list(map(_branches, measured)))))
+    firsts = list(map(next, map(iter, method_lines)))
+    if not all(map(lt, firsts, firsts[1:])):  # by first line, name, signature (stable)
+        keys = list(zip(firsts, map(_name, measured), map(_signature, measured)))
+        methods = [methods[i] for i in sorted(range(len(keys)), key=keys.__getitem__)]
     return ClassAnalysis(cc.name, cc.filename, _sorted_map(lines), methods)
 
 
-def _unmerged_complexity(sources: list[ClassCoverage]) -> int | None:
-    """The complexity of classes that need no merging (each (type, file) once, each method once: what
-    `_single_class` analyses), from the model's methods as they are; None when some need merging."""
+def _sorted_maps(maps: list[dict]) -> list[dict]:
+    """Each map with its keys in ascending order: the same maps when they are, checked at C speed (all their keys
+    in one ascending run, as methods in source order have them; else map by map)."""
+    keys = list(chain.from_iterable(maps))
+    if keys == sorted(keys) or all(map(eq, map(list, maps), map(sorted, maps))):
+        return maps
+    return list(map(_sorted_map, maps))
+
+
+def _method_of(mc: MethodCoverage, lines: dict[int, int], branches: dict[int, BranchCoverage]) -> MethodAnalysis:
+    m = MethodAnalysis(mc.name, mc.signature, mc.token, lines, [], branches)
+    # The points read when needed, sorted stably then (already sorted points keep their order); as
+    # `_set_unsorted_points` (inline: one per method), through partial (picklable, unlike a lambda).
+    m._unsorted_points = partial(getattr, mc, "points")
+    return m
+
+
+def _unmerged_methods(sources: list[ClassCoverage]) -> tuple[int, int, int] | None:
+    """(methods, methods covered, complexity) of classes that need no merging (each (type, file) once, each
+    method once: what `_single_class` analyses), from the model's methods as they are, at C speed (no Python
+    step per method: a million-statement file set has a hundred thousand); None when some need merging."""
     if len({(cc.name, cc.filename) for cc in sources}) != len(sources):
         return None
-    total = 0
+    methods: list[MethodCoverage] = []
     for cc in sources:
-        if len({(mc.name, mc.signature) for mc in cc.methods}) != len(cc.methods):
+        if not _unique_methods(cc):
             return None
-        total += sum(cyclomatic_complexity(mc.branches) for mc in cc.methods if mc.lines)
-    return total
+        methods += cc.methods
+    measured = list(filter(_lines, methods))  # (methods without lines are not reported)
+    covered = sum(map(any, map(dict.values, map(_lines, measured))))
+    complexity = len(measured) + _decisions(chain.from_iterable(map(dict.values, map(_branches, measured))))
+    return len(measured), covered, complexity
+
+
+def _unique_methods(cc: ClassCoverage) -> bool:
+    """Whether no two of the class's methods have the same name and signature (one build's class: none)."""
+    n = len(cc.methods)
+    if len(set(map(_name, cc.methods))) == n:  # (no overloads: no pairs to make)
+        return True
+    return len(set(zip(map(_name, cc.methods), map(_signature, cc.methods)))) == n
+
+
+_name, _signature, _lines, _branches = (attrgetter(a) for a in ("name", "signature", "lines", "branches"))
 
 
 # --- files and assemblies -------------------------------------------------------------
@@ -486,16 +544,16 @@ class FileAnalysis:
 
     @classmethod
     def of(cls, fc: FileCoverage, assemblies: list[str], sources: list[ClassCoverage],
-           memo: dict[int, ClassAnalysis] | None = None, numbers: Numbers | None = None) -> FileAnalysis:
-        """`sources`: the model's classes in this file (every build's), merged lazily (`memo`: merge_classes).
-        `numbers`: the file's numbers when they are known (the same file and classes analysed already)."""
+           memo: dict[int, ClassAnalysis] | None = None) -> FileAnalysis:
+        """`sources`: the model's classes in this file (every build's), merged lazily (`memo`: merge_classes)."""
         f = cls(fc.path, fc.lines, fc.branches, fc.excluded, fc.not_measured, assemblies, fc.stale,
-                Numbers(**vars(numbers)) if numbers is not None else
                 line_numbers(fc.lines, fc.branches, len(fc.excluded), len(fc.not_measured)),
                 fc.contexts, lambda: merge_classes(sources, memo))
-        if numbers is not None:
-            return f
         f.numbers.files = 1
+        unmerged = _unmerged_methods(sources)
+        if unmerged is not None:
+            f.numbers.methods, f.numbers.methods_covered, f.numbers.complexity = unmerged
+            return f
         # Methods (name and signature within a class; with lines), covered when any build ran them.
         methods: dict[tuple[str, str, str], bool] = {}
         for cc in sources:
@@ -505,11 +563,9 @@ class FileAnalysis:
                     methods[key] = methods.get(key, False) or any(mc.lines.values())
         f.numbers.methods = len(methods)
         f.numbers.methods_covered = sum(methods.values())
-        # Complexity sums the merged methods' (cyclomatic_complexity); the classes are merged for it only when
-        # a build's classes or methods need merging (so the table never merges them).
-        complexity = _unmerged_complexity(sources)
-        f.numbers.complexity = (complexity if complexity is not None
-                                else sum(m.complexity for c in f.classes for m in c.methods))
+        # Complexity sums the merged methods' (cyclomatic_complexity): here the classes are merged for it (the
+        # table merges them only when a build's classes or methods need merging).
+        f.numbers.complexity = sum(m.complexity for c in f.classes for m in c.methods)
         return f
 
     @property
@@ -526,6 +582,10 @@ class FileAnalysis:
 
     def missed_lines(self) -> list[int]:
         return [n for n, h in self.lines.items() if h == 0]
+
+    def missing(self) -> str:
+        """The missed lines as ranges (`format_ranges` of its lines and `missed_lines()`; its lines are in order)."""
+        return missed_ranges(self.lines)
 
     def partial_lines(self) -> list[int]:
         return [n for n, b in self.branches.items() if b.covered < b.total and self.lines.get(n, 0) > 0]
@@ -551,11 +611,12 @@ class AssemblyAnalysis:
         return self._classes
 
 
-def _same_numbers(analysed: tuple[Numbers, int] | None, builds: list[FileCoverage],
-                  sources: list[ClassCoverage]) -> Numbers | None:
-    """An assembly's numbers of a file, when they are the report's too: the file has one build, and every class
-    in it is that assembly's (else None: the file is analysed again, its builds merged)."""
-    if analysed is None or len(builds) != 1 or analysed[1] != len(sources):
+def _same_file(analysed: tuple[FileAnalysis, int] | None, path: str, builds: list[FileCoverage],
+               sources: list[ClassCoverage]) -> FileAnalysis | None:
+    """An assembly's analysis of a file, when it is the report's too: the file has one build, and every class in it
+    is that assembly's (else None: the file is analysed again, its builds merged). Shared, not copied: readers
+    only read."""
+    if analysed is None or len(builds) != 1 or analysed[1] != len(sources) or analysed[0].path != path:
         return None
     return analysed[0]
 
@@ -599,7 +660,7 @@ class Analysis:
         classes_by_file: dict[str, list[ClassCoverage]] = {}
         assemblies = []
         memo: dict[int, ClassAnalysis] = {}  # each class one build has, analysed once (merge_classes)
-        analysed: dict[str, tuple[Numbers, int]] = {}  # path -> an assembly's numbers of it, with how many classes
+        analysed: dict[str, tuple[FileAnalysis, int]] = {}  # path -> an assembly's analysis of it, how many classes
         for asm in result.assemblies:
             files = _assembly_files(asm)
             by_file: dict[str, list[ClassCoverage]] = {}
@@ -620,12 +681,12 @@ class Analysis:
                     names.setdefault(path, set()).add(asm.name)
                 own.append(FileAnalysis.of(merge_files([fc]), [asm.name], sources, memo))
                 if fc is files.get(path):
-                    analysed[path] = (own[-1].numbers, len(sources))
+                    analysed[path] = (own[-1], len(sources))
             a = AssemblyAnalysis(asm.name, own, asm.classes, asm.not_loaded, _memo=memo)
             a.numbers = sum((f.numbers for f in own), Numbers())
             assemblies.append(a)
-        files = [FileAnalysis.of(merge_files(per_path[p], p), sorted(names[p]), classes_by_file.get(p, []), memo,
-                                 _same_numbers(analysed.get(p), per_path[p], classes_by_file.get(p, [])))
+        files = [_same_file(analysed.get(p), p, per_path[p], classes_by_file.get(p, []))
+                 or FileAnalysis.of(merge_files(per_path[p], p), sorted(names[p]), classes_by_file.get(p, []), memo)
                  for p in sorted(per_path)]
         totals = sum((f.numbers for f in files), Numbers())
         measured = any(fc.branches for asm in result.assemblies for fc in asm.files.values())

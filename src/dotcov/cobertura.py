@@ -45,21 +45,23 @@ Where it departs from coverlet, and why:
 * Everything is sorted (packages by name; classes by name, filename; methods by first line,
   name, signature; lines by number) and the timestamp is the data's, so output is stable.
 
-How it is written (for speed at a million lines): each `<class>` is one string, its `<line>`s
-formatted at C speed and shared between the class and its methods where they agree; the document goes
-out a class at a time (`write_cobertura` never holds all of it). tests/test_cobertura_fast.py checks this
-against an element-by-element rendering; docs/benchmarks.md has the figures.
+How it is written (for speed at a million lines): this module makes every start tag (escaped names, rates,
+complexity; names, rates and branch-line texts memoised per document), and `_native.cobertura_class`
+(native/python/native_xml.cpp) writes each `<class>` around them as UTF-8 bytes: the class's and its methods'
+`<line>`s, two million of them at a million statements. The document goes out a class at a time (`write_cobertura`
+never holds all of it). Not lxml: slower than formatting, see xmlwriter.py. tests/test_cobertura_fast.py checks
+this against an element-by-element rendering; docs/benchmarks.md has the figures.
 """
 
 from __future__ import annotations
 
 import os
-from bisect import bisect_left
 from dataclasses import dataclass
 from operator import countOf
 from pathlib import Path
 from typing import Iterator
 
+from dotcov._native import cobertura_class
 from dotcov.analysis import Analysis, ClassAnalysis, MethodAnalysis, Numbers
 from dotcov.model import BranchCoverage, CoverageResult
 from dotcov.output import relative_path, truncated_percent, write_atomic
@@ -122,110 +124,89 @@ def _branch_rate(covered: int, total: int, measured: bool) -> str:
 
 # --- XML writing -------------------------------------------------------------------
 
-# A line without branches, the common case (integers need no escaping). The `<lines>` of classes and methods
-# are written as one string each: every line's element joined by the newline and indentation of its depth.
-_PLAIN_LINE = '<line number="%d" hits="%d" branch="False" />'.__mod__
-
-
 def _outcomes(b: BranchCoverage) -> tuple[str, tuple[str, ...], int, int]:
     """What `line_branches` says of a line, as the writer writes it: the condition-coverage attribute, each
-    `<condition>` without its indentation, covered and total outcomes. Made once per method line, shared with
-    its class's line."""
+    `<condition>` without its indentation, covered and total outcomes (`_native.cobertura_class` writes the
+    `<line>`). Made once per method line, shared with its class's line."""
     covered, total = min(b.covered, b.total), b.total
     conditions = tuple(f'<condition number="{attr(offset)}" type="{attr(kind)}" '
                        f'coverage="{truncated_percent(c, t)}%" />' for offset, kind, c, t in sorted(b.conditions))
     return f"{truncated_percent(covered, total)}% ({covered}/{total})", conditions, covered, total
 
 
-def _branch_line(number: int, hits: int, outcomes: tuple, indent: str) -> str:
-    """The `<line>` of a line with branch outcomes (`_outcomes`), at `indent`, without its first indentation
-    and last newline."""
-    coverage, conditions = outcomes[0], outcomes[1]
-    head = f'<line number="{number}" hits="{hits}" branch="True" condition-coverage="{coverage}"'
-    if not conditions:
-        return head + " />"
-    inner = indent + INDENT
-    rows = f"\n{inner}{INDENT}".join(conditions)
-    return f"{head}>\n{inner}<conditions>\n{inner}{INDENT}{rows}\n{inner}</conditions>\n{indent}</line>"
+class _Memo:
+    """What the classes of one document share, each made once: the `_outcomes` of a line by what they are made of
+    (many lines have the same), escaped names and signatures, rates by (covered, total)."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[tuple, tuple] = {}
+        self.escaped = _Made(attr)
+        self.rates = _Made(lambda key: rate(*key))
 
 
-def _sorted_lines(lines: dict[int, int]) -> dict[int, int]:
-    numbers = list(lines)
-    return lines if numbers == sorted(numbers) else dict(sorted(lines.items()))  # (the analysis keeps them sorted)
+class _Made(dict):
+    """key -> make(key), made when first asked for (a look-up at C speed after that)."""
+
+    def __init__(self, make) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        value = self[key] = self.make(key)
+        return value
 
 
-def _lines_xml(lines: dict[int, int], texts: list[str], branches: dict[int, tuple], indent: str) -> str:
-    """`<lines>` at `indent`: `texts` (each line of the sorted `lines` as `_PLAIN_LINE`), those in `branches`
-    with their outcomes."""
-    if not lines:
-        return f"{indent}<lines />\n"
-    line_indent = indent + INDENT
-    if branches:
-        numbers = list(lines)
-        for number, b in branches.items():
-            if number in lines:
-                texts[bisect_left(numbers, number)] = _branch_line(number, lines[number], b, line_indent)
-    return f"{indent}<lines>\n{line_indent}" + ("\n" + line_indent).join(texts) + f"\n{indent}</lines>\n"
-
-
-def _method_branches(m: MethodAnalysis, memo: dict) -> dict[int, tuple]:
-    """`_outcomes` of each of the method's lines that has outcomes (what `line_branches` gives); `memo` keeps
-    them by what they are made of, as many lines have the same."""
+def _method_branches(m: MethodAnalysis, memo: _Memo) -> dict[int, tuple]:
+    """`_outcomes` of each of the method's lines that has outcomes (what `line_branches` gives)."""
     out = {}
     for line, b in m.branches.items():
         if b.total and line in m.lines:
             key = (b.covered, b.total, *b.conditions)
             try:
-                have = memo.get(key)
+                have = memo.outcomes.get(key)
             except TypeError:  # (conditions that are not tuples: not kept)
                 have = key = None
             if have is None:
                 have = _outcomes(b)
                 if key is not None:
-                    memo[key] = have
+                    memo.outcomes[key] = have
             out[line] = have
     return out
 
 
-def _lines_rate(lines: dict[int, int]) -> str:
-    return rate(len(lines) - countOf(lines.values(), 0), len(lines))  # (hits are never negative)
-
-
-def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo: dict) -> str:
-    """One `<class>` at `indent`, with its methods and lines (`memo`: see `_method_branches`)."""
-    class_lines = _sorted_lines(cls.lines)
-    class_texts = list(map(_PLAIN_LINE, class_lines.items()))
-    by_line = dict(zip(class_lines, class_texts))
+def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo: _Memo) -> bytes:
+    """One `<class>` at `indent`, with its methods and lines, in UTF-8: every start tag made here, the rest by
+    `_native.cobertura_class`."""
+    escaped, rates = memo.escaped, memo.rates
+    no_branches = rates[0, 0] if measured else "0"
     class_branches: dict[int, tuple] = {}
     methods = []
-    method_indent = indent + INDENT * 2
     for m in cls.methods:
-        mbranches = _method_branches(m, memo)
-        for line, b in mbranches.items():
-            class_branches.setdefault(line, b)  # a line's outcomes as its first method has them
-        found = mbranches.values()
-        methods.append(f'{method_indent}<method name="{attr(m.name)}" signature="{attr(m.signature)}" '
-                       f'line-rate="{_lines_rate(m.lines)}" branch-rate="'
-                       f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
-                       f'complexity="{m.complexity}">\n')
-        lines = _sorted_lines(m.lines)
-        if lines.items() <= class_lines.items():  # (usually: the class's texts of the same lines and hits)
-            texts = list(map(by_line.__getitem__, lines))
-        else:
-            texts = list(map(_PLAIN_LINE, lines.items()))
-        methods.append(_lines_xml(lines, texts, mbranches, method_indent + INDENT))
-        methods.append(f"{method_indent}</method>\n")
+        lines = m.lines
+        branch_rate = no_branches
+        mbranches = _method_branches(m, memo) if m.branches else {}
+        if mbranches:
+            covered = total = 0
+            for line, b in mbranches.items():
+                class_branches.setdefault(line, b)  # a line's outcomes as its first method has them
+                covered += b[2]
+                total += b[3]
+            if measured:
+                branch_rate = rates[covered, total]
+        n = len(lines)
+        methods.append((f'<method name="{escaped[m.name]}" signature="{escaped[m.signature]}" '
+                        f'line-rate="{rates[n - countOf(lines.values(), 0), n]}" branch-rate="{branch_rate}" '
+                        f'complexity="{m.complexity}">', lines, mbranches))
     found = class_branches.values()
-    head = (f'{indent}<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
-            f'line-rate="{_lines_rate(cls.lines)}" branch-rate="'
-            f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
-            f'complexity="{sum(m.complexity for m in cls.methods)}">\n')
-    if methods:
-        methods_xml = f"{indent}{INDENT}<methods>\n" + "".join(methods) + f"{indent}{INDENT}</methods>\n"
-    else:
-        methods_xml = f"{indent}{INDENT}<methods />\n"
-    return (head + methods_xml + _lines_xml(class_lines, class_texts, class_branches, indent + INDENT)
-            + f"{indent}</class>\n")
+    start = (f'<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
+             f'line-rate="{_lines_rate(cls.lines)}" branch-rate="'
+             f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
+             f'complexity="{sum(m.complexity for m in cls.methods)}">')
+    return cobertura_class(start, methods, cls.lines, class_branches, indent)
+
+
+def _lines_rate(lines: dict[int, int]) -> str:
+    return rate(len(lines) - countOf(lines.values(), 0), len(lines))  # (hits are never negative)
 
 
 def _source_of(root: str) -> str:
@@ -233,12 +214,12 @@ def _source_of(root: str) -> str:
     return root if root.endswith("/") else root + "/"
 
 
-def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterator[str]:
-    """The document in pieces (one per `<class>`, the rest in a few), so a writer can encode and write
-    as it goes instead of holding the whole text and its bytes."""
+def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterator[bytes]:
+    """The document in UTF-8 pieces (one per `<class>`, the rest in a few), so a writer can write as it goes
+    instead of holding the whole document."""
     root = analysis.source_root
     measured = analysis.branches_measured
-    memo: dict = {}  # see _method_branches
+    memo = _Memo()
     total = analysis.totals
     w = XmlWriter(declaration=True)
     w.start("coverage", [
@@ -274,7 +255,7 @@ def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterat
                 w.end("package")
                 continue
             w.start("classes")
-            yield "".join(w.parts)
+            yield "".join(w.parts).encode("utf-8")
             w.parts.clear()
             indent = INDENT * w.depth
             for cls in asm.classes:
@@ -283,16 +264,15 @@ def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterat
             w.end("package")
         w.end("packages")
     w.end("coverage")
-    yield "".join(w.parts)
+    yield "".join(w.parts).encode("utf-8")
 
 
 def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp: int | None = None) -> bytes:
     """The report as UTF-8 bytes (no BOM). `timestamp` (seconds) defaults to the result's."""
-    return b"".join(chunk.encode("utf-8") for chunk in _document(Analysis.of(result), version, timestamp))
+    return b"".join(_document(Analysis.of(result), version, timestamp))
 
 
 def write_cobertura(result: CoverageResult | Analysis, out_path: str | os.PathLike, *, version: str,
                     timestamp: int | None = None) -> None:
     """Writes `cobertura_xml` to `out_path`, replacing it whole (a reader never sees half a file)."""
-    chunks = _document(Analysis.of(result), version, timestamp)
-    write_atomic(out_path, (chunk.encode("utf-8") for chunk in chunks))
+    write_atomic(out_path, _document(Analysis.of(result), version, timestamp))

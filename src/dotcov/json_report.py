@@ -26,7 +26,7 @@ from pathlib import PurePath
 
 from dotcov.analysis import Analysis, FileAnalysis, MethodAnalysis, Numbers, merge_classes
 from dotcov.model import BranchCoverage, CoverageResult, PointCoverage
-from dotcov.output import format_ranges, relative_path, without_surrogates, write_atomic
+from dotcov.output import relative_path, without_surrogates, write_atomic
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "json_report", "json_text", "write_json", "merge_classes"]
 
@@ -145,7 +145,7 @@ def json_report(result: CoverageResult | Analysis, *, version: str, relative_to:
             "path": _clean(relative_path(f.path, root)),
             "absolute_path": _absolute(f.path),
             "summary": _summary(f.numbers, files=True),
-            "missing": format_ranges(f.lines, f.missed_lines()),
+            "missing": f.missing(),
         }
         if show_contexts:
             entry["contexts"] = _contexts(f.contexts)

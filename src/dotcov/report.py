@@ -78,7 +78,7 @@ def _row(f: FileAnalysis, name: str) -> Row:
         statements=n.statements,
         missed=n.missed,
         percent=n.percent,
-        missing=format_ranges(f.lines, f.missed_lines()),
+        missing=f.missing(),
         branches=n.branches,
         partial=n.partial,
     )
