@@ -410,7 +410,8 @@ static clr::HRESULT SetRejitBody(clr::ICorProfilerFunctionControl* control, cons
   return control->SetILInstrumentedCodeMap(static_cast<clr::ULONG>(entries.size()), entries.data());
 }
 
-bool Profiler::ShareCountersInto(Bytes original, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+bool Profiler::ShareCountersInto(uint32_t slot_base, Bytes original,
+                                 const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                                  const std::vector<il::BranchProbe>& branch_probes, const il::ProbeStyle& style,
                                  const il::ContextWrap* wrapping, std::vector<uint8_t>* body,
                                  std::vector<il::OffsetMapEntry>* il_map,
@@ -423,6 +424,7 @@ bool Profiler::ShareCountersInto(Bytes original, const std::vector<std::pair<uin
   if (!il::MethodBody::Decode(original, &decoded, &error)) return false;
   SharedCounters shared = ShareCounters(decoded, {probes, branch_probes});
   if (shared.derived.empty() && shared.summed.empty()) return false;
+  if (!SumsFitDataFile(shared, slot_base)) return false;
   // Any refusal: the caller's path (every site its own counter, refused sites noted) handles it.
   if (!il::InsertProbes(original, shared.probes, shared.branch_probes, style, body, &error, il_map, wrapping))
     return false;
@@ -482,8 +484,8 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
       failure = code;
     } else if (std::find(m.fail_rewrite.begin(), m.fail_rewrite.end(), token) != m.fail_rewrite.end()) {
       failure = "rewrite failed on purpose (DOTCOV_TEST_FAIL_REWRITE)";
-    } else if (!ShareCountersInto(Bytes(header, size), probes, branch_probes, style, wrapping, &body, &il_map,
-                                  &derived, &summed) &&
+    } else if (!ShareCountersInto(m.slot_base, Bytes(header, size), probes, branch_probes, style, wrapping, &body,
+                                  &il_map, &derived, &summed) &&
                !il::InsertProbesSkippingRefused(Bytes(header, size), probes, branch_probes, style, &body, &refused,
                                                 &error, &il_map, wrapping) &&
                (!wrapping || first == end ||

@@ -44,9 +44,11 @@ class Profiler final : public CallbackBase {
   // `function` is the FunctionID being compiled, for its IL offset map.
   // In ReJIT mode `control` takes the new IL and its map (GetReJITParameters).
   // Counter sharing (core counter_sharing.h): inserts the method's probes with
-  // the redundant counters left out; false when nothing is shared or any probe
-  // is refused, so the caller inserts every probe as before.
-  bool ShareCountersInto(Bytes original, const std::vector<std::pair<uint32_t, uint32_t>>& probes,
+  // the redundant counters left out; false when nothing is shared, any probe
+  // is refused or a sum does not fit the data file (the module's first slot is
+  // `slot_base`), so the caller inserts every probe as before.
+  bool ShareCountersInto(uint32_t slot_base, Bytes original,
+                         const std::vector<std::pair<uint32_t, uint32_t>>& probes,
                          const std::vector<il::BranchProbe>& branch_probes, const il::ProbeStyle& style,
                          const il::ContextWrap* wrapping, std::vector<uint8_t>* body,
                          std::vector<il::OffsetMapEntry>* il_map, std::vector<std::pair<uint32_t, uint32_t>>* derived,

@@ -4,6 +4,7 @@
 #include <utility>
 #include <map>
 
+#include "dotcov/data_file.h"
 #include "dotcov/il_opcodes.h"
 
 namespace dotcov {
@@ -224,6 +225,12 @@ SharedCounters ShareCounters(const il::MethodBody& body, const MethodProbes& in)
   }
   SumJoins(body, special, edges, point_slot, &out);
   return out;
+}
+
+bool SumsFitDataFile(const SharedCounters& shared, uint32_t slot_base) {
+  auto fits = [slot_base](uint32_t slot) { return slot >= slot_base && slot - slot_base <= kMaxSummedSource; };
+  return std::all_of(shared.summed.begin(), shared.summed.end(),
+                     [&](const std::array<uint32_t, 3>& s) { return fits(s[0]) && fits(s[1]) && fits(s[2]); });
 }
 
 }  // namespace dotcov

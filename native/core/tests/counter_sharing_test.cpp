@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "dotcov/data_file.h"
 #include "il_assembler.h"
 
 using namespace dotcov;
@@ -227,4 +228,16 @@ TEST(CounterSharing, ValueProbesAndUnknownOffsetsAreLeftAlone) {
   EXPECT_EQ(s.derived, (Pairs{{3, 1}}));
   EXPECT_EQ(s.branch_probes[0].fall_through_slot, 5u);
   EXPECT_TRUE(s.branch_probes[0].value);
+}
+
+TEST(CounterSharing, SumsTheDataFileCannotHoldAreRefused) {
+  SharedCounters s;
+  s.summed = {{1000 + 7, 1000 + 3, 1000 + 5}};
+  EXPECT_TRUE(SumsFitDataFile(s, 1000));
+  EXPECT_FALSE(SumsFitDataFile(s, 1004));  // source 3 would lie before the module's first slot
+  s.summed.push_back({1000 + 8, 1000 + 3, 1000 + kMaxSummedSource});
+  EXPECT_TRUE(SumsFitDataFile(s, 1000));
+  s.summed.push_back({1000 + 9, 1000 + kMaxSummedSource + 1, 1000 + 3});  // the file keeps 31 bits a source
+  EXPECT_FALSE(SumsFitDataFile(s, 1000));
+  EXPECT_TRUE(SumsFitDataFile(SharedCounters{}, 0));
 }

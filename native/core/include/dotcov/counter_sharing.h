@@ -55,4 +55,10 @@ struct SharedCounters {
 // they are (the rewriter refuses them).
 SharedCounters ShareCounters(const il::MethodBody& body, const MethodProbes& probes);
 
+// Whether the data file can record every sum of `shared`: each source, as a
+// site of the module whose first slot is `slot_base`, at most
+// kMaxSummedSource. When not, the method keeps a counter per site instead
+// (a sum the file cannot hold would leave its block at 0).
+bool SumsFitDataFile(const SharedCounters& shared, uint32_t slot_base);
+
 }  // namespace dotcov
