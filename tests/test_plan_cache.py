@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections import Counter
 from operator import attrgetter
 from pathlib import Path
@@ -386,3 +387,22 @@ def test_a_packed_plan_that_does_not_add_up_is_an_error_not_a_crash(snippets):
     for plan in damaged:
         with pytest.raises((ValueError, IndexError)):
             packed_plan.apply(plan, module)
+
+
+def test_dotcov_run_keeps_the_cache_and_erase_does_not(tmp_path):
+    """`dotcov run` erases the data but keeps DATA_DIR/cache (plans and colours, checked when read); `dotcov erase`
+    removes it."""
+    cache = tmp_path / plan_cache.CACHE_DIR
+    (cache / "html").mkdir(parents=True)
+    plan = cache / "plan.0123.bin"
+    colours = cache / "html" / "0123.lines"
+    plan.write_bytes(b"kept")
+    colours.write_bytes(b"kept")
+    old = tmp_path / "dotcov.old.cov"
+    old.write_bytes(b"")
+    r = subprocess.run([sys.executable, "-m", "dotcov", "run", "--no-report", "--data-dir", str(tmp_path), "--",
+                        "true"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert not old.exists() and plan.read_bytes() == b"kept" and colours.read_bytes() == b"kept"
+    data.erase(tmp_path)
+    assert not plan.exists() and not colours.exists()

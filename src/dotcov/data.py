@@ -343,8 +343,9 @@ def combine(data_dir: Path) -> CoverageData:
     return data
 
 
-def erase(data_dir: Path) -> int:
-    """Removes the data files (and damaged ones), the cached plans and the agent logs; returns how many data
+def erase(data_dir: Path, *, keep_cache: bool = False) -> int:
+    """Removes the data files (and damaged ones), the cached plans and colours (unless `keep_cache`: `dotcov run`
+    keeps them, each checked against what it was made from when read) and the agent logs; returns how many data
     files went."""
     n = 0
     for path in data_files(data_dir):
@@ -353,11 +354,12 @@ def erase(data_dir: Path) -> int:
     if data_dir.is_dir():
         for path in data_dir.glob("*.cov.damaged"):
             path.unlink(missing_ok=True)
-    from dotcov import html_cache
-    from dotcov.plan_cache import CACHE_DIR, clear
+    if not keep_cache:
+        from dotcov import html_cache
+        from dotcov.plan_cache import CACHE_DIR, clear
 
-    html_cache.clear(data_dir / CACHE_DIR)  # the sources' colours kept by `dotcov html` (html_cache.py)
-    clear(data_dir)  # the plans of earlier builds' reports (plan_cache.py)
+        html_cache.clear(data_dir / CACHE_DIR)  # the sources' colours kept by `dotcov html` (html_cache.py)
+        clear(data_dir)  # the plans of earlier builds' reports (plan_cache.py)
     logs = data_dir / "logs"
     if logs.is_dir():
         for path in logs.glob("agent.*.log"):

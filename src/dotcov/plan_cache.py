@@ -6,9 +6,9 @@ on dotcov itself, on the options that shape it (filters, [paths], the source roo
 names. The first group makes the file's name (a digest); the files are checked by (size, mtime_ns) when the plan
 is loaded, after mapping each document again as [paths] does, so an edited or rebuilt file means a cold build.
 
-Where: `DATA_DIR/cache/plan.<digest>.bin`, so `dotcov run` (which erases the data and the cache, then reports)
-builds it once and `dotcov xml`, `dotcov html`, ... reuse it; `dotcov erase` removes it, as does deleting the
-directory. The directory keeps the newest plans only (MAX_FILES, MAX_BYTES). Each file is written to a temporary
+Where: `DATA_DIR/cache/plan.<digest>.bin`, so `dotcov run` (which erases the data but keeps the cache, then
+reports) builds it once per build and `dotcov xml`, `dotcov html`, ... and later runs of the same build reuse it;
+`dotcov erase` removes it, as does deleting the directory. The directory keeps the newest plans only (MAX_FILES, MAX_BYTES). Each file is written to a temporary
 name and renamed over, so concurrent commands never see half a file; a file that is damaged (bad magic, length
 or CRC, or contents marshal cannot read) is ignored and rebuilt, never trusted.
 """

@@ -37,7 +37,9 @@ def run_command(command: list[str], cfg, *, data_dir: Path | None, append: bool,
         prepared = prepare(command, data_dir, source_root=sources_root(Path.cwd()), include_tests=include_tests,
                            log=log)
         if not append:
-            data.erase(data_dir)
+            # The plans and colours stay: keyed by build and checked against their files, so an unchanged
+            # build's report after this run is a warm one.
+            data.erase(data_dir, keep_cache=True)
         status = start(with_contexts(prepared, contexts), while_running=_import_report if report else None)
     except RunError as e:
         _say(f"dotcov: {e}")
