@@ -34,6 +34,7 @@ from itertools import chain, repeat
 from operator import and_, attrgetter, countOf, eq, gt, itemgetter, lt
 from typing import Callable, Iterable
 
+from dotcov.deferred import defer, deferred_field
 from dotcov.model import (
     AssemblyCoverage,
     BranchCoverage,
@@ -332,28 +333,19 @@ class MethodAnalysis:
         return self._numbers
 
 
-def _get_points(m: MethodAnalysis) -> list[PointCoverage]:
-    if m._unsorted_points is not None:
-        unsorted = m._unsorted_points
-        if callable(unsorted):  # (a model method's points, themselves made when first read)
-            unsorted = unsorted()
-        m._points, m._unsorted_points = sorted(unsorted, key=point_order), None
-    return m._points
-
-
-def _set_points(m: MethodAnalysis, points: list[PointCoverage]) -> None:
-    m._points, m._unsorted_points = points, None
-
-
 def _set_unsorted_points(m: MethodAnalysis, points) -> None:
     """Points in any order (a list, or a function giving it), sorted when first read: Cobertura and the table
     never read them (a million points sorted would be a fifth of `dotcov xml`'s own time)."""
-    m._points, m._unsorted_points = [], points
+    defer(m, "points", points)
 
 
-# `points` is a property over the dataclass field (so `MethodAnalysis(..., points)` and reading it are as
-# before), sorted by `point_order` when first read if `_set_unsorted_points` gave them.
-MethodAnalysis.points = property(_get_points, _set_points, doc="the sequence points, in source order")
+def _sorted_points(unsorted) -> list[PointCoverage]:
+    if callable(unsorted):  # (a model method's points, themselves made when first read)
+        unsorted = unsorted()
+    return sorted(unsorted, key=point_order)
+
+
+deferred_field(MethodAnalysis, "points", _sorted_points, "the sequence points, in source order")
 
 
 @dataclass
@@ -483,9 +475,9 @@ def _sorted_maps(maps: list[dict]) -> list[dict]:
 
 def _method_of(mc: MethodCoverage, lines: dict[int, int], branches: dict[int, BranchCoverage]) -> MethodAnalysis:
     m = MethodAnalysis(mc.name, mc.signature, mc.token, lines, [], branches)
-    # The points read when needed, sorted stably then (already sorted points keep their order); as
-    # `_set_unsorted_points` (inline: one per method), through partial (picklable, unlike a lambda).
-    m._unsorted_points = partial(getattr, mc, "points")
+    # The points read when needed, sorted stably then (already sorted points keep their order); through partial
+    # (picklable, unlike a lambda).
+    _set_unsorted_points(m, partial(getattr, mc, "points"))
     return m
 
 

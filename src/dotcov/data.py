@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dotcov import _native
+from dotcov.deferred import defer, deferred_field
 
 COMBINED_PREFIX = "dotcov.combined."
 PATTERN = "*.cov"
@@ -66,12 +67,12 @@ class ModuleHits:
     def defer_sites(self, tokens: Sequence[int], offsets: Sequence[int], kinds: Sequence[int]) -> None:
         """`sites` made from these columns when first read: a report from a kept plan (plan_cache.py) needs only
         their digest, and a million site tuples are a tenth of a warm build."""
-        self._sites, self._site_columns = None, (tokens, offsets, kinds)
+        defer(self, "sites", (tokens, offsets, kinds))
 
     def sites_digest(self) -> str:
         """A digest of the site list (its columns as uint32, the data file's type), without making the site
         tuples: the same in every process."""
-        columns = self._site_columns
+        columns = self._sites_pending
         if columns is None:
             columns = tuple(zip(*self._sites)) if self._sites else ((), (), ())
         import hashlib  # here, not at the top: `dotcov run`'s combine needs no OpenSSL
@@ -99,19 +100,8 @@ class ModuleHits:
                     token, "left uninstrumented (the reason was not recorded: the data file could not grow)"))
 
 
-def _get_sites(m: ModuleHits) -> list[tuple[int, int, int]]:
-    if m._sites is None:
-        m._sites, m._site_columns = list(zip(*m._site_columns)), None
-    return m._sites
-
-
-def _set_sites(m: ModuleHits, sites: list[tuple[int, int, int]]) -> None:
-    m._sites, m._site_columns = sites, None
-
-
-# `sites` is a property over the dataclass field (so `ModuleHits(..., sites, ...)` and reading it are as before),
-# made when first read if `defer_sites` gave the columns.
-ModuleHits.sites = property(_get_sites, _set_sites, doc="(method token, IL offset, kind) of each counter")
+deferred_field(ModuleHits, "sites", lambda columns: list(zip(*columns)),
+               "(method token, IL offset, kind) of each counter")
 
 
 def _merge_states(a: bytes, b: bytes) -> bytes:

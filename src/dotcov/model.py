@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from dotcov.deferred import defer, deferred_field
+
 
 @dataclass(slots=True)
 class PointCoverage:
@@ -51,22 +53,10 @@ class MethodCoverage:
     def defer_points(self, load: Callable[[], list[PointCoverage]]) -> None:
         """`points` made by `load()` when first read (plan.apply_plan: the table and Cobertura never read them,
         and a million PointCoverage objects are a fifth of a warm build)."""
-        self._points, self._load_points = None, load
+        defer(self, "points", load)
 
 
-def _get_points(m: MethodCoverage) -> list[PointCoverage]:
-    if m._points is None:
-        m._points, m._load_points = m._load_points(), None
-    return m._points
-
-
-def _set_points(m: MethodCoverage, points: list[PointCoverage]) -> None:
-    m._points, m._load_points = points, None
-
-
-# `points` is a property over the dataclass field (so `MethodCoverage(..., points)` and reading it are as before),
-# made when first read if `defer_points` gave how.
-MethodCoverage.points = property(_get_points, _set_points, doc="the sequence points (statements), in the order read")
+deferred_field(MethodCoverage, "points", lambda load: load(), "the sequence points (statements), in the order read")
 
 
 @dataclass
