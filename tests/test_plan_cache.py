@@ -406,3 +406,22 @@ def test_dotcov_run_keeps_the_cache_and_erase_does_not(tmp_path):
     assert not old.exists() and plan.read_bytes() == b"kept" and colours.read_bytes() == b"kept"
     data.erase(tmp_path)
     assert not plan.exists() and not colours.exists()
+
+
+def test_a_switch_line_fixed_for_its_class_is_not_written_into_another_sharing_the_file_map(snippets):
+    # A class holding every line of its file shares the file's map (packed_plan.apply); a Release switch line
+    # fixed for its owner must reach the file and the owner only, as in the reference apply.
+    from dotcov import packed_plan, plan
+
+    cov = module_data(snippets["Release"])
+    module = next(iter(cov.modules.values()))
+    made = plan_of(snippets["Release"], cov, ReportOptions())
+    fixed = next(row for row in made["records"] if row[12])
+    path, line = fixed[2], fixed[3]
+    file_lines = next(f[1] for f in made["files"] if f[0] == path)
+    assert line not in file_lines  # (a switch line with no point of its own)
+    made["classes"].append(("Snippets.Bystander", path, (0, len(file_lines)), []))
+    want = plan.apply_plan(made, module)
+    got = packed_plan.apply(packed_plan.pack(made), module)
+    assert line in got.files[path].lines and line not in want.classes[-1].lines
+    assert repr(got) == repr(want)

@@ -136,14 +136,21 @@ def apply(packed: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
                 ctx = frozenset().union(*(point_ctx.get((tokens[i], offsets[i]), ()) for i in ids))
                 if ctx:
                     fc.contexts[line] = ctx
+    own: set[int] = set()  # the line maps copied below
     for f, line, codes, owners, token, offset in packed["fixes"]:
         # A Release `switch (k)` line has no sequence point; its dispatch ran once per arm taken.
         fc = by_file[f]
         total = sum(evaluate(c, hits) for c in codes)
         for ci, mi in owners:
             c = asm.classes[ci]
-            for lines in (fc.lines, c.lines, c.methods[mi].lines):
-                lines[line] = total
+            for holder in (fc, c):
+                # A class with all its file's lines shares the file's map: the fix is the file's and its
+                # owner's, not every sharer's.
+                if id(holder.lines) not in own:
+                    holder.lines = dict(holder.lines)
+                    own.add(id(holder.lines))
+                holder.lines[line] = total
+            c.methods[mi].lines[line] = total
         ctx = branch_ctx.get((token, offset))
         if ctx and line in fc.lines:  # the tests whose dispatch ran the switch's first branch instruction
             fc.contexts[line] = ctx
