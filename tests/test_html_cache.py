@@ -181,3 +181,10 @@ def test_a_source_that_cannot_be_read_is_not_stored(tmp_path, src):
     (src / "Lib" / "Util.fs").unlink()
     report(tmp_path / "a", src, cache)
     assert len(stored(cache)) == len(SOURCES) - 1
+
+
+def test_the_key_covers_every_colouring_module():
+    # An edited colouring module (an edited checkout) must colour anew: each is in the stamp with its size and time.
+    stamp = html_cache.code_stamp()
+    for name in ("html.py", "html_csharp.py", "html_pygments.py"):
+        assert f"{name}:".encode() in stamp

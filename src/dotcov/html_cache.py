@@ -41,10 +41,11 @@ def code_stamp() -> bytes:
     from dotcov import __version__, html, html_csharp
 
     parts = [__version__, pygments.__version__]
-    for module in (html, html_csharp):
+    # html_pygments.py by its path: importing it loads Pygments' lexers, needed only for non-C# files.
+    for file in (html.__file__, html_csharp.__file__, str(Path(html.__file__).with_name("html_pygments.py"))):
         try:
-            st = os.stat(module.__file__)
-            parts.append(f"{Path(module.__file__).name}:{st.st_size}:{st.st_mtime_ns}")
+            st = os.stat(file)
+            parts.append(f"{Path(file).name}:{st.st_size}:{st.st_mtime_ns}")
         except (OSError, TypeError):
             parts.append("?")
     return "\0".join(parts).encode("utf-8", "surrogateescape")
