@@ -228,9 +228,10 @@ SharedCounters ShareCounters(const il::MethodBody& body, const MethodProbes& in)
 }
 
 bool SumsFitDataFile(const SharedCounters& shared, uint32_t slot_base) {
-  auto fits = [slot_base](uint32_t slot) { return slot >= slot_base && slot - slot_base <= kMaxSummedSource; };
+  // Unsigned: a slot below the base wraps past the limit too.
+  auto fits = [slot_base](uint32_t slot) { return slot - slot_base <= kMaxSummedSource; };
   return std::all_of(shared.summed.begin(), shared.summed.end(),
-                     [&](const std::array<uint32_t, 3>& s) { return fits(s[0]) && fits(s[1]) && fits(s[2]); });
+                     [&](const std::array<uint32_t, 3>& s) { return fits(s[1]) && fits(s[2]); });
 }
 
 }  // namespace dotcov
