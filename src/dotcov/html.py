@@ -184,14 +184,6 @@ class _File:
     def branches(self) -> dict[int, BranchCoverage]:
         return self.fc.branches
 
-    @property
-    def excluded(self) -> set[int]:
-        return self.fc.excluded
-
-    @property
-    def not_measured(self) -> dict[int, str]:
-        return self.fc.not_measured
-
 
 def _collect(analysis: Analysis, root: str | None) -> list[_File]:
     unloaded = {a.name for a in analysis.assemblies if a.not_loaded}
@@ -208,10 +200,6 @@ def _collect(analysis: Analysis, root: str | None) -> list[_File]:
     for i, f in enumerate(files):
         f.order = i
     return files
-
-
-def _numbers(f: _File) -> Numbers:
-    return f.fc.numbers
 
 
 # --- file pages ----------------------------------------------------------------
@@ -607,7 +595,7 @@ def _write_rest(out: Path, analysis: Analysis, files: list[_File], common: dict,
 
 
 def _index_row(f: _File, precision: int) -> dict:
-    nums = _numbers(f)
+    nums = f.fc.numbers
     return dict(
         file=f, nums=nums,
         namespace=", ".join(f.namespaces),

@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from markupsafe import Markup
-
-from dotcov.analysis import FileAnalysis, MethodAnalysis, crap_score, crap_shown
+from dotcov.analysis import FileAnalysis, MethodAnalysis, crap_shown
 from dotcov.output import display_percent, percent
 
 CRAP_THRESHOLD = 30
@@ -46,10 +44,8 @@ class MethodRow:
 
 def _row(order: int, class_name: str, m: MethodAnalysis, file_name: str, page: str, precision: int,
          shown: dict) -> MethodRow:
-    # The method's numbers once: complexity and CRAP come from them (MethodAnalysis computes each property
-    # afresh, and `crap` alone would count the lines and the complexity again).
     n = m.numbers
-    crap = crap_score(n.complexity, n.covered, n.statements)
+    crap = m.crap
     # A percentage is a function of its two counts, and methods share a few sizes: each shown once.
     cover = shown.get((n.covered, n.statements))
     if cover is None:
@@ -81,11 +77,6 @@ def method_rows(files: list[tuple[FileAnalysis, str, str]], precision: int = 0) 
 def hotspots(rows: list[MethodRow]) -> list[MethodRow]:
     """The risk hotspots, highest CRAP first (then complexity, then the methods' order)."""
     return sorted((r for r in rows if r.hotspot), key=lambda r: (-r.crap, -r.complexity, r.order))
-
-
-def rows_html(rows: list[MethodRow], has_branches: bool, wrap_name: Callable[[str], str]) -> Markup:
-    """The <tbody> rows of a method page (row_chunks joined)."""
-    return Markup("".join(row_chunks(rows, has_branches, wrap_name)))
 
 
 def row_chunks(rows: list[MethodRow], has_branches: bool, wrap_name: Callable[[str], str],
