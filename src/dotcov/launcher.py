@@ -54,8 +54,11 @@ def parse_run(args: list[str]) -> tuple[dict, list[str]] | None:
         options["data_dir"] = os.environ.get("DOTCOV_DATA_DIR") or None  # click ignores an empty variable
     if options["data_dir"] is not None and not _plain_directory_path(options["data_dir"]):
         return None
-    if options["contexts"] is not None and options["contexts"] != "test":
-        return None  # click's path says which kinds there are
+    if options["contexts"] is not None:
+        from dotcov.config import CONTEXT_KINDS
+
+        if options["contexts"] not in CONTEXT_KINDS:
+            return None  # click's path says which kinds there are
     return options, command
 
 
