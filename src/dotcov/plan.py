@@ -220,7 +220,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     hashes = raw.get("document_hashes") or []
     stale: dict[str, str | None] = {}
     for doc, (algorithm, expected) in enumerate(hashes, start=1):
-        path = mapper.map(documents[doc - 1], near=module.path)
+        path = doc_paths[doc]  # (None for a filtered document: never in files)
         if path in files and stale.get(path) is None:
             stale[path] = checks.stale(path, algorithm, expected)
     kept: dict[str, set[int]] = {}  # path -> its statement lines (before the switch lines below)
