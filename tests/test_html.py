@@ -726,6 +726,36 @@ def test_search_index_lists_files_classes_methods_and_source(tmp_path):
     assert {"search.js", "search-src-0.js"} <= set(manifest)
 
 
+def test_method_rows_count_as_the_analysis_and_give_the_search_its_covers():
+    """html_methods counts a method's lines and outcomes itself (no Numbers per method): the same as
+    MethodAnalysis.numbers, covers included, on lines with merged builds, partial and missed branches."""
+    from dotcov import html_methods, html_search
+    from dotcov.html import wrap_name
+
+    result = methods_result()
+    result.assemblies[1].classes[0].methods = [
+        MethodCoverage("Run", "()", {3: 5, 5: 2, 6: 2}, token=0x06000004,
+                       branches={6: BranchCoverage(2, 2, [], [], [(2, [4, 1])])}),
+        MethodCoverage("Idle", "()", {7: 0, 8: 0}, token=0x06000005,
+                       branches={7: BranchCoverage(3, 2, [], [], [(4, [1, 1])])})]  # covered above total
+    analysis = Analysis.of(result)
+    files = [(f, f.path, f"p{i}.html") for i, f in enumerate(analysis.files)]
+    methods = [m for f in analysis.files for c in f.classes for m in c.methods]
+    assert len(methods) == 5
+    for precision in (0, 2):
+        table = html_methods.method_table(files, precision, True, wrap_name)
+        assert len(table) == len(methods)
+        for m, cover in zip(methods, table.covers):
+            n = m.numbers
+            assert html_methods.counts(m) == (n.statements, n.covered, n.branches, n.branches_covered)
+            assert cover == display_percent(n.percent, precision)
+    search = [(f, f.path, f"p{i}.html", "0") for i, f in enumerate(analysis.files)]
+    with pytest.raises(ValueError, match="4 method covers for 5 methods"):
+        html_search.prepare(search, lambda path: None, 0, table.covers[:4])
+    index = json.loads(html_search.build(search, lambda path: None, 2, table.covers)["search.js"][18:-3])
+    assert [m[3] for m in index["methods"]] == table.covers
+
+
 def test_search_source_is_split_into_chunks_and_old_chunks_go(tmp_path, monkeypatch):
     from dotcov import html_search
 

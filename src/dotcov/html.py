@@ -530,11 +530,11 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
         else:
             write_pages(str(out), page_jobs, common, colour_dir)
         # The rest is made here while the workers write the pages.
-        methods = html_methods.method_rows([(f.fc, f.name, f.page) for f in files], precision)
+        methods = html_methods.method_table([(f.fc, f.name, f.page) for f in files], precision, has_branches,
+                                            wrap_name)
         # The search across files (html_search.py): scripts the pages load when the search box is used.
-        covers = dict(zip(map(id, _methods(files)), (r.cover for r in methods)))  # method_rows' order
         search = html_search.prepare([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
-                                      for f in files], search_text, precision, lambda m: covers[id(m)])
+                                      for f in files], search_text, precision, methods.covers)
         written.update(search.names)
         html_dir.write_manifest(out, previous | written)
         search.write(out)
@@ -555,23 +555,17 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     return index
 
 
-def _methods(files: list[_File]):
-    """Every method of `files`, in html_methods.method_rows' order."""
-    return (m for f in files for c in f.fc.classes for m in c.methods)
-
-
 def _write_rest(out: Path, analysis: Analysis, files: list[_File], common: dict, hist,
-                precision: int, has_branches: bool, methods: list) -> str:
+                precision: int, has_branches: bool, methods: html_methods.MethodTable) -> str:
     """Writes the method view and the risk hotspots (html_methods.py); returns the index page's HTML
     (written last, by write_html)."""
-    hot = html_methods.hotspots(methods)
     env = _environment()
-    for page, heading, rows in (("methods", "Methods", methods), ("hotspots", "Risk hotspots", hot)):
+    for page, heading, rows in (("methods", "Methods", methods.rows), ("hotspots", "Risk hotspots", methods.hot)):
         def render(rows_html, page=page, heading=heading, rows=rows):
             return env.get_template("methods.html").render(
                 common, page=page, heading=heading, rows=rows, rows_html=rows_html,
                 crap_threshold=html_methods.CRAP_THRESHOLD, complexity_threshold=html_methods.COMPLEXITY_THRESHOLD)
-        _write_around(out / f"{page}.html", render, html_methods.row_chunks(rows, has_branches, wrap_name))
+        _write_around(out / f"{page}.html", render, methods.chunks(hotspots=page == "hotspots"))
 
     # Index: groups by the assemblies that compile each file, files within by name.
     groups: dict[str, list[_File]] = {}
@@ -587,7 +581,7 @@ def _write_rest(out: Path, analysis: Analysis, files: list[_File], common: dict,
                                pc=_sort_number(nums.percent), bpc=_sort_number(nums.branch_percent)))
     totals = analysis.totals
     return _environment().get_template("index.html").render(
-        common, groups=group_list, totals=totals, methods=len(methods), hotspots=len(hot),
+        common, groups=group_list, totals=totals, methods=len(methods), hotspots=len(methods.hot),
         history=_history_view(hist, files, precision), warnings=[*analysis.warnings, *(hist.warnings if hist else [])],
         cover=display_percent(totals.percent, precision),
         branch_cover=display_percent(totals.branch_percent, precision),

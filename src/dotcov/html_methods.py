@@ -4,134 +4,131 @@
 A hotspot is what ReportGenerator calls one, with its default thresholds: a method whose CRAP score (as
 ReportGenerator shows it, a whole number) is above 30 or whose cyclomatic complexity is above 15. Hotspots
 are listed by CRAP score, highest first. Numbers come from the analysis (analysis.MethodAnalysis).
+
+Speed: at a million statements there are ~70,000 methods. Their rows are made in one pass (`method_table`)
+as a few references each: the cells of a class, a method name and a file are made once, and the number
+cells once per (statements, covered, branch outcomes, outcomes covered, complexity), which is all they
+depend on. The pages' HTML is made from them in pieces as it is written (`MethodTable.chunks`), never held
+whole.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import countOf
 from typing import Callable, Iterator
 
-from dotcov.analysis import FileAnalysis, MethodAnalysis, crap_shown
+from dotcov.analysis import FileAnalysis, MethodAnalysis, crap_score, crap_shown
 from dotcov.output import display_percent, percent
 
 CRAP_THRESHOLD = 30
 COMPLEXITY_THRESHOLD = 15
 
 
-@dataclass(slots=True)  # ~70,000 of them at a million statements
-class MethodRow:
-    order: int  # position in file, class and line order
-    class_name: str
-    name: str  # method name and signature
-    file_name: str  # the file's display name
-    href: str  # its page, at the method's first line
-    statements: int
-    covered: int
+def counts(m: MethodAnalysis) -> tuple[int, int, int, int]:
+    """(statements, covered, branch outcomes, outcomes covered) of `m`: what `m.numbers` counts (analysis.
+    line_numbers), without making a Numbers object per method (tests/test_html.py checks they agree)."""
+    lines = m.lines
+    statements = len(lines)
+    total = covered = 0
+    for b in m.branches.values():
+        t = b.total
+        total += t
+        covered += min(b.covered, t)
+    return statements, statements - countOf(lines.values(), 0), total, covered
+
+
+@dataclass(slots=True)
+class _Shape:
+    """What a method's number cells show, shared by every method with the same counts."""
+    cells: str  # the number cells, to the row's end
     cover: str  # display percent
-    pc: float
-    branches: int
-    branches_covered: int
-    branch_cover: str
-    bpc: float
-    complexity: int
+    hot: bool
     crap: float
-    crap_shown: int
-
-    @property
-    def hotspot(self) -> bool:
-        return self.crap_shown > CRAP_THRESHOLD or self.complexity > COMPLEXITY_THRESHOLD
+    complexity: int
 
 
-def _row(order: int, class_name: str, m: MethodAnalysis, file_name: str, page: str, precision: int,
-         shown: dict) -> MethodRow:
-    n = m.numbers
-    crap = m.crap
-    # A percentage is a function of its two counts, and methods share a few sizes: each shown once.
-    cover = shown.get((n.covered, n.statements))
-    if cover is None:
-        cover = shown[n.covered, n.statements] = display_percent(n.percent, precision)
-    branch_cover = shown.get((n.branches_covered, n.branches))
-    if branch_cover is None:
-        branch_cover = shown[n.branches_covered, n.branches] = display_percent(n.branch_percent, precision)
-    return MethodRow(
-        order=order, class_name=class_name, name=f"{m.name}{m.signature}", file_name=file_name,
-        href=f"{page}#L{m.first_line}", statements=n.statements, covered=n.covered,
-        cover=cover, pc=n.percent,
-        branches=n.branches, branches_covered=n.branches_covered,
-        branch_cover=branch_cover, bpc=percent(n.branches_covered, n.branches),
-        complexity=n.complexity, crap=crap, crap_shown=crap_shown(crap))
+@dataclass
+class MethodTable:
+    """Every method's row (in file, class and line order) and the risk hotspots among them."""
+    # (class cell, name's data-sort, href, file title, shape, wrapped name)
+    rows: list[tuple[str, str, str, str, _Shape, str]] = field(default_factory=list)
+    covers: list[str] = field(default_factory=list)  # each row's display cover (the search index shows them)
+    hot: list[int] = field(default_factory=list)  # indexes of the hotspot rows, highest CRAP first
 
+    def __len__(self) -> int:
+        return len(self.rows)
 
-def method_rows(files: list[tuple[FileAnalysis, str, str]], precision: int = 0) -> list[MethodRow]:
-    """Every method of `files` ((analysis, display name, page) in display order) once, in file, class and
-    line order."""
-    rows: list[MethodRow] = []
-    shown: dict[tuple[int, int], str] = {}
-    for fa, name, page in files:
-        for c in fa.classes:
-            for m in c.methods:
-                rows.append(_row(len(rows), c.name, m, name, page, precision, shown))
-    return rows
-
-
-def hotspots(rows: list[MethodRow]) -> list[MethodRow]:
-    """The risk hotspots, highest CRAP first (then complexity, then the methods' order)."""
-    return sorted((r for r in rows if r.hotspot), key=lambda r: (-r.crap, -r.complexity, r.order))
-
-
-def row_chunks(rows: list[MethodRow], has_branches: bool, wrap_name: Callable[[str], str],
-               chunk: int = 2000) -> Iterator[str]:
-    """The <tbody> rows of a method page, `chunk` rows to a string. Built here rather than by a loop in
-    methods.html: at a million statements there are ~70,000 methods, and the template loop was most of the
-    page's time; yielded in pieces so the page is written as it is made, never held whole (html.py).
-    `wrap_name` marks a name's line-break points (html.wrap_name). Class names, method names and the
-    numbers repeat (methods of one shape), so each cell is made once and looked up after."""
-    class_cells: dict[str, str] = {}
-    name_cells: dict[str, tuple[str, str]] = {}  # method name -> (data-sort attribute, wrapped name)
-    titles: dict[str, str] = {}  # file name -> escaped
-    tails: dict[tuple, str] = {}  # the number cells, by the numbers
-    out: list[str] = []
-    append = out.append
-    for i, r in enumerate(rows):
-        cls = class_cells.get(r.class_name)
-        if cls is None:
-            cls = class_cells[r.class_name] = (f'  <td class="name" data-sort="{_escape(r.class_name)}">'
-                                               f'{wrap_name(r.class_name)}</td>\n')
-        name = name_cells.get(r.name)
-        if name is None:
-            name = name_cells[r.name] = (_escape(r.name), wrap_name(r.name))
-        file_name = titles.get(r.file_name)
-        if file_name is None:
-            file_name = titles[r.file_name] = _escape(r.file_name)
-        key = (r.statements, r.branches, r.bpc, r.branch_cover, r.pc, r.cover, r.complexity, r.crap,
-               r.crap_shown)
-        tail = tails.get(key)
-        if tail is None:
-            tail = tails[key] = _number_cells(r, has_branches)
-        append(f'<tr class="method{" hot" if r.hotspot else ""}" data-order="{i}">\n{cls}'
-               f'  <td class="name" data-sort="{name[0]}"><a href="{_escape(r.href)}" '
-               f'title="{file_name}">{name[1]}</a></td>\n{tail}')
-        if len(out) >= chunk:
+    def chunks(self, hotspots: bool = False, chunk: int = 2000) -> Iterator[str]:
+        """The <tbody> rows of methods.html (or of hotspots.html), `chunk` rows to a string."""
+        rows = self.rows
+        out: list[str] = []
+        append = out.append
+        for i, r in enumerate(map(rows.__getitem__, self.hot) if hotspots else rows):
+            shape = r[4]
+            append(f'<tr class="method{" hot" if shape.hot else ""}" data-order="{i}">\n{r[0]}'
+                   f'  <td class="name" data-sort="{r[1]}"><a href="{r[2]}" title="{r[3]}">{r[5]}</a></td>\n'
+                   f'{shape.cells}')
+            if len(out) >= chunk:
+                yield "".join(out)
+                out.clear()
+        if out:
             yield "".join(out)
-            out.clear()
-    if out:
-        yield "".join(out)
 
 
-def _number_cells(r: MethodRow, has_branches: bool) -> str:
+def method_table(files: list[tuple[FileAnalysis, str, str]], precision: int, has_branches: bool,
+                 wrap_name: Callable[[str], str]) -> MethodTable:
+    """The rows of every method of `files` ((analysis, display name, page) in display order) once, in file,
+    class and line order. `wrap_name` marks a name's line-break points (html.wrap_name)."""
+    table = MethodTable()
+    rows, covers = table.rows, table.covers
+    names: dict[str, tuple[str, str]] = {}  # method name -> (data-sort attribute, wrapped name)
+    shapes: dict[tuple[int, int, int, int, int], _Shape] = {}
+    hot: list[tuple[float, int, int]] = []
+    for fa, file_name, page in files:
+        title = _escape(file_name)
+        href = _escape(page) + "#L"
+        for c in fa.classes:
+            cls = f'  <td class="name" data-sort="{_escape(c.name)}">{wrap_name(c.name)}</td>\n'
+            for m in c.methods:
+                key = (*counts(m), m.complexity)
+                shape = shapes.get(key)
+                if shape is None:
+                    shape = shapes[key] = _shape(*key, precision, has_branches)
+                name = f"{m.name}{m.signature}"
+                cells = names.get(name)
+                if cells is None:
+                    cells = names[name] = (_escape(name), wrap_name(name))
+                if shape.hot:
+                    hot.append((-shape.crap, -shape.complexity, len(rows)))
+                rows.append((cls, cells[0], f"{href}{m.first_line}", title, shape, cells[1]))
+                covers.append(shape.cover)
+    hot.sort()
+    table.hot = [i for _crap, _complexity, i in hot]
+    return table
+
+
+def _shape(statements: int, covered: int, branches: int, branches_covered: int, complexity: int,
+           precision: int, has_branches: bool) -> _Shape:
+    pc = percent(covered, statements)
+    crap = crap_score(complexity, covered, statements)
     if not has_branches:
         branch = ""
-    elif r.branches:
-        branch = f'  <td class="num" data-sort="{r.bpc}">{r.branch_cover}%</td>\n'
+    elif branches:
+        bpc = percent(branches_covered, branches)
+        branch = f'  <td class="num" data-sort="{bpc}">{display_percent(bpc, precision)}%</td>\n'
     else:
         branch = '  <td class="num none" data-sort="-1" title="no branches">&mdash;</td>\n'
-    return (f'  <td class="num" data-sort="{r.statements}">{r.statements}</td>\n'
-            f'{branch}'
-            f'  <td class="num cov" data-sort="{r.pc}"><span class="bar" aria-hidden="true"><span style="width: '
-            f'{r.pc:.1f}%"></span></span>{r.cover}%</td>\n'
-            f'  <td class="num" data-sort="{r.complexity}">{r.complexity}</td>\n'
-            f'  <td class="num crap" data-sort="{r.crap:.4f}" title="{r.crap:.2f}">{r.crap_shown}</td>\n'
-            '</tr>\n')
+    cover = display_percent(pc, precision)
+    cells = (f'  <td class="num" data-sort="{statements}">{statements}</td>\n'
+             f'{branch}'
+             f'  <td class="num cov" data-sort="{pc}"><span class="bar" aria-hidden="true"><span style="width: '
+             f'{pc:.1f}%"></span></span>{cover}%</td>\n'
+             f'  <td class="num" data-sort="{complexity}">{complexity}</td>\n'
+             f'  <td class="num crap" data-sort="{crap:.4f}" title="{crap:.2f}">{crap_shown(crap)}</td>\n'
+             '</tr>\n')
+    return _Shape(cells, cover, crap_shown(crap) > CRAP_THRESHOLD or complexity > COMPLEXITY_THRESHOLD, crap,
+                  complexity)
 
 
 def _escape(text: str) -> str:

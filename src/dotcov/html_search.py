@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
-from dotcov.analysis import FileAnalysis, MethodAnalysis
+from dotcov.analysis import FileAnalysis
 from dotcov.output import display_percent
 
 INDEX = "search.js"
@@ -70,14 +70,17 @@ class Search:
 
 def prepare(files: list[tuple[FileAnalysis, str, str, str]],
             read_text: Callable[[str], str | None], precision: int = 0,
-            method_cover: Callable[[MethodAnalysis], str] | None = None) -> Search:
+            method_covers: Sequence[str] | None = None) -> Search:
     """The search index of `files` ((analysis, display name, page, display cover) in display order).
-    `read_text(path)` gives a file's source as its page shows it (None when unreadable). `method_cover(m)`
-    gives a method's display cover when the caller has it already (the method pages do)."""
-    if method_cover is None:
-        def method_cover(m: MethodAnalysis) -> str:
-            return display_percent(m.numbers.percent, precision)
+    `read_text(path)` gives a file's source as its page shows it (None when unreadable). `method_covers`: each
+    method's display cover when the caller has them already (the method pages do), one per method in the order
+    of `files`, their classes and the classes' methods (html_methods.MethodTable.covers)."""
+    if method_covers is not None:
+        count = sum(len(c.methods) for fa, *_ in files for c in fa.classes)
+        if count != len(method_covers):
+            raise ValueError(f"{len(method_covers)} method covers for {count} methods")
     index_files, classes, methods = [], [], []
+    k = 0  # the method's position in that order
     for fi, (fa, name, page, cover) in enumerate(files):
         index_files.append([name, page, cover])
         for c in fa.classes:
@@ -86,7 +89,10 @@ def prepare(files: list[tuple[FileAnalysis, str, str, str]],
             ci = len(classes)
             classes.append([c.name, fi, _first_line(c.lines)])
             for m in c.methods:
-                methods.append([f"{m.name}{m.signature}", ci, _first_line(m.lines), method_cover(m)])
+                shown = (method_covers[k] if method_covers is not None
+                         else display_percent(m.numbers.percent, precision))
+                methods.append([f"{m.name}{m.signature}", ci, _first_line(m.lines), shown])
+                k += 1
 
     chunks: list[list[tuple[int, str]]] = []
     chunk: list[tuple[int, str]] = []
@@ -109,6 +115,6 @@ def prepare(files: list[tuple[FileAnalysis, str, str, str]],
 
 def build(files: list[tuple[FileAnalysis, str, str, str]],
           read_text: Callable[[str], str | None], precision: int = 0,
-          method_cover: Callable[[MethodAnalysis], str] | None = None) -> dict[str, bytes]:
+          method_covers: Sequence[str] | None = None) -> dict[str, bytes]:
     """The search index of `files` (as `prepare`), all in memory: file name -> content."""
-    return dict(prepare(files, read_text, precision, method_cover).contents())
+    return dict(prepare(files, read_text, precision, method_covers).contents())
