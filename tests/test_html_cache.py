@@ -188,3 +188,37 @@ def test_the_key_covers_every_colouring_module():
     stamp = html_cache.code_stamp()
     for name in ("html.py", "html_csharp.py", "html_pygments.py"):
         assert f"{name}:".encode() in stamp
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_report_prunes_only_after_adding_colours_or_when_over_the_bound(tmp_path, src, monkeypatch, jobs):
+    # In this process (jobs=1) or told by the page workers (jobs=2) how many colours were added.
+    pruned = []
+    real = html_cache.prune
+    monkeypatch.setattr(html_cache, "prune", lambda d, *a, **k: (pruned.append(Path(d)), real(d, *a, **k)))
+    cache = tmp_path / "cache"
+    colour_dir = cache / html_cache.SUBDIR
+    report(tmp_path / "a", src, cache, jobs=jobs)
+    assert pruned == [colour_dir]  # colours were added
+    pruned.clear()
+    report(tmp_path / "b", src, cache, jobs=jobs)
+    assert pruned == []  # every colour read back: nothing scanned
+    parser = src / "Calc" / "Parser.cs"
+    parser.write_text(parser.read_text("utf-8") + "\n", "utf-8")
+    report(tmp_path / "c", src, cache, jobs=jobs)
+    assert pruned == [colour_dir]  # one added
+    pruned.clear()
+    monkeypatch.setattr(html_cache, "MAX_FILES", len(SOURCES))  # left over its bound (5 files kept of 4)
+    report(tmp_path / "d", src, cache, jobs=jobs)
+    assert pruned == [colour_dir] and len(stored(cache)) == len(SOURCES)  # the oldest one went
+    pruned.clear()
+    report(tmp_path / "e", src, cache, jobs=jobs)
+    assert pruned == []
+
+
+def test_over_count_counts_entries_without_reading_them(tmp_path):
+    assert not html_cache.over_count(tmp_path / "absent")
+    for i in range(3):
+        (tmp_path / f"{i}{html_cache.SUFFIX}").write_bytes(b"")
+    assert not html_cache.over_count(tmp_path, max_files=3)
+    assert html_cache.over_count(tmp_path, max_files=2)

@@ -407,9 +407,10 @@ def _write_around(path: Path, render, body: Iterable[str]) -> None:
         f.write(tail.encode("utf-8", "surrogatepass"))
 
 
-def write_pages(directory: str, jobs: list[PageJob | bytes], common: dict, cache_dir: str | None = None) -> None:
+def write_pages(directory: str, jobs: list[PageJob | bytes], common: dict, cache_dir: str | None = None) -> int:
     """Writes the file pages of `jobs` (PageJobs, or job_blob's bytes, unpacked one at a time) into `directory`
-    (html_workers.py calls it in each worker). `cache_dir`: where sources' colours are kept (html_cache.py)."""
+    (html_workers.py calls it in each worker). `cache_dir`: where sources' colours are kept (html_cache.py).
+    Returns how many sources' colours were added to it."""
     env = _environment()
     out = Path(directory)
     colours = html_cache.ColourCache(cache_dir) if cache_dir is not None else None
@@ -417,6 +418,7 @@ def write_pages(directory: str, jobs: list[PageJob | bytes], common: dict, cache
         if isinstance(job, bytes):
             job = job_from_blob(job)
         _write_page(out / job.page, env, job, common, colours)
+    return colours.misses if colours is not None else 0
 
 
 def job_blob(job: PageJob) -> bytes:
@@ -524,11 +526,12 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
                                files[i + 1].page if i + 1 < len(files) else None, show_contexts)
                      for i, f in enumerate(files)]
         colour_dir = str(Path(cache_dir) / html_cache.SUBDIR) if cache_dir is not None else None
+        added = 0  # sources' colours added to the cache by this report
         if workers is not None:
             workers.send(str(out), [[job_blob(j) for j in share] for share in _shares(page_jobs, len(workers))],
                          common, colour_dir)
         else:
-            write_pages(str(out), page_jobs, common, colour_dir)
+            added = write_pages(str(out), page_jobs, common, colour_dir)
         # The rest is made here while the workers write the pages.
         methods = html_methods.method_table([(f.fc, f.name, f.page) for f in files], precision, has_branches,
                                             wrap_name)
@@ -544,8 +547,10 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
             workers.abort()
         raise
     if workers is not None:
-        workers.finish()
-    if colour_dir is not None:
+        added = workers.finish()
+    # The cache only grows by what a report adds: pruned after one that added colours, or when it holds more
+    # files than it may (left by reports that could not prune); a report of unchanged sources scans nothing.
+    if colour_dir is not None and (added or html_cache.over_count(colour_dir)):
         html_cache.prune(colour_dir)
     tmp = out / ".index.html.tmp"
     _write(tmp, index_html)

@@ -11,7 +11,8 @@ edited source, another dotcov or another Pygments is another name, never a stale
 body's length, line count and CRC-32, then the lines (UTF-8, joined by line breaks, which a coloured line never
 holds). It is written to a temporary name and renamed over, so concurrent reports never read half a file; one
 that is damaged (bad magic, length, count, CRC or UTF-8) is ignored and written again. `prune` keeps the newest
-(a hit refreshes the file's time); `clear` (dotcov erase) removes them all.
+(a hit refreshes the file's time); a report runs it only when it added colours or `over_count` finds more
+files than it keeps (html.write_html); `clear` (dotcov erase) removes them all.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import zlib
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["ColourCache", "code_stamp", "prune", "clear", "SUBDIR"]
+__all__ = ["ColourCache", "code_stamp", "prune", "over_count", "clear", "SUBDIR"]
 
 SUBDIR = "html"  # inside DATA_DIR/cache
 MAGIC = b"dotcov-colour-1\n"
@@ -128,8 +129,11 @@ def _store(file: Path, lines: list[str]) -> None:
             Path(tmp).unlink(missing_ok=True)
 
 
-def prune(directory: str | os.PathLike, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> None:
-    """Keeps the newest files: at most `max_files`, `max_bytes` together; removes stray temporary files."""
+def prune(directory: str | os.PathLike, max_files: int | None = None, max_bytes: int | None = None) -> None:
+    """Keeps the newest files: at most `max_files` (MAX_FILES), `max_bytes` (MAX_BYTES) together; removes stray
+    temporary files."""
+    max_files = MAX_FILES if max_files is None else max_files
+    max_bytes = MAX_BYTES if max_bytes is None else max_bytes
     found = []
     try:
         entries = list(os.scandir(directory))
@@ -155,6 +159,15 @@ def prune(directory: str | os.PathLike, max_files: int = MAX_FILES, max_bytes: i
                 os.unlink(path)
             except OSError:
                 pass
+
+
+def over_count(directory: str | os.PathLike, max_files: int | None = None) -> bool:
+    """Whether `directory` holds more entries than `prune` keeps files (MAX_FILES; names only: no file is opened
+    or stat'ed), so a report that added nothing prunes only a cache left over its bound."""
+    try:
+        return len(os.listdir(directory)) > (MAX_FILES if max_files is None else max_files)
+    except OSError:
+        return False
 
 
 def _now_ns() -> int:

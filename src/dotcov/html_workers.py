@@ -6,8 +6,9 @@ million statements that process holds about 1 GiB of model; after a fork, every 
 then writes (a reference count is a write) is copied on the first touch, and on this machine that made the
 pages cost more CPU in two processes than in one (docs/benchmarks.md, "The HTML writer's own time"). A worker
 gets only its pages' data (html.PageJob: plain values, no model objects; each packed by html.job_blob and
-unpacked just before its page) as a pickle on stdin, and answers on stdout with how many pages it wrote, or the
-exception that stopped it (re-raised in the report's process).
+unpacked just before its page) as a pickle on stdin, and answers on stdout with how many pages it wrote and how
+many sources' colours it added to the cache (html_cache.py), or the exception that stopped it (re-raised in the
+report's process).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ __all__ = ["Workers", "start"]
 
 class Workers:
     """Page workers, started before their pages are known (`start`): each interpreter loads the page code while
-    the report's process collects the files. `send()` hands each its pages; `finish()` waits for them and
-    re-raises what stopped one; `abort()` stops them."""
+    the report's process collects the files. `send()` hands each its pages; `finish()` waits for them, re-raises
+    what stopped one and returns how many sources' colours they added to the cache; `abort()` stops them."""
 
     def __init__(self, procs: list[subprocess.Popen]):
         self._procs = procs
@@ -59,12 +60,12 @@ class Workers:
         except BaseException as e:  # noqa: BLE001 - handed to finish()
             self._results[i] = e
 
-    def finish(self) -> None:
+    def finish(self) -> int:
         if not self._threads:
             raise RuntimeError("the HTML page workers were given no pages")
         for t in self._threads:
             t.join()
-        written = 0
+        written = added = 0
         for proc, result in zip(self._procs, self._results):
             if isinstance(result, BaseException):
                 raise result
@@ -72,12 +73,15 @@ class Workers:
             answer = _answer(out)
             if isinstance(answer, BaseException):
                 raise answer
-            if proc.returncode != 0 or not isinstance(answer, int):
+            if (proc.returncode != 0 or not isinstance(answer, tuple) or len(answer) != 2
+                    or not all(isinstance(n, int) for n in answer)):
                 detail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
                 raise RuntimeError(f"an HTML page worker failed: {detail[0]}")
-            written += answer
+            written += answer[0]
+            added += answer[1]
         if written != self._expected:
             raise RuntimeError(f"the HTML page workers wrote {written} pages of {self._expected}")
+        return added
 
     def abort(self) -> None:
         for proc in self._procs:
@@ -128,8 +132,7 @@ def main() -> None:
 
     directory, jobs, common, cache_dir = pickle.load(sys.stdin.buffer)
     try:
-        html.write_pages(directory, jobs, common, cache_dir)
-        answer = len(jobs)
+        answer = (len(jobs), html.write_pages(directory, jobs, common, cache_dir))
     except Exception as e:  # noqa: BLE001 - re-raised in the report's process
         answer = e
     try:
