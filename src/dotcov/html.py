@@ -286,8 +286,17 @@ def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
     # A plain line's row around its number and text depends on its hits alone: made once per hit count.
     plain: dict[int | None, tuple[str, str, str]] = {}
     get_plain = plain.get
+    simple = contexts is None and not special  # then a line without branches is a plain row
     for n in numbers:
         hits = get_hits(n)
+        if simple and n not in branches:  # (most rows: their number made text once, not thrice)
+            around = get_plain(hits)
+            if around is None:
+                around = plain[hits] = _plain_row(hits)
+            s = str(n)
+            append(f'{around[0]}{s}{around[1]}{s}">{s}{around[2]}{source[n - 1] if 0 < n <= nsrc else ""}'
+                   '</span></div>')
+            continue
         br = get_branch(n)
         if br is None and contexts is None and not (special and (n in excluded or n in not_measured)):
             around = get_plain(hits)
