@@ -239,6 +239,56 @@ def test_pages_written_in_process_when_no_worker_can_start(tmp_path, monkeypatch
     assert directory_bytes(render(tmp_path / "three", many_states_result(), jobs=2).parent) == expected
 
 
+def test_workers_started_early_are_taken_by_the_report_or_stopped(tmp_path, monkeypatch):
+    from dotcov import html_workers
+
+    started = []
+    real = subprocess.Popen
+
+    def popen(*args, **kwargs):
+        started.append(real(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(html_workers.subprocess, "Popen", popen)
+    expected = directory_bytes(render(tmp_path / "one", many_states_result(), jobs=1).parent)
+    html_workers.start_early(2)
+    assert len(started) == 2
+    assert directory_bytes(render(tmp_path / "two", many_states_result(), jobs=2).parent) == expected
+    assert len(started) == 2  # the report took both, started none of its own
+    assert all(p.returncode == 0 for p in started)
+    html_workers.start_early(3)
+    early = started[2:]
+    assert len(early) == 3
+    assert directory_bytes(render(tmp_path / "three", many_states_result(), jobs=2).parent) == expected
+    assert len(started) == 5 and [p.returncode for p in early].count(0) == 2  # two taken, one stopped
+    html_workers.start_early(2)
+    assert directory_bytes(render(tmp_path / "four", many_states_result(), jobs=1).parent) == expected
+    assert all(p.returncode is not None and p.returncode != 0 for p in started[5:])  # none needed: stopped
+    html_workers.start_early(1)
+    started[-1].kill()
+    started[-1].wait()  # one that died before its report is replaced
+    assert directory_bytes(render(tmp_path / "five", many_states_result(), jobs=2).parent) == expected
+    assert len(started) == 10  # (the dead one not taken: two started)
+
+
+def test_workers_start_early_only_for_large_data(tmp_path, monkeypatch):
+    from dotcov import html_workers
+
+    calls = []
+    monkeypatch.setattr(html_workers, "start_early", calls.append)
+    monkeypatch.setattr(html_workers, "default_count", lambda: 2)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "dotcov.1.ab.cov").write_bytes(b"x" * 1000)
+    monkeypatch.setattr(html_workers, "EARLY_DATA_BYTES", 2000)
+    html_workers.start_early_for_data(data)
+    html_workers.start_early_for_data(tmp_path / "absent")
+    assert calls == []
+    (data / "dotcov.2.cd.cov").write_bytes(b"x" * 1000)
+    html_workers.start_early_for_data(data)
+    assert calls == [2]
+
+
 def test_report_layout_and_index_written_last(tmp_path):
     out = tmp_path / "htmlcov"
     render(tmp_path)

@@ -496,10 +496,13 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
 
     analysis = Analysis.of(result)
     if jobs is None:
-        jobs = min(4, os.cpu_count() or 1) if len(analysis.files) >= 200 else 1
+        jobs = html_workers.default_count() if len(analysis.files) >= 200 else 1
     jobs = min(jobs, len(analysis.files))
-    # The page workers start first: their interpreters load the page code while this process collects the files.
+    # The page workers start first (or earlier: html_workers.start_early): their interpreters load the page code
+    # while this process collects the files.
     workers = html_workers.start(jobs) if jobs > 1 else None
+    if workers is None:
+        html_workers.drop_early()
     try:
         root = relative_to if relative_to is not None else analysis.source_root
         files = _collect(analysis, root)
