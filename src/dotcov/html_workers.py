@@ -125,6 +125,7 @@ def start_early(count: int) -> None:
     except OSError:
         drop_early()
         return
+    atexit.unregister(drop_early)  # (registered once)
     atexit.register(drop_early)
 
 
