@@ -61,25 +61,26 @@ class _Method:
 WORKER_MIN_SITES = 50_000
 
 
-def make_plan(module, sym, options, mapper, checks) -> dict:
-    """The hit-independent part of results.module_coverage (see the module docstring)."""
-    worker = BranchWorker(partial(branch_rows, module, sym, mapper), module, sym, mapper,
-                          start=len(module.hits) >= WORKER_MIN_SITES)
+def make_plan(module, sym, options, mapper, checks, *, worker: BranchWorker | None = None) -> dict:
+    """The hit-independent part of results.module_coverage (see the module docstring). `worker`: the module's
+    branch analysis, started early (results.build); by default one is started here for a large module."""
+    if worker is None:
+        worker = BranchWorker(module, mapper, start=len(module.hits) >= WORKER_MIN_SITES)
     try:
-        return _make_plan(module, sym, options, mapper, checks, worker.result)
+        return _make_plan(module, sym, options, mapper, checks, partial(worker.result, sym))
     finally:
         worker.close()
 
 
-def branch_rows(module, sym, mapper, hits: list | None = None) -> list[tuple]:
+def branch_rows(module, sym, mapper, hits: list | None = None, bodies: dict | None = None) -> list[tuple]:
     """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.py; `hits`
     default hit_exprs.symbolic(module.sites)), as plain tuples (method token, offset, path, line, outcome kinds,
     their codes, generated, is_switch, text, arms, notes): what make_plan keeps of them, in a form a worker
-    process can send (plan_worker.py)."""
+    process can send (plan_worker.py). `bodies`: the assembly's method bodies, when already read."""
     encode = hit_exprs.encode
     return [(r.method_token, r.offset, r.path, r.line, list(r.outcomes), [encode(h) for h in r.outcomes.values()],
              r.generated, r.is_switch, r.text, r.arms, r.notes)
-            for r in branches.analyse(module, sym, assembly_path=mapper.map(module.path),
+            for r in branches.analyse(module, sym, bodies=bodies, assembly_path=mapper.map(module.path),
                                       path_of=lambda doc: mapper.map(doc, near=module.path),
                                       hits=hit_exprs.symbolic(module.sites) if hits is None else hits)]
 
