@@ -44,10 +44,11 @@ CHUNKS = 48  # enough that the last chunk either side takes is short; few enough
 _GRANT, _REFUSE = b"\x01", b"\x00"
 
 
-def chunk_bounds(tokens: list[int], chunks: int = CHUNKS) -> list[int]:
+def chunk_bounds(tokens: list[int], chunks: int | None = None) -> list[int]:
     """Cuts `tokens` (the branch counters' method tokens, ordered by method) into at most `chunks` runs of about
     equal counts (branches.analyse's cost grows with them), each of whole methods: the runs' start positions and
     len(tokens)."""
+    chunks = chunks or CHUNKS
     bounds = [0]
     n = len(tokens)
     for c in range(1, chunks):
@@ -103,6 +104,15 @@ class BranchWorker:
     @property
     def started(self) -> bool:
         return self._proc is not None
+
+    @property
+    def shares(self) -> tuple[int, int, int]:
+        """(chunks, how many the worker was granted, how many this process took) so far."""
+        if self._thread is None:
+            return (0, 0, 0)
+        with self._lock:
+            n = len(self._bounds) - 1
+            return (n, self._low, n - self._high)
 
     def _talk(self, job: bytes) -> None:
         proc = self._proc
