@@ -239,6 +239,29 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     for ci, cc in enumerate(ordered):
         for mi, mc in enumerate(cc.methods):
             mc.index = (ci, mi)
+    # Per-point columns, each method's points together (in the order read). (Before the branch rows are asked for:
+    # with a worker (plan_worker.py), this is done while it still analyses branches.)
+    class_rows = []
+    order: list[int] = []  # new point number -> point id
+    positions = {path: dict(zip(rows[0], range(len(rows[0])))) for path, rows in line_plan.items()}
+    for cc in ordered:
+        method_rows = []
+        file_lines = line_plan[cc.filename][0]
+        for mc in cc.methods:
+            start = len(order)
+            order += mc.points
+            method_rows.append((mc.name, mc.signature, mc.token, _lines_of(mc.lines, file_lines,
+                                                                           positions[cc.filename]),
+                                start, len(order)))
+        class_rows.append((cc.name, cc.filename, _lines_of(cc.lines, file_lines, positions[cc.filename]),
+                           method_rows))
+    renumber = [0] * len(points)
+    for new, pid in enumerate(order):
+        renumber[pid] = new
+    columns = point_columns(points, point_tokens, order, module.sites)
+    file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
+                  {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
+                 for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     # Branch outcomes as expressions of the counters (hit_exprs.py), on the lines of the files and methods kept.
     records = [r for r in branch_rows() if (r[0] & 0x00FFFFFF) not in excluded
                and _user_method(raw, r[0] & 0x00FFFFFF) not in unmeasured
@@ -276,28 +299,6 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         record_rows.append((token, offset, once(path), line, once(kinds), codes,
                             all(type(c) is int for c in codes), generated, is_switch, once(text),
                             arms, once(notes), fix, mc.index if mc is not None else None))
-    # Per-point columns, each method's points together (in the order read).
-    class_rows = []
-    order: list[int] = []  # new point number -> point id
-    positions = {path: dict(zip(rows[0], range(len(rows[0])))) for path, rows in line_plan.items()}
-    for cc in ordered:
-        method_rows = []
-        file_lines = line_plan[cc.filename][0]
-        for mc in cc.methods:
-            start = len(order)
-            order += mc.points
-            method_rows.append((mc.name, mc.signature, mc.token, _lines_of(mc.lines, file_lines,
-                                                                           positions[cc.filename]),
-                                start, len(order)))
-        class_rows.append((cc.name, cc.filename, _lines_of(cc.lines, file_lines, positions[cc.filename]),
-                           method_rows))
-    renumber = [0] * len(points)
-    for new, pid in enumerate(order):
-        renumber[pid] = new
-    columns = point_columns(points, point_tokens, order, module.sites)
-    file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
-                  {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
-                 for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
             "points": columns}
 

@@ -71,15 +71,17 @@ class BranchWorker:
         self._thread = None
         if not start or not sys.executable or os.environ.get("DOTCOV_NO_WORKERS"):
             return
-        sites = module.sites
-        index = list(compress(range(len(sites)), map(itemgetter(2), sites)))  # (kind >= 1)
+        # (the columns, not the site tuples: a million of those take half a second to make)
+        columns = getattr(module, "site_columns", None)
+        tokens, offsets, kinds = columns() if columns else (list(map(itemgetter(i), module.sites)) for i in range(3))
+        index = list(compress(range(len(kinds)), kinds))  # (kind >= 1)
         if not index:
             return  # no branches: nothing to share
-        index.sort(key=lambda i: sites[i][0] & 0x00FFFFFF)  # by method (stable: each method's in their order)
+        index.sort(key=lambda i: tokens[i] & 0x00FFFFFF)  # by method (stable: each method's in their order)
         self._index = index
-        self._bounds = chunk_bounds([sites[i][0] for i in index])
+        self._bounds = chunk_bounds(list(map(tokens.__getitem__, index)))
         try:
-            flat = array("q", [v for i in index for v in sites[i]]).tobytes()
+            flat = array("q", [c[i] for i in index for c in (tokens, offsets, kinds)]).tobytes()
             job = pickle.dumps((mapper.map(module.path), module.path, module.mvid, module.pdb_id, mapper, flat,
                                 array("q", index).tobytes(), self._bounds), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 - a value beyond int64, a mapper that cannot be pickled: no worker
