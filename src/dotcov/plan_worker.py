@@ -167,12 +167,15 @@ class BranchWorker:
         from dotcov.plan import branch_rows
 
         module, mapper, index, bounds = self._module, self._mapper, self._index, self._bounds
-        try:
-            bodies = _native.read_method_bodies(mapper.map(module.path))  # (once, not once per chunk)
-        except (OSError, ValueError):
-            bodies = {}
+        bodies = None
 
         def rows_of(c: int) -> list:
+            nonlocal bodies
+            if bodies is None:  # (once, not once per chunk; not at all when the worker answers every chunk)
+                try:
+                    bodies = _native.read_method_bodies(mapper.map(module.path))
+                except (OSError, ValueError):
+                    bodies = {}
             part = index[bounds[c]:bounds[c + 1]]
             sub = SimpleNamespace(path=module.path, sites=list(map(module.sites.__getitem__, part)), hits=None)
             return branch_rows(sub, sym, mapper, hits=_sites(part), bodies=bodies)
