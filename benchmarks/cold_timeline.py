@@ -10,7 +10,8 @@ On a shared machine the wall clock says little: the line "expected on two idle c
 figures alone, when the parent and the worker would finish the branch analysis together:
     T = (parent CPU when the worker started + worker CPU + parent's chunks' CPU + parent CPU at its share) / 2
 (the worker starts after the former and works on until T; the parent from the latter), at least the parent's CPU
-at its share; then the rest of the build is added. With DOTCOV_NO_WORKERS=1 it times the serial build.
+at its share; then the rest of the build is added. (For a dotcov whose worker analyses every branch, main before
+the split: the join is at the worker's start plus its CPU.) With DOTCOV_NO_WORKERS=1 it times the serial build.
 """
 
 from __future__ import annotations
@@ -86,14 +87,18 @@ def main() -> None:
     total = marks[-1][2]
     print(f"parent CPU {total:.2f} s (of which branch rows here {chunk_cpu[0]:.2f} s); worker CPU {worker_cpu:.2f} s; "
           f"load average {os.getloadavg()[0]:.2f}")
-    if workers and workers[0].shares[0]:
-        n, theirs, mine = workers[0].shares
+    shares = getattr(workers[0], "shares", None) if workers else None
+    if shares and shares[0]:  # the branch analysis shared (plan_worker.py)
+        n, theirs, mine = shares
         print(f"chunks: {n}, worker {theirs}, here {mine}")
         own = at["own part of make_plan done"]
         meet = max(own, (at["worker started"] + worker_cpu + chunk_cpu[0] + own) / 2)
-        print(f"expected on two idle cores: branch rows joined at {meet:.2f} s, result() at "
-              f"{meet + total - at['branch rows joined']:.2f} s (parent CPU alone: {total:.2f} s)")
-
+    elif "worker started" in at:  # (a dotcov whose worker analyses every branch: it joins when that is done)
+        meet = max(at["own part of make_plan done"], at["worker started"] + worker_cpu)
+    else:
+        return
+    print(f"expected on two idle cores: branch rows joined at {meet:.2f} s, result() at "
+          f"{meet + total - at['branch rows joined']:.2f} s (parent CPU alone: {total:.2f} s)")
 
 if __name__ == "__main__":
     main()
