@@ -118,6 +118,7 @@ FAKE_WORKERS = {
     "answers what marshal cannot read": r"printf C; sleep 0.2; printf 'R\003\000\000\000\000\000\000\000abc'",
     "answers a chunk that is not a list": r"printf C; sleep 0.2; printf 'R\002\000\000\000\000\000\000\000i\000'",
     "is not a worker": "exit 1",
+    "stalls": "printf C; exec sleep 600",
 }
 
 
@@ -128,11 +129,14 @@ def test_chunks_the_worker_does_not_answer_are_computed_here(one_module, monkeyp
     script.write_text("#!/bin/sh\nexec 2>/dev/null\n" + FAKE_WORKERS[fake] + "\n")
     script.chmod(0o755)
     monkeypatch.setattr(plan_worker.sys, "executable", str(script))
+    monkeypatch.setattr(plan_worker, "STALL_SECONDS", 1.0)
     worker = plan_worker.BranchWorker(module, mapper)
     assert worker.started
     if fake != "is not a worker":
         wait_for(lambda: worker.shares[1] == 1, "the fake worker is granted a chunk")
+    began = time.monotonic()
     assert worker.result(sym) == serial
+    assert time.monotonic() - began < 120  # (a stalled worker is not waited for: its `sleep` is 600 s)
     assert worker._proc is None  # (closed)
 
 

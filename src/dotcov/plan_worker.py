@@ -42,6 +42,7 @@ __all__ = ["BranchWorker", "chunk_bounds"]
 
 CHUNKS = 48  # enough that the last chunk either side takes is short; few enough that claims cost nothing
 _GRANT, _REFUSE = b"\x01", b"\x00"
+STALL_SECONDS = 60.0  # a worker that answers no chunk for this long, once this process has done its share, is stopped
 
 
 def chunk_bounds(tokens: list[int], chunks: int | None = None) -> list[int]:
@@ -189,9 +190,12 @@ class BranchWorker:
                 self._high -= 1
                 c = self._high
             mine[c] = rows_of(c)
-        with self._lock:  # the chunks the worker was granted: answered, or the worker ended
+        with self._lock:  # the chunks the worker was granted: answered, or the worker ended or stalled
+            seen = len(self._answers)
             while len(self._answers) < self._low and not self._done:
-                self._lock.wait()
+                if not self._lock.wait(STALL_SECONDS) and len(self._answers) == seen:
+                    break  # (its chunks are computed here; result() stops it)
+                seen = len(self._answers)
             answers, granted = self._answers[:self._low], self._low
         out: list = []
         for c in range(n):
@@ -214,8 +218,10 @@ class BranchWorker:
         proc, self._proc = self._proc, None
         if proc.poll() is None:
             proc.kill()
-        self._thread.join()
         proc.wait()
+        self._thread.join(5)  # (the end of its output ends the thread; a stray child holding that open cannot hang us)
+        if self._thread.is_alive():
+            return  # (its pipes are closed when the thread ends: closing a file being read would wait for it)
         for f in (proc.stdin, proc.stdout):
             try:
                 f.close()
