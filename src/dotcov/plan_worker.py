@@ -101,7 +101,7 @@ class BranchWorker:
         self._answers: list[bytes] = []  # the worker's answers to chunks 0, 1, ... in order
         self._done = False  # the worker's stream ended (or failed)
         # The thread writes the job and serves the claims without holding the GIL while it waits: the caller goes on.
-        self._thread = threading.Thread(target=self._talk, args=(job,), daemon=True)
+        self._thread = threading.Thread(target=self._talk, args=(self._proc, job), daemon=True)
         self._thread.start()
 
     @property
@@ -117,8 +117,7 @@ class BranchWorker:
             n = len(self._bounds) - 1
             return (n, self._low, n - self._high)
 
-    def _talk(self, job: bytes) -> None:
-        proc = self._proc
+    def _talk(self, proc: subprocess.Popen, job: bytes) -> None:
         try:
             proc.stdin.write(job)
             proc.stdin.flush()
