@@ -1,20 +1,23 @@
-"""The cold plan's speed-ups give the plan a serial Python run gives: the branch analysis in a worker process
-(plan_worker.py) and each point's counter found natively (plan.point_sites)."""
+"""The cold plan's speed-ups give the plan a serial Python run gives: the branch analysis shared in chunks between a
+worker process and this one (plan_worker.py), every failure of the worker falling back to the serial rows, and each
+point's counter found natively (plan.point_columns)."""
 
 from __future__ import annotations
 
 import random
 import sys
+import time
 from array import array
 from itertools import repeat
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_plan_cache import REPO, module_data, snippets  # noqa: E402,F401  (fixture)
 
-from dotcov import plan, plan_worker  # noqa: E402
+from dotcov import plan, plan_worker, results  # noqa: E402
 from dotcov.paths import PathMapper  # noqa: E402
 from dotcov.results import ReportOptions, SourceChecks, load_symbols  # noqa: E402
 
@@ -37,48 +40,181 @@ def test_a_worker_gives_the_plan_of_a_serial_run(snippets, monkeypatch, config, 
     started = []
     real = plan_worker.BranchWorker.result
 
-    def result(self):
+    def result(self, sym):
         started.append(self.started)
-        return real(self)
+        return real(self, sym)
 
     monkeypatch.setattr(plan_worker.BranchWorker, "result", result)
     assert plans(cov, options) == serial
     assert started and all(started)  # (the worker's rows, not the serial fallback's)
 
 
-def test_the_worker_answers_the_rows_of_branch_rows(snippets):
-    cov = module_data(snippets["Debug"])
-    [module] = cov.modules.values()
+def shuffled(module, seed: int = 7):
+    """`module` with its counters in another order (the agent counts them in JIT order, not by method)."""
+    order = list(range(len(module.sites)))
+    random.Random(seed).shuffle(order)
+    return SimpleNamespace(path=module.path, mvid=module.mvid, pdb_id=module.pdb_id,
+                           sites=[module.sites[i] for i in order], hits=[module.hits[i] for i in order])
+
+
+@pytest.fixture
+def one_module(snippets):
+    [module] = module_data(snippets["Release"]).modules.values()
+    module = shuffled(module)
     mapper = PathMapper(None, REPO)
     sym = load_symbols(module, module.path)
+    return module, sym, mapper, plan.branch_rows(module, sym, mapper)
 
-    def fallback():
-        raise AssertionError("the worker failed")
 
-    worker = plan_worker.BranchWorker(fallback, module, sym, mapper)
+def wait_for(condition, what: str) -> None:
+    deadline = time.monotonic() + 120
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def test_chunks_are_runs_of_whole_methods():
+    rng = random.Random(3)
+    tokens = sorted(0x06000000 | rng.randrange(1, 60) for _ in range(500))
+    for chunks in (1, 2, 7, 48, 1000):
+        bounds = plan_worker.chunk_bounds(tokens, chunks)
+        assert bounds[0] == 0 and bounds[-1] == len(tokens) and bounds == sorted(set(bounds))
+        assert len(bounds) - 1 <= chunks
+        assert all(tokens[b - 1] != tokens[b] for b in bounds[1:-1])
+    assert len(plan_worker.chunk_bounds(tokens, 7)) == 8  # (about equal runs: as many as asked for)
+    assert plan_worker.chunk_bounds([], 7) == [0]
+
+
+def test_the_worker_and_this_process_share_the_chunks(one_module, monkeypatch):
+    module, sym, mapper, serial = one_module
+    assert serial
+    monkeypatch.setattr(plan_worker, "CHUNKS", 8)
+    worker = plan_worker.BranchWorker(module, mapper)
+    assert worker.started and worker.shares[0] > 2
+    real = plan.branch_rows
+
+    def branch_rows(*args, **kwargs):  # this process's chunks start once the worker holds one
+        wait_for(lambda: worker.shares[1] >= 1, "the worker claims a chunk")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(plan, "branch_rows", branch_rows)
+    assert worker.result(sym) == serial
+    n, theirs, mine = worker.shares
+    assert theirs >= 1 and mine >= 1 and theirs + mine == n
+
+
+def test_the_worker_alone_gives_the_serial_rows(one_module, monkeypatch):
+    module, sym, mapper, serial = one_module
+    monkeypatch.setattr(plan_worker, "CHUNKS", 8)
+    worker = plan_worker.BranchWorker(module, mapper)
+    wait_for(lambda: worker.shares[1] == worker.shares[0], "the worker claims every chunk")
+    monkeypatch.setattr(plan, "branch_rows", None)  # (this process computes nothing)
+    assert worker.result(sym) == serial
+    assert worker.shares[2] == 0
+
+
+FAKE_WORKERS = {
+    "exits after a claim": "printf C; head -c 1 >/dev/null; exit 3",
+    "answers what marshal cannot read": r"printf C; sleep 0.2; printf 'R\003\000\000\000\000\000\000\000abc'",
+    "answers a chunk that is not a list": r"printf C; sleep 0.2; printf 'R\002\000\000\000\000\000\000\000i\000'",
+    "is not a worker": "exit 1",
+    "stalls": "printf C; exec sleep 600",
+}
+
+
+@pytest.mark.parametrize("fake", list(FAKE_WORKERS))
+def test_chunks_the_worker_does_not_answer_are_computed_here(one_module, monkeypatch, tmp_path, fake):
+    module, sym, mapper, serial = one_module
+    script = tmp_path / "python"
+    script.write_text("#!/bin/sh\nexec 2>/dev/null\n" + FAKE_WORKERS[fake] + "\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(plan_worker.sys, "executable", str(script))
+    monkeypatch.setattr(plan_worker, "STALL_SECONDS", 1.0)
+    worker = plan_worker.BranchWorker(module, mapper)
     assert worker.started
-    assert worker.result() == plan.branch_rows(module, sym, mapper)
+    if fake != "is not a worker":
+        wait_for(lambda: worker.shares[1] == 1, "the fake worker is granted a chunk")
+    began = time.monotonic()
+    assert worker.result(sym) == serial
+    assert time.monotonic() - began < 120  # (a stalled worker is not waited for: its `sleep` is 600 s)
+    assert worker._proc is None  # (closed)
 
 
-def test_a_failing_worker_falls_back_to_the_serial_rows(snippets, monkeypatch):
-    cov = module_data(snippets["Debug"])
-    [module] = cov.modules.values()
-    mapper = PathMapper(None, REPO)
-    sym = load_symbols(module, module.path)
+def test_a_chunk_failing_here_gives_the_serial_run(one_module, monkeypatch):
+    module, sym, mapper, serial = one_module
     monkeypatch.setattr(plan_worker.sys, "executable", "/bin/false")  # starts, answers nothing, exits 1
-    worker = plan_worker.BranchWorker(lambda: ["serial"], module, sym, mapper)
-    assert worker.started
-    assert worker.result() == ["serial"]
+    real = plan.branch_rows
+
+    def branch_rows(module, sym, mapper, hits=None, bodies=None):
+        if hits is not None:
+            raise RuntimeError("a chunk failed")
+        return real(module, sym, mapper)
+
+    monkeypatch.setattr(plan, "branch_rows", branch_rows)
+    worker = plan_worker.BranchWorker(module, mapper)
+    assert worker.result(sym) == serial
 
 
-def test_a_worker_not_asked_for_is_stopped(snippets):
-    cov = module_data(snippets["Debug"])
-    [module] = cov.modules.values()
-    mapper = PathMapper(None, REPO)
-    worker = plan_worker.BranchWorker(list, module, load_symbols(module, module.path), mapper)
+def test_no_worker_when_asked_for_none(one_module, monkeypatch):
+    module, sym, mapper, serial = one_module
+    monkeypatch.setenv("DOTCOV_NO_WORKERS", "1")
+    worker = plan_worker.BranchWorker(module, mapper)
+    assert not worker.started
+    assert worker.result(sym) == serial
+
+
+def test_a_worker_not_asked_for_is_stopped(one_module):
+    module, sym, mapper, _serial = one_module
+    worker = plan_worker.BranchWorker(module, mapper)
     proc = worker._proc
     worker.close()
     assert proc.poll() is not None
+
+
+def test_the_build_starts_the_worker_before_reading_the_symbols(snippets, monkeypatch):
+    cov = module_data(snippets["Release"])
+    monkeypatch.setenv("DOTCOV_NO_WORKERS", "1")
+    serial, problems = results.build(cov, REPO)
+    assert not problems
+    monkeypatch.delenv("DOTCOV_NO_WORKERS")
+    monkeypatch.setattr(results, "WORKER_MIN_SITES", 0)
+    events = []
+    real_init, real_load = plan_worker.BranchWorker.__init__, results.load_symbols
+
+    def init(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        events.append(("worker", self.started))
+
+    def load(*args, **kwargs):
+        events.append(("symbols", None))
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(plan_worker.BranchWorker, "__init__", init)
+    monkeypatch.setattr(results, "load_symbols", load)
+    result, problems = results.build(cov, REPO)
+    assert not problems and events == [("worker", True), ("symbols", None)]
+    assert repr(result) == repr(serial)  # (as tests/test_plan_cache.py compares builds)
+
+
+def test_the_build_stops_the_worker_when_the_symbols_fail(snippets, monkeypatch):
+    cov = module_data(snippets["Release"])
+    monkeypatch.setattr(results, "WORKER_MIN_SITES", 0)
+    workers = []
+    real_init = plan_worker.BranchWorker.__init__
+
+    def init(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        workers.append((self, self._proc))
+
+    def load(module, path=None):
+        raise results.SymbolsError("rebuilt")
+
+    monkeypatch.setattr(plan_worker.BranchWorker, "__init__", init)
+    monkeypatch.setattr(results, "load_symbols", load)
+    result, problems = results.build(cov, REPO)
+    assert problems == ["rebuilt"]
+    [(worker, proc)] = workers
+    assert proc is not None and proc.poll() is not None and not worker.started
 
 
 def python_point_columns(points, point_tokens, order, sites) -> list[bytes]:

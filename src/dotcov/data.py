@@ -18,6 +18,7 @@ import tempfile
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 
 from dotcov import _native
@@ -81,6 +82,14 @@ class ModuleHits:
         for c in columns:
             digest.update((c if isinstance(c, array) and c.typecode == "I" else array("I", c)).tobytes())
         return digest.hexdigest()
+
+    def site_columns(self) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
+        """The sites as columns (method tokens, IL offsets, kinds), without making the site tuples when they are
+        not made yet (plan_worker.py reads the columns before the plan needs the tuples)."""
+        columns = self._sites_pending
+        if columns is None:
+            columns = tuple(list(map(itemgetter(i), self._sites)) for i in range(3))
+        return columns
 
     def settle(self) -> None:
         """Derives `unmeasured` and `unmeasured_sites` from the method states and notes (entries given

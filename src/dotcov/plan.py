@@ -61,25 +61,26 @@ class _Method:
 WORKER_MIN_SITES = 50_000
 
 
-def make_plan(module, sym, options, mapper, checks) -> dict:
-    """The hit-independent part of results.module_coverage (see the module docstring)."""
-    worker = BranchWorker(partial(branch_rows, module, sym, mapper), module, sym, mapper,
-                          start=len(module.hits) >= WORKER_MIN_SITES)
+def make_plan(module, sym, options, mapper, checks, *, worker: BranchWorker | None = None) -> dict:
+    """The hit-independent part of results.module_coverage (see the module docstring). `worker`: the module's
+    branch analysis, started early (results.build); by default one is started here for a large module."""
+    if worker is None:
+        worker = BranchWorker(module, mapper, start=len(module.hits) >= WORKER_MIN_SITES)
     try:
-        return _make_plan(module, sym, options, mapper, checks, worker.result)
+        return _make_plan(module, sym, options, mapper, checks, partial(worker.result, sym))
     finally:
         worker.close()
 
 
-def branch_rows(module, sym, mapper, hits: list | None = None) -> list[tuple]:
+def branch_rows(module, sym, mapper, hits: list | None = None, bodies: dict | None = None) -> list[tuple]:
     """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.py; `hits`
     default hit_exprs.symbolic(module.sites)), as plain tuples (method token, offset, path, line, outcome kinds,
     their codes, generated, is_switch, text, arms, notes): what make_plan keeps of them, in a form a worker
-    process can send (plan_worker.py)."""
+    process can send (plan_worker.py). `bodies`: the assembly's method bodies, when already read."""
     encode = hit_exprs.encode
     return [(r.method_token, r.offset, r.path, r.line, list(r.outcomes), [encode(h) for h in r.outcomes.values()],
              r.generated, r.is_switch, r.text, r.arms, r.notes)
-            for r in branches.analyse(module, sym, assembly_path=mapper.map(module.path),
+            for r in branches.analyse(module, sym, bodies=bodies, assembly_path=mapper.map(module.path),
                                       path_of=lambda doc: mapper.map(doc, near=module.path),
                                       hits=hit_exprs.symbolic(module.sites) if hits is None else hits)]
 
@@ -238,6 +239,29 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     for ci, cc in enumerate(ordered):
         for mi, mc in enumerate(cc.methods):
             mc.index = (ci, mi)
+    # Per-point columns, each method's points together (in the order read). (Before the branch rows are asked for:
+    # with a worker (plan_worker.py), this is done while it still analyses branches.)
+    class_rows = []
+    order: list[int] = []  # new point number -> point id
+    positions = {path: dict(zip(rows[0], range(len(rows[0])))) for path, rows in line_plan.items()}
+    for cc in ordered:
+        method_rows = []
+        file_lines = line_plan[cc.filename][0]
+        for mc in cc.methods:
+            start = len(order)
+            order += mc.points
+            method_rows.append((mc.name, mc.signature, mc.token, _lines_of(mc.lines, file_lines,
+                                                                           positions[cc.filename]),
+                                start, len(order)))
+        class_rows.append((cc.name, cc.filename, _lines_of(cc.lines, file_lines, positions[cc.filename]),
+                           method_rows))
+    renumber = [0] * len(points)
+    for new, pid in enumerate(order):
+        renumber[pid] = new
+    columns = point_columns(points, point_tokens, order, module.sites)
+    file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
+                  {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
+                 for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     # Branch outcomes as expressions of the counters (hit_exprs.py), on the lines of the files and methods kept.
     records = [r for r in branch_rows() if (r[0] & 0x00FFFFFF) not in excluded
                and _user_method(raw, r[0] & 0x00FFFFFF) not in unmeasured
@@ -275,28 +299,6 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         record_rows.append((token, offset, once(path), line, once(kinds), codes,
                             all(type(c) is int for c in codes), generated, is_switch, once(text),
                             arms, once(notes), fix, mc.index if mc is not None else None))
-    # Per-point columns, each method's points together (in the order read).
-    class_rows = []
-    order: list[int] = []  # new point number -> point id
-    positions = {path: dict(zip(rows[0], range(len(rows[0])))) for path, rows in line_plan.items()}
-    for cc in ordered:
-        method_rows = []
-        file_lines = line_plan[cc.filename][0]
-        for mc in cc.methods:
-            start = len(order)
-            order += mc.points
-            method_rows.append((mc.name, mc.signature, mc.token, _lines_of(mc.lines, file_lines,
-                                                                           positions[cc.filename]),
-                                start, len(order)))
-        class_rows.append((cc.name, cc.filename, _lines_of(cc.lines, file_lines, positions[cc.filename]),
-                           method_rows))
-    renumber = [0] * len(points)
-    for new, pid in enumerate(order):
-        renumber[pid] = new
-    columns = point_columns(points, point_tokens, order, module.sites)
-    file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
-                  {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
-                 for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
             "points": columns}
 

@@ -22,7 +22,8 @@ from dotcov.data import CoverageData, ModuleHits
 from dotcov.paths import PathMapper
 from dotcov.model import AssemblyCoverage, CoverageResult, FileCoverage
 from dotcov.packed_plan import apply as apply_plan, pack
-from dotcov.plan import make_plan
+from dotcov.plan import WORKER_MIN_SITES, make_plan
+from dotcov.plan_worker import BranchWorker
 from dotcov.signatures import SignatureError, decode_type, method_signature
 
 
@@ -177,14 +178,20 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             except (ValueError, IndexError, KeyError, TypeError):
                 the_plan = None  # a kept plan that does not add up (packed_plan.apply checks it): made again
         if the_plan is None:
+            # The branch analysis starts in a worker now, while this process reads the symbols (plan_worker.py).
+            worker = BranchWorker(module, mapper, start=len(module.hits) >= WORKER_MIN_SITES)
             try:
                 sym = load_symbols(module, assembly)
             except SymbolsError as e:
+                worker.close()
                 problems.append(str(e))
                 continue
             pdb, documents = sym.raw.get("pdb_path") or "", sym.raw["documents"]
-            read = plan_cache.inputs(assembly, pdb, documents, mapper, module.path) if key is not None else None
-            the_plan = pack(make_plan(module, sym, options, mapper, checks))
+            try:
+                read = plan_cache.inputs(assembly, pdb, documents, mapper, module.path) if key is not None else None
+                the_plan = pack(make_plan(module, sym, options, mapper, checks, worker=worker))
+            finally:
+                worker.close()
             if key is not None:
                 plan_cache.store(cache_dir, key, the_plan, assembly=assembly, pdb=pdb, documents=documents, read=read)
             asm = apply_plan(the_plan, module, contexts=options.contexts)
