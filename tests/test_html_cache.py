@@ -188,3 +188,17 @@ def test_the_key_covers_every_colouring_module():
     stamp = html_cache.code_stamp()
     for name in ("html.py", "html_csharp.py", "html_pygments.py"):
         assert f"{name}:".encode() in stamp
+
+
+def test_prune_always_keeps_the_newest_file(tmp_path):
+    # As plan_cache does (both prune through cache_files.py): the file just written survives any bounds.
+    colours = html_cache.ColourCache(tmp_path)
+    for i in range(3):
+        colours.lines(f"f{i}.cs", b"x%d" % i, lambda: ["x"] * 10)
+    files = sorted(tmp_path.glob("*" + html_cache.SUFFIX))
+    for i, p in enumerate(files):
+        os.utime(p, ns=((5 - 2 * i) * 10**9, (5 - 2 * i) * 10**9))  # files[0] newest
+    html_cache.prune(tmp_path, max_files=0)
+    assert list(tmp_path.glob("*" + html_cache.SUFFIX)) == files[:1]
+    html_cache.prune(tmp_path, max_bytes=0)
+    assert list(tmp_path.glob("*" + html_cache.SUFFIX)) == files[:1]
