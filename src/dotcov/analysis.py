@@ -44,7 +44,7 @@ from dotcov.model import (
     MethodCoverage,
     PointCoverage,
 )
-from dotcov.output import display_path, format_ranges, missed_ranges, percent
+from dotcov.output import display_path, format_ranges, percent
 
 
 # --- numbers -------------------------------------------------------------------
@@ -576,8 +576,8 @@ class FileAnalysis:
         return [n for n, h in self.lines.items() if h == 0]
 
     def missing(self) -> str:
-        """The missed lines as ranges (`format_ranges` of its lines and `missed_lines()`; its lines are in order)."""
-        return missed_ranges(self.lines)
+        """The missed lines as ranges (`format_ranges`)."""
+        return format_ranges(self.lines, self.missed_lines())
 
     def partial_lines(self) -> list[int]:
         return [n for n, b in self.branches.items() if b.covered < b.total and self.lines.get(n, 0) > 0]
