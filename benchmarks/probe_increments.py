@@ -68,8 +68,9 @@ def main() -> None:
                     here = per_method.setdefault((path, tokens[i]), [0, 0])
                     if c & DERIVED:
                         derived += 1
-                        site_hits += site_count(raw, i)
-                        here[1] += site_count(raw, i)
+                        count = site_count(raw, i)
+                        site_hits += count
+                        here[1] += count
                     else:
                         executed += c
                         site_hits += c

@@ -36,10 +36,11 @@ def main() -> None:
         from dotcov.packed_plan import apply as apply_plan
     except ImportError:  # (before the packed plans: to compare)
         from dotcov.plan import apply_plan
-    from dotcov.cli import Settings, _config
+    from dotcov.config import load_config
+    from dotcov.settings import report_options
 
     # The options a report command without flags has (dotcov.toml read as the CLI reads it): the same cache keys.
-    options = Settings(_config(), args.data, (), (), (), (), None, None, None, (), None).options
+    options = report_options(load_config())
     mapper = PathMapper(options.paths, args.root)
     cache = args.data / plan_cache.CACHE_DIR
 

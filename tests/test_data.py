@@ -47,6 +47,26 @@ def test_combine_merges_then_removes_inputs_and_is_repeatable(tmp_path):
     assert data.load(tmp_path).modules[(MVID, PDB)].hits == [3, 4]
 
 
+def test_combine_writes_the_site_columns_as_read(tmp_path, monkeypatch):
+    # A module of one file keeps its sites as the reader's columns: combine writes them back without making a
+    # tuple per site (a million of them at scale); merged modules write their site list's columns.
+    write(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 0, 4], offsets=[7, 3, 5])
+    write(tmp_path / "dotcov.2.bbbbbbbb.cov", [2], mvid=b"o" * 16)
+    write(tmp_path / "dotcov.3.cccccccc.cov", [5], mvid=b"o" * 16, offsets=[9])
+
+    made = []  # the modules whose site tuples were made
+    real = data.ModuleHits.sites
+    monkeypatch.setattr(data.ModuleHits, "sites", property(lambda m: made.append(m.mvid) or real.fget(m), real.fset))
+    data.combine(tmp_path)
+    assert MVID not in made and b"o" * 16 in made
+    monkeypatch.undo()
+    modules = data.load(tmp_path).modules
+    assert modules[(MVID, PDB)].sites == [(0x06000001, 7, 0), (0x06000001, 3, 0), (0x06000001, 5, 0)]
+    assert modules[(MVID, PDB)].hits == [1, 0, 4]
+    assert modules[(b"o" * 16, PDB)].sites == [(0x06000001, 0, 0), (0x06000001, 9, 0)]
+    assert modules[(b"o" * 16, PDB)].hits == [2, 5]
+
+
 def test_truncated_file_keeps_what_it_holds_and_is_set_aside(tmp_path):
     good = write(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 2])
     cut = tmp_path / "dotcov.2.bbbbbbbb.cov"

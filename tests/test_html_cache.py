@@ -222,3 +222,17 @@ def test_over_count_counts_entries_without_reading_them(tmp_path):
         (tmp_path / f"{i}{html_cache.SUFFIX}").write_bytes(b"")
     assert not html_cache.over_count(tmp_path, max_files=3)
     assert html_cache.over_count(tmp_path, max_files=2)
+
+
+def test_prune_always_keeps_the_newest_file(tmp_path):
+    # As plan_cache does (both prune through cache_files.py): the file just written survives any bounds.
+    colours = html_cache.ColourCache(tmp_path)
+    for i in range(3):
+        colours.lines(f"f{i}.cs", b"x%d" % i, lambda: ["x"] * 10)
+    files = sorted(tmp_path.glob("*" + html_cache.SUFFIX))
+    for i, p in enumerate(files):
+        os.utime(p, ns=((5 - 2 * i) * 10**9, (5 - 2 * i) * 10**9))  # files[0] newest
+    html_cache.prune(tmp_path, max_files=0)
+    assert list(tmp_path.glob("*" + html_cache.SUFFIX)) == files[:1]
+    html_cache.prune(tmp_path, max_bytes=0)
+    assert list(tmp_path.glob("*" + html_cache.SUFFIX)) == files[:1]

@@ -250,19 +250,6 @@ def test_missing_ranges_run_over_non_statement_lines():
     assert format_ranges([5], [5]) == "5"
 
 
-def test_missed_ranges_of_hits_are_format_ranges_of_the_missed_lines():
-    import random
-
-    from dotcov.output import missed_ranges
-
-    rng = random.Random(12)
-    for _ in range(300):
-        numbers = rng.sample(range(1, 80), rng.randint(0, 40))  # any order, as a hand-built map may have
-        lines = {n: rng.choice([0, 0, 1, 5, 2 ** 64]) for n in numbers}
-        assert missed_ranges(lines) == format_ranges(lines, [n for n, h in lines.items() if h == 0])
-    assert missed_ranges({}) == "" and missed_ranges({3: 0, 1: 0, 2: 4}) == "1, 3"
-
-
 def test_missing_column():
     table = render_table(one_file({10: 1, 12: 0, 13: 0, 14: 0, 16: 1, 20: 0}), show_missing=True)
     assert data_rows(table)[0].endswith("   12-14, 20")

@@ -493,6 +493,9 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
                  !il::InsertProbesSkippingRefused(Bytes(header, size), probes, branch_probes, style, &body,
                                                   &refused, &error, &il_map)))) {
       failure = "rewrite failed: " + error;
+    } else if (m.has_record && !RecordSharedCounters(writer_, m.record, m.slot_base, derived, summed)) {
+      // (Before the body is installed: no probe of it may run on a counter not yet marked.)
+      failure = "a shared counter the data file cannot hold";
     } else if (control) {
       if ((hr = SetRejitBody(control, body, il_map)) != clr::S_OK) {
         control->SetILFunctionBody(size, header);  // the ReJIT then compiles the original IL
@@ -520,12 +523,6 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
         }
       }
     }
-    if (failure.empty() && m.has_record)
-      for (const auto& [slot, source] : derived)
-        writer_.SetDerivedCounter(m.record, slot - m.slot_base, source - m.slot_base);
-    if (failure.empty() && m.has_record)
-      for (const auto& [slot, a, b] : summed)
-        writer_.SetSummedCounter(m.record, slot - m.slot_base, a - m.slot_base, b - m.slot_base);
     if (first < end && m.has_record) {
       RecordRewrite(m, token, failure, refused, probes, branch_probes);
     } else if (!failure.empty()) {

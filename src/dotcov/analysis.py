@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain, repeat
-from operator import and_, attrgetter, countOf, eq, gt, itemgetter, lt
+from operator import and_, attrgetter, countOf, eq, gt, lt
 from typing import Callable, Iterable
 
 from dotcov.deferred import defer, deferred_field
@@ -44,7 +44,7 @@ from dotcov.model import (
     MethodCoverage,
     PointCoverage,
 )
-from dotcov.output import display_path, format_ranges, missed_ranges, percent
+from dotcov.output import display_path, format_ranges, percent
 
 
 # --- numbers -------------------------------------------------------------------
@@ -244,21 +244,6 @@ def cyclomatic_complexity(branches: dict[int, BranchCoverage]) -> int:
             if hits:
                 n += len(hits) - 1
     return n
-
-
-def _decisions(lines: Iterable[BranchCoverage]) -> int:
-    """What these lines' outcomes add to a complexity, as `cyclomatic_complexity` counts them: each branch
-    instruction's outcomes but the first. One pass at C speed over every line of a file's methods
-    (`_unmerged_methods`), so the file's complexity costs no Python step per method or line."""
-    lines = list(lines)
-    per_line = list(map(_outcome_hits, lines))
-    if not all(per_line):  # (a hand-built line without them: `_outcomes`)
-        per_line = [hits or _outcomes(b) for hits, b in zip(per_line, lines)]
-    counts = list(map(len, map(_second, chain.from_iterable(per_line))))  # outcomes of each instruction
-    return sum(counts) - len(counts) + countOf(counts, 0)
-
-
-_outcome_hits, _second = attrgetter("outcome_hits"), itemgetter(1)
 
 
 def crap_score(complexity: int, covered: int, statements: int) -> float:
@@ -483,8 +468,9 @@ def _method_of(mc: MethodCoverage, lines: dict[int, int], branches: dict[int, Br
 
 def _unmerged_methods(sources: list[ClassCoverage]) -> tuple[int, int, int] | None:
     """(methods, methods covered, complexity) of classes that need no merging (each (type, file) once, each
-    method once: what `_single_class` analyses), from the model's methods as they are, at C speed (no Python
-    step per method: a million-statement file set has a hundred thousand); None when some need merging."""
+    method once: what `_single_class` analyses), from the model's methods as they are, with no Python step per
+    method but `cyclomatic_complexity` (a million-statement file set has a hundred thousand); None when some need
+    merging."""
     if len({(cc.name, cc.filename) for cc in sources}) != len(sources):
         return None
     methods: list[MethodCoverage] = []
@@ -494,7 +480,7 @@ def _unmerged_methods(sources: list[ClassCoverage]) -> tuple[int, int, int] | No
         methods += cc.methods
     measured = list(filter(_lines, methods))  # (methods without lines are not reported)
     covered = sum(map(any, map(dict.values, map(_lines, measured))))
-    complexity = len(measured) + _decisions(chain.from_iterable(map(dict.values, map(_branches, measured))))
+    complexity = sum(map(cyclomatic_complexity, map(_branches, measured)))
     return len(measured), covered, complexity
 
 
@@ -576,8 +562,8 @@ class FileAnalysis:
         return [n for n, h in self.lines.items() if h == 0]
 
     def missing(self) -> str:
-        """The missed lines as ranges (`format_ranges` of its lines and `missed_lines()`; its lines are in order)."""
-        return missed_ranges(self.lines)
+        """The missed lines as ranges (`format_ranges`)."""
+        return format_ranges(self.lines, self.missed_lines())
 
     def partial_lines(self) -> list[int]:
         return [n for n, b in self.branches.items() if b.covered < b.total and self.lines.get(n, 0) > 0]

@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 
 from dotcov import __version__
+from dotcov.settings import EXIT_ERROR, data_dir as _resolve_data_dir
 
-EXIT_ERROR = 1
 EXIT_FAIL_UNDER = 2
 
 
@@ -40,10 +40,6 @@ def _config():
         sys.exit(2)
     except ConfigError as e:
         _fail(str(e))
-
-
-def _resolve_data_dir(flag: Path | None, cfg) -> Path:
-    return (flag or Path(cfg.data_dir or ".dotcov")).resolve()
 
 
 def _report_options(f):
@@ -84,23 +80,17 @@ class Settings:
     def __init__(self, cfg, data_dir, include, exclude, exclude_by_attribute, exclude_by_file,
                  skip_auto_properties, all_branches, fail_under, fail_under_type, fail_under_scope,
                  ignore_errors=False, source_dirs=(), contexts=(), show_contexts=False):
-        from dotcov.filters import FilterError, Filters
-        from dotcov.results import ReportOptions
+        from dotcov.filters import FilterError
+        from dotcov.settings import report_options
 
         self.cfg = cfg
         self.data_dir = _resolve_data_dir(data_dir, cfg)
         try:
-            filters = Filters.build(include or cfg.include, exclude or cfg.exclude,
-                                    [*cfg.exclude_by_attribute, *exclude_by_attribute],
-                                    [*cfg.exclude_by_file, *exclude_by_file])
+            self.options = report_options(cfg, include=include, exclude=exclude,
+                                          exclude_by_attribute=exclude_by_attribute, exclude_by_file=exclude_by_file,
+                                          skip_auto_properties=skip_auto_properties, all_branches=all_branches)
         except FilterError as e:
             _fail(str(e))
-        self.options = ReportOptions(
-            filters=filters,
-            skip_auto_properties=cfg.skip_auto_properties if skip_auto_properties is None else skip_auto_properties,
-            all_branches=cfg.all_branches if all_branches is None else all_branches,
-            paths=cfg.paths,
-        )
         if fail_under is not None:
             self.fail_under = {kind: fail_under for kind in (fail_under_type or ("line",))}
         else:

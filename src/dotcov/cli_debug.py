@@ -101,7 +101,9 @@ def _data_dir(data_dir: Path | None) -> Path:
     except ConfigError as e:
         click.echo(f"dotcov: {e}", err=True)
         sys.exit(1)
-    return (data_dir or Path(os.environ.get("DOTCOV_DATA_DIR") or cfg.data_dir or ".dotcov")).resolve()
+    from dotcov.settings import data_dir as resolve
+
+    return resolve(data_dir or os.environ.get("DOTCOV_DATA_DIR"), cfg)
 
 
 _data_dir_option = click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,

@@ -255,7 +255,7 @@ def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterat
                 w.end("package")
                 continue
             w.start("classes")
-            yield "".join(w.parts).encode("utf-8")
+            yield w.getvalue()
             w.parts.clear()
             indent = INDENT * w.depth
             for cls in asm.classes:
@@ -264,7 +264,7 @@ def _document(analysis: Analysis, version: str, timestamp: int | None) -> Iterat
             w.end("package")
         w.end("packages")
     w.end("coverage")
-    yield "".join(w.parts).encode("utf-8")
+    yield w.getvalue()
 
 
 def cobertura_xml(result: CoverageResult | Analysis, *, version: str, timestamp: int | None = None) -> bytes:

@@ -73,9 +73,7 @@ class ModuleHits:
     def sites_digest(self) -> str:
         """A digest of the site list (its columns as uint32, the data file's type), without making the site
         tuples: the same in every process."""
-        columns = self._sites_pending
-        if columns is None:
-            columns = tuple(zip(*self._sites)) if self._sites else ((), (), ())
+        columns = self.site_columns()
         import hashlib  # here, not at the top: `dotcov run`'s combine needs no OpenSSL
 
         digest = hashlib.blake2b(len(columns[0]).to_bytes(8, "little"), digest_size=20)
@@ -244,12 +242,12 @@ def load(data_dir: Path) -> CoverageData:
 
 def write(data: CoverageData, path: Path) -> None:
     """Writes merged data atomically: a crash leaves the old file or the new one, never half."""
-    modules = [
-        {"mvid": m.mvid, "pdb_id": m.pdb_id, "path": m.path, "tokens": [s[0] for s in m.sites],
-         "offsets": [s[1] for s in m.sites], "kinds": [s[2] for s in m.sites], "hits": m.hits,
-         "method_states": m.method_states, "not_measured": m.not_measured, "contexts": m.contexts}
-        for m in data.modules.values()
-    ]
+    modules = []
+    for m in data.modules.values():
+        tokens, offsets, kinds = m.site_columns()  # (as read: no site tuples made only to be split again)
+        modules.append({"mvid": m.mvid, "pdb_id": m.pdb_id, "path": m.path, "tokens": tokens, "offsets": offsets,
+                        "kinds": kinds, "hits": m.hits, "method_states": m.method_states,
+                        "not_measured": m.not_measured, "contexts": m.contexts})
     fd, tmp = tempfile.mkstemp(prefix=".combine.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:

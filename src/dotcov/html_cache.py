@@ -9,7 +9,7 @@ Where: `DATA_DIR/cache/html/<digest>.lines`, next to the module plans (plan_cach
 the digest is a hash of the colouring code's stamp (code_stamp), the extension and the file's bytes, so an
 edited source, another dotcov or another Pygments is another name, never a stale hit. A file holds MAGIC, the
 body's length, line count and CRC-32, then the lines (UTF-8, joined by line breaks, which a coloured line never
-holds). It is written to a temporary name and renamed over, so concurrent reports never read half a file; one
+holds). cache_files.py frames, writes and prunes the files, so concurrent reports never read half a file; one
 that is damaged (bad magic, length, count, CRC or UTF-8) is ignored and written again. `prune` keeps the newest
 (a hit refreshes the file's time); a report runs it only when it added colours or `over_count` finds more
 files than it keeps (html.write_html); `clear` (dotcov erase) removes them all.
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
-import zlib
 from pathlib import Path
 from typing import Callable
+
+from dotcov.cache_files import FramedFiles
 
 __all__ = ["ColourCache", "code_stamp", "prune", "over_count", "clear", "SUBDIR"]
 
@@ -32,6 +32,7 @@ SUFFIX = ".lines"
 MAX_FILES = 50_000
 MAX_BYTES = 512 << 20
 _HEAD = len(MAGIC) + 16  # body length (8), line count (4), CRC-32 (4)
+FILES = FramedFiles(MAGIC, prefix="", suffix=SUFFIX, temp="colour", meta=4)  # the line count
 
 
 def code_stamp() -> bytes:
@@ -85,20 +86,11 @@ class ColourCache:
 
 
 def _load(file: Path) -> list[str] | None:
-    try:
-        with open(file, "rb") as f:
-            blob = f.read()
-    except OSError:
+    framed = FILES.read(file)
+    if framed is None:
         return None
-    if len(blob) < _HEAD or not blob.startswith(MAGIC):
-        return None
-    n = len(MAGIC)
-    size = int.from_bytes(blob[n:n + 8], "little")
-    count = int.from_bytes(blob[n + 8:n + 12], "little")
-    crc = int.from_bytes(blob[n + 12:n + 16], "little")
-    body = memoryview(blob)[_HEAD:]
-    if len(body) != size or zlib.crc32(body) != crc:
-        return None
+    meta, body = framed
+    count = int.from_bytes(meta, "little")
     try:
         text = str(body, "utf-8", "surrogatepass")
     except UnicodeDecodeError:
@@ -111,54 +103,18 @@ def _store(file: Path, lines: list[str]) -> None:
     """Writes the lines atomically; a cache that cannot be written is no error (the file is coloured again)."""
     if any("\n" in line for line in lines):  # cannot be told apart when read; never made by highlight_lines
         return
-    body = "\n".join(lines).encode("utf-8", "surrogatepass")
-    tmp = None
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".colour.", suffix=".tmp", dir=file.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + len(body).to_bytes(8, "little") + len(lines).to_bytes(4, "little")
-                    + zlib.crc32(body).to_bytes(4, "little"))
-            f.write(body)
-        os.replace(tmp, file)
-        tmp = None
-    except (OSError, OverflowError):
-        pass
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
+        count = len(lines).to_bytes(4, "little")
+    except OverflowError:
+        return
+    FILES.write(file, "\n".join(lines).encode("utf-8", "surrogatepass"), count)
 
 
 def prune(directory: str | os.PathLike, max_files: int | None = None, max_bytes: int | None = None) -> None:
     """Keeps the newest files: at most `max_files` (MAX_FILES), `max_bytes` (MAX_BYTES) together; removes stray
     temporary files."""
-    max_files = MAX_FILES if max_files is None else max_files
-    max_bytes = MAX_BYTES if max_bytes is None else max_bytes
-    found = []
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return
-    for e in entries:
-        try:
-            if e.name.endswith(SUFFIX):
-                st = e.stat()
-                found.append((st.st_mtime_ns, st.st_size, e.path))
-            elif e.name.startswith(".colour.") and e.name.endswith(".tmp"):
-                st = e.stat()
-                if st.st_mtime_ns < _now_ns() - 3600 * 10**9:  # left by a report that was killed
-                    os.unlink(e.path)
-        except OSError:
-            continue
-    found.sort(reverse=True)
-    total = 0
-    for n, (_mtime, size, path) in enumerate(found):
-        total += size
-        if n >= max_files or total > max_bytes:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+    FILES.prune(directory, MAX_FILES if max_files is None else max_files,
+                MAX_BYTES if max_bytes is None else max_bytes)
 
 
 def over_count(directory: str | os.PathLike, max_files: int | None = None) -> bool:
@@ -170,20 +126,6 @@ def over_count(directory: str | os.PathLike, max_files: int | None = None) -> bo
         return False
 
 
-def _now_ns() -> int:
-    import time
-
-    return time.time_ns()
-
-
 def clear(cache_dir: str | os.PathLike) -> None:
     """Removes the stored colours under `cache_dir` (DATA_DIR/cache; dotcov erase)."""
-    directory = Path(cache_dir) / SUBDIR
-    if not directory.is_dir():
-        return
-    for p in [*directory.glob("*" + SUFFIX), *directory.glob(".colour.*.tmp")]:
-        p.unlink(missing_ok=True)
-    try:
-        directory.rmdir()
-    except OSError:
-        pass
+    FILES.clear(Path(cache_dir) / SUBDIR)

@@ -75,23 +75,6 @@ def _range(start: int, end: int) -> str:
     return str(start) if start == end else f"{start}-{end}"
 
 
-_NOT_RUN = re.compile(b"\x00+")
-
-
-def missed_ranges(lines: dict[int, int]) -> str:
-    """`format_ranges(lines, <the lines with 0 hits>)` of `lines` (line -> hits), at C speed but for each range (the
-    table of a million statements): a range is a run of statements with 0 hits, in order of line."""
-    numbers = list(lines)
-    if numbers != sorted(numbers):  # (the analysis keeps them in order)
-        lines = dict(sorted(lines.items()))
-        numbers = list(lines)
-    ran = bytes(map(bool, lines.values()))  # 0 where missed
-    return ", ".join([_range(numbers[m.start()], numbers[m.end() - 1]) for m in _NOT_RUN.finditer(ran)])
-
-
-# --- paths -------------------------------------------------------------------
-
-
 # --- paths -------------------------------------------------------------------
 
 def display_path(path: str, root: str | None) -> str:

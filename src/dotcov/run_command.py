@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-EXIT_ERROR = 1
+from dotcov.settings import EXIT_ERROR
 
 
 def _say(message: str) -> None:
@@ -28,8 +28,9 @@ def run_command(command: list[str], cfg, *, data_dir: Path | None, append: bool,
     from dotcov import data
     from dotcov.agent import AgentError
     from dotcov.run import RunError, prepare, sources_root, start, with_contexts
+    from dotcov.settings import data_dir as resolve_data_dir
 
-    data_dir = (data_dir or Path(cfg.data_dir or ".dotcov")).resolve()
+    data_dir = resolve_data_dir(data_dir, cfg)
     include_tests = include_tests or cfg.include_test_assemblies
     contexts = contexts or cfg.run_contexts
     try:

@@ -234,4 +234,14 @@ bool SumsFitDataFile(const SharedCounters& shared, uint32_t slot_base) {
                      [&](const std::array<uint32_t, 3>& s) { return fits(s[1]) && fits(s[2]); });
 }
 
+bool RecordSharedCounters(DataFileWriter& writer, const ModuleRecordRef& module, uint32_t slot_base,
+                          const std::vector<std::pair<uint32_t, uint32_t>>& derived,
+                          const std::vector<std::array<uint32_t, 3>>& summed) {
+  // Sums first: a refused one leaves the derived marks unwritten too (the method is not measured either way).
+  for (const auto& [slot, a, b] : summed)
+    if (!writer.SetSummedCounter(module, slot - slot_base, a - slot_base, b - slot_base)) return false;
+  for (const auto& [slot, source] : derived) writer.SetDerivedCounter(module, slot - slot_base, source - slot_base);
+  return true;
+}
+
 }  // namespace dotcov

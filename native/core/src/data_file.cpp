@@ -276,10 +276,11 @@ void DataFileWriter::SetDerivedCounter(const ModuleRecordRef& module, uint32_t s
   PutU64(base_ + 8 * (uint64_t{module.first_slot} + site), kDerivedCounter | source_site);
 }
 
-void DataFileWriter::SetSummedCounter(const ModuleRecordRef& module, uint32_t site, uint32_t a, uint32_t b) {
-  if (!base_ || a > kMaxSummedSource || b > kMaxSummedSource) return;
+bool DataFileWriter::SetSummedCounter(const ModuleRecordRef& module, uint32_t site, uint32_t a, uint32_t b) {
+  if (!base_ || a > kMaxSummedSource || b > kMaxSummedSource) return false;
   PutU64(base_ + 8 * (uint64_t{module.first_slot} + site),
          kDerivedCounter | kSummedCounter | (uint64_t{a} << 31) | b);
+  return true;
 }
 
 bool DataFileWriter::AddNotMeasured(const ModuleRecordRef& module, const NotMeasuredNote& note, std::string* error) {

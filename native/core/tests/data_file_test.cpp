@@ -1,4 +1,5 @@
 #include "dotcov/data_file.h"
+#include "dotcov/counter_sharing.h"
 
 #include <gtest/gtest.h>
 #include <fcntl.h>
@@ -484,8 +485,8 @@ TEST(DataFile, SummedCountersReadAsTheSumOfTheirSourcesResolvedInChains) {
   auto* counters = reinterpret_cast<uint64_t*>(w.base()) + m->first_slot;
   counters[0] = 5;
   counters[1] = 7;
-  w.SetSummedCounter(*m, 5, 4, 0);  // 5 = 4 + 0, 4 resolved first though it comes later in the walk
-  w.SetSummedCounter(*m, 4, 0, 1);  // 4 = 0 + 1
+  EXPECT_TRUE(w.SetSummedCounter(*m, 5, 4, 0));  // 5 = 4 + 0, 4 resolved first though it comes later in the walk
+  EXPECT_TRUE(w.SetSummedCounter(*m, 4, 0, 1));  // 4 = 0 + 1
   w.SetDerivedCounter(*m, 2, 4);    // a point sharing a summed counter
   counters[3] = kDerivedCounter - 2;
   EXPECT_EQ(counters[4], kDerivedCounter | kSummedCounter | (uint64_t{0} << 31) | 1);
@@ -495,9 +496,51 @@ TEST(DataFile, SummedCountersReadAsTheSumOfTheirSourcesResolvedInChains) {
   EXPECT_EQ(f.modules[0].hits, (std::vector<uint64_t>{5, 7, 12, kDerivedCounter - 2, 12, 17}));
   EXPECT_TRUE(f.warnings.empty());
   // A sum past the largest count saturates below kDerivedCounter.
-  w.SetSummedCounter(*m, 5, 3, 3);
+  EXPECT_TRUE(w.SetSummedCounter(*m, 5, 3, 3));
   ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
   EXPECT_EQ(f.modules[0].hits[5], kDerivedCounter - 1);
+}
+
+TEST(DataFile, ASumTheFileCannotHoldIsRefusedNotSkipped) {
+  DataFileWriter none;
+  EXPECT_FALSE(none.SetSummedCounter(ModuleRecordRef{}, 0, 1, 2));  // no file
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+  std::vector<ProbeSite> sites;
+  for (uint32_t i = 0; i < 3; ++i) sites.push_back({0x06000001, i});
+  auto m = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
+  ASSERT_TRUE(m) << err;
+  auto* counters = reinterpret_cast<uint64_t*>(w.base()) + m->first_slot;
+  EXPECT_FALSE(w.SetSummedCounter(*m, 2, kMaxSummedSource + 1, 0));
+  EXPECT_FALSE(w.SetSummedCounter(*m, 2, 0, kMaxSummedSource + 1));
+  EXPECT_EQ(counters[2], 0u);  // nothing written
+  EXPECT_TRUE(w.SetSummedCounter(*m, 2, kMaxSummedSource, 0));
+  EXPECT_EQ(counters[2], kDerivedCounter | kSummedCounter | (uint64_t{kMaxSummedSource} << 31));
+}
+
+TEST(DataFile, SharedCountersAreRecordedOrTheMethodIsRefused) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+  std::vector<ProbeSite> sites;
+  for (uint32_t i = 0; i < 4; ++i) sites.push_back({0x06000001, i});
+  auto m = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
+  ASSERT_TRUE(m) << err;
+  auto* counters = reinterpret_cast<uint64_t*>(w.base()) + m->first_slot;
+  const uint32_t base = 100;  // the module's first slot in the agent's numbering
+  EXPECT_TRUE(RecordSharedCounters(w, *m, base, {{base + 3, base + 2}}, {{base + 2, base + 0, base + 1}}));
+  EXPECT_EQ(counters[2], kDerivedCounter | kSummedCounter | 1);
+  EXPECT_EQ(counters[3], kDerivedCounter | 2);
+  counters[2] = counters[3] = 0;
+  // A source past what the file holds: false, so the agent leaves the method uninstrumented ("not measured")
+  // instead of running probes whose block reads 0; no mark is left behind.
+  EXPECT_FALSE(RecordSharedCounters(w, *m, base, {{base + 3, base + 2}},
+                                    {{base + 2, base + 0, base + kMaxSummedSource + 1}}));
+  EXPECT_EQ(counters[2], 0u);
+  EXPECT_EQ(counters[3], 0u);
 }
 
 TEST(DataFile, SummedCounterCyclesAndBadSourcesReadZeroWithAWarningEach) {
@@ -511,9 +554,9 @@ TEST(DataFile, SummedCounterCyclesAndBadSourcesReadZeroWithAWarningEach) {
   ASSERT_TRUE(m) << err;
   auto* counters = reinterpret_cast<uint64_t*>(w.base()) + m->first_slot;
   counters[0] = 3;
-  w.SetSummedCounter(*m, 1, 0, 2);  // 1 and 2 name each other
-  w.SetSummedCounter(*m, 2, 1, 0);
-  w.SetSummedCounter(*m, 3, 0, 9);  // no site 9
+  EXPECT_TRUE(w.SetSummedCounter(*m, 1, 0, 2));  // 1 and 2 name each other
+  EXPECT_TRUE(w.SetSummedCounter(*m, 2, 1, 0));
+  EXPECT_TRUE(w.SetSummedCounter(*m, 3, 0, 9));  // no site 9
   w.SetDerivedCounter(*m, 4, 3);    // derived from a broken one
   DataFile f;
   ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "dotcov/data_file.h"
 #include "dotcov/il_method.h"
 #include "dotcov/il_rewriter.h"
 #include "dotcov/rewrite_policy.h"
@@ -60,5 +61,13 @@ SharedCounters ShareCounters(const il::MethodBody& body, const MethodProbes& pro
 // kMaxSummedSource. When not, the method keeps a counter per site instead
 // (a sum the file cannot hold would leave its block at 0).
 bool SumsFitDataFile(const SharedCounters& shared, uint32_t slot_base);
+
+// Writes a method's derived and summed counters (slots as ShareCounters gives
+// them, the module's first at `slot_base`) into its module record, before its
+// rewritten body is installed. False when a sum could not be written: the
+// caller then leaves the method uninstrumented and records it "not measured".
+bool RecordSharedCounters(DataFileWriter& writer, const ModuleRecordRef& module, uint32_t slot_base,
+                          const std::vector<std::pair<uint32_t, uint32_t>>& derived,
+                          const std::vector<std::array<uint32_t, 3>>& summed);
 
 }  // namespace dotcov

@@ -171,9 +171,11 @@ class DataFileWriter {
   // `source_site` of the same record (kDerivedCounter). Call it before the
   // method whose probes count them can run.
   void SetDerivedCounter(const ModuleRecordRef& module, uint32_t site, uint32_t source_site);
-  // Marks counter `site` as the sum of counters `a` and `b` (kSummedCounter),
-  // each at most kMaxSummedSource. Same timing as SetDerivedCounter.
-  void SetSummedCounter(const ModuleRecordRef& module, uint32_t site, uint32_t a, uint32_t b);
+  // Marks counter `site` as the sum of counters `a` and `b` (kSummedCounter).
+  // Same timing as SetDerivedCounter. False, writing nothing, when there is no
+  // file or a source is past kMaxSummedSource: the caller must then leave the
+  // method uninstrumented (its block would read 0, "missed").
+  [[nodiscard]] bool SetSummedCounter(const ModuleRecordRef& module, uint32_t site, uint32_t a, uint32_t b);
 
   // Appends why a method (il_offset = kind = kWholeMethod) or one probe site of
   // it is not measured.

@@ -1,0 +1,74 @@
+"""settings.py: the data directory and a report's options, read once for cli.py, run_command.py and the
+benchmarks, without click."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from dotcov import cli, run_command, settings
+from dotcov.config import Config
+from dotcov.filters import Filters
+from dotcov.results import ReportOptions
+
+TOML = Config(include=["[Calc]*"], exclude=["[*]Calc.Legacy*"], exclude_by_attribute=["Obsolete"],
+              exclude_by_file=["**/Generated/*.cs"], skip_auto_properties=True, all_branches=True,
+              paths={"source": [".", "/_/"]}, data_dir="from-toml")
+
+
+def test_flags_win_over_dotcov_toml():
+    assert settings.report_options(TOML) == ReportOptions(
+        filters=Filters.build(["[Calc]*"], ["[*]Calc.Legacy*"], ["Obsolete"], ["**/Generated/*.cs"]),
+        skip_auto_properties=True, all_branches=True, paths={"source": [".", "/_/"]})
+    flagged = settings.report_options(TOML, include=["[Lib]*"], exclude=["[*]X"], exclude_by_attribute=["Mine"],
+                                      exclude_by_file=["*.g.cs"], skip_auto_properties=False, all_branches=False)
+    assert flagged == ReportOptions(
+        filters=Filters.build(["[Lib]*"], ["[*]X"], ["Obsolete", "Mine"], ["**/Generated/*.cs", "*.g.cs"]),
+        skip_auto_properties=False, all_branches=False, paths={"source": [".", "/_/"]})
+
+
+def test_the_data_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert settings.data_dir(None, Config()) == tmp_path / ".dotcov"
+    assert settings.data_dir(None, TOML) == tmp_path / "from-toml"
+    assert settings.data_dir("flag", TOML) == tmp_path / "flag"
+    assert settings.data_dir(Path("/abs"), TOML) == Path("/abs")
+
+
+def test_the_cli_builds_the_same_options():
+    flags = dict(include=["[Lib]*"], exclude=(), exclude_by_attribute=["Mine"], exclude_by_file=["*.g.cs"],
+                 skip_auto_properties=None, all_branches=False)
+    made = cli.Settings(TOML, None, *flags.values(), None, (), None)
+    assert made.options == settings.report_options(TOML, **flags)
+    assert made.data_dir == settings.data_dir(None, TOML)
+
+
+def test_dotcov_runs_summary_has_a_report_commands_options(tmp_path, monkeypatch):
+    # The same options, so the plans `dotcov run` keeps are the ones `dotcov report` looks up (plan_cache.py).
+    import dotcov.api
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def coverage(data_dir, **kwargs):
+        seen.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr(dotcov.api, "Coverage", coverage)
+    try:
+        run_command._report(None, TOML, tmp_path, include_tests=False)
+    except Stop:
+        pass
+    assert seen["options"] == cli.Settings(TOML, None, (), (), (), (), None, None, None, (), None).options
+    assert seen["options"].filters.files == ["**/Generated/*.cs"]
+
+
+def test_the_run_path_imports_no_click():
+    code = ("import sys, dotcov.launcher, dotcov.run_command, dotcov.settings; "
+            "from dotcov.config import Config; dotcov.settings.data_dir(None, Config()); "
+            "print('click' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
