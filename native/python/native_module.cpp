@@ -10,6 +10,7 @@
 
 #include "dotcov/data_file.h"
 #include "native_apply.h"
+#include "native_arena.h"
 #include "native_il.h"
 #include "native_plan.h"
 #include "native_symbols.h"
@@ -187,6 +188,7 @@ PYBIND11_MODULE(_native, m) {
   RegisterSymbols(m);
   RegisterIl(m);
   RegisterApply(m);
+  RegisterArena(m);
   RegisterPlan(m);
   RegisterXml(m);
 }

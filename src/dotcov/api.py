@@ -33,7 +33,12 @@ def _no_gc():
     """Building the model allocates millions of small objects and frees almost none: the cyclic
     collector's passes over them would be half the time (benchmarks/report_scale.py). What was
     built is then frozen (moved out of the collector's generations, `gc.freeze`): the model lives as
-    long as the report, and re-enabling the collector would otherwise walk all of it again."""
+    long as the report, and re-enabling the collector would otherwise walk all of it again. Python's small
+    objects come from then on from arenas on huge pages (`_native.use_huge_arenas`: a page fault per 4 KiB was a
+    fifth of a warm build)."""
+    from dotcov import _native
+
+    _native.use_huge_arenas()
     enabled = gc.isenabled()
     gc.disable()
     try:
