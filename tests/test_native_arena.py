@@ -1,5 +1,6 @@
-"""_native.use_huge_arenas (native/python/native_arena.cpp): Python's small-object arenas cut from chunks advised
-for transparent huge pages. Run in a child interpreter: the allocator stays installed for the process."""
+"""_native.use_huge_pages (native/python/native_arena.cpp): Python's small-object arenas cut from chunks advised
+for transparent huge pages, and the C heap's new stretches advised too. Run in a child interpreter: the
+allocator and the heap's settings stay for the process."""
 
 from __future__ import annotations
 
@@ -24,8 +25,12 @@ def advised(address):
     raise AssertionError("no mapping")
 
 before = [object() for _ in range(10)]
-assert _native.use_huge_arenas() is True
-assert _native.use_huge_arenas() is False  # (once a process)
+assert _native.use_huge_pages() is True
+assert _native.use_huge_pages() is False  # (once a process)
+blocks = [bytes(8 << 20) for _ in range(12)]  # (larger blocks: the C heap, grown and advised ahead)
+# (the first may come from the free top the heap had before)
+assert sum(advised(id(b)) for b in blocks) >= len(blocks) - 1 and all(not any(b) for b in blocks)
+del blocks
 for _round in range(3):  # made, freed (arenas unmapped), made again
     made = [(i, str(i), [i]) for i in range(400_000)]  # ~100 MiB of small objects: hundreds of arenas
     assert sum(t[0] for t in made) == sum(range(400_000)) and made[123_456][1] == "123456"
@@ -38,7 +43,7 @@ print("ok")
 """
 
 
-def test_arenas_come_from_advised_chunks_and_python_runs_on_them():
+def test_arenas_and_heap_blocks_come_from_advised_memory_and_python_runs_on_them():
     out = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
