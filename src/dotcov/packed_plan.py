@@ -4,7 +4,9 @@
 object per line) plus the few strings the model shows: file paths, class and method names, and each branch
 record's missed-outcome descriptions (`BranchRecord.missed_parts`, known before the hits). `apply` gives the model
 `plan.apply_plan` gives for the unpacked plan (tests/test_plan_cache.py compares them): `_native.apply_plan` makes
-the line maps of files, classes and methods and the branch outcomes, and Python wraps them in the model's objects.
+the line maps of files and classes and the files' branch outcomes, and Python wraps them in the model's objects;
+the methods' (`_native.apply_methods`) are made when a class's methods are first read, and until then each class
+has their counts (`ClassCoverage.method_numbers`, what the analysis needs of them).
 
 Packed layout (all int32, native byte order):
 - files: (path, lines, first point of each line, multi-point lines as (position, count, point ids...), excluded
