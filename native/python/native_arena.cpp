@@ -42,6 +42,7 @@ bool installed = false;
 // The C heap (Python's larger blocks: dict tables, lists, bytes) grows by kHeapPad at a time (M_TOP_PAD).
 constexpr size_t kHeapPad = size_t{64} << 20;
 uintptr_t heap_seen = 0, heap_advised = 0;  // the break last seen; the end of the advised part
+bool heap_fixed = false;  // the break did not move when the heap had to grow (glibc maps memory instead)
 
 void AdviseHeap(bool grow = true) {
 #ifdef MADV_HUGEPAGE
@@ -50,10 +51,13 @@ void AdviseHeap(bool grow = true) {
   if (heap_seen == 0 || brk < heap_seen) heap_advised = brk;  // (the heap before the install, or trimmed: left)
   heap_seen = brk;
   // The heap's free top kept at a stretch or more, so what is handed out before the next call is advised.
-  if (grow && mallinfo2().keepcost < kHeapPad) {
+  if (grow && !heap_fixed && mallinfo2().keepcost < kHeapPad) {
     // (served from the top, which grows by a stretch; or from free space. volatile: not a pair to leave out)
     void* volatile block = malloc(kHeapPad / 2 - kHuge);
+    const bool had = block != nullptr;
     free(block);
+    heap_fixed = had && reinterpret_cast<uintptr_t>(sbrk(0)) == brk &&
+                 mallinfo2().keepcost < kHeapPad;  // (a heap that cannot grow: not tried again)
     return AdviseHeap(false);
   }
   const uintptr_t from = (heap_advised + kHuge - 1) & ~(kHuge - 1), to = brk & ~(kHuge - 1);
