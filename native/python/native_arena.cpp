@@ -45,7 +45,7 @@ uintptr_t heap_seen = 0, heap_advised = 0;  // the break last seen; the end of t
 bool heap_fixed = false;  // the break did not move when the heap had to grow (glibc maps memory instead)
 
 void AdviseHeap(bool grow = true) {
-#ifdef MADV_HUGEPAGE
+#if defined(MADV_HUGEPAGE) && defined(__GLIBC__)  // (glibc's heap: mallinfo2, M_TOP_PAD; README: glibc 2.36+)
   const uintptr_t brk = reinterpret_cast<uintptr_t>(sbrk(0));
   if (brk == static_cast<uintptr_t>(-1)) return;
   if (heap_seen == 0 || brk < heap_seen) heap_advised = brk;  // (the heap before the install, or trimmed: left)
@@ -106,9 +106,11 @@ bool UseHugePages() {
   if (installed) return false;
   PyObjectArenaAllocator mine{nullptr, Alloc, Free};
   PyObject_SetArenaAllocator(&mine);
+#if defined(__GLIBC__)
   mallopt(M_TOP_PAD, static_cast<int>(kHeapPad));
   mallopt(M_TRIM_THRESHOLD, static_cast<int>(4 * kHeapPad));
   mallopt(M_MMAP_THRESHOLD, static_cast<int>(kHeapPad / 2));  // (the data's columns and hit lists on the heap too)
+#endif
   AdviseHeap();  // (notes where the heap ends now; grows it by a stretch, advised before anything is in it)
   installed = true;
   return true;
