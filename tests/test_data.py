@@ -290,3 +290,18 @@ def test_sites_read_from_a_file_when_needed_are_its_sites_and_digest_as_the_eage
     assert data.ModuleHits(MVID, PDB, "x", [], []).sites_digest() != before
     moved = data.ModuleHits(MVID, PDB, "x", list(zip(tokens[1:] + tokens[:1], offsets[1:] + offsets[:1], kinds)), [])
     assert moved.sites_digest() != before
+
+
+def test_the_native_reader_says_why_a_path_cannot_be_read(tmp_path):
+    # (read_data_file reads the file itself, into memory advised for huge pages: its errors are the OS's)
+    import errno
+
+    with pytest.raises(OSError) as missing:
+        _native.read_data_file(str(tmp_path / "none.cov"))
+    assert missing.value.errno == errno.ENOENT and missing.value.filename == str(tmp_path / "none.cov")
+    with pytest.raises(OSError) as directory:
+        _native.read_data_file(str(tmp_path))
+    assert directory.value.errno == errno.EISDIR
+    (tmp_path / "empty.cov").write_bytes(b"")
+    with pytest.raises(ValueError, match="not a dotcov data file"):
+        _native.read_data_file(str(tmp_path / "empty.cov"))

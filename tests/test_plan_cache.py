@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from array import array
 from collections import Counter
 from operator import attrgetter
 from pathlib import Path
@@ -387,6 +388,93 @@ def test_a_packed_plan_that_does_not_add_up_is_an_error_not_a_crash(snippets):
     for plan in damaged:
         with pytest.raises((ValueError, IndexError)):
             packed_plan.apply(plan, module)
+
+
+def apply_args(packed: dict, module) -> tuple:
+    """_native.apply_plan's and apply_methods' arguments for a packed plan, as packed_plan.apply makes them."""
+    from dotcov import hit_exprs
+    from dotcov.model import BranchCoverage
+
+    return ([(row[1], row[2], row[3]) for row in packed["files"]], [(row[1], row[2], row[3]) for row in packed["classes"]],
+            packed["records"], packed["missed"], module.hits,
+            [hit_exprs.evaluate(c, module.hits) for c in packed["expressions"]], packed["points"][6], BranchCoverage)
+
+
+def test_a_packed_plan_that_does_not_add_up_fails_before_its_methods_are_made(snippets):
+    # The methods are made later, when a writer reads them (packed_plan.apply): whatever they would read is
+    # checked when the plan is applied, so a damaged kept plan is still made again (results.build), and
+    # apply_methods refuses it too.
+    from dotcov import packed_plan
+
+    cov = module_data(snippets["Debug"])
+    module = next(iter(cov.modules.values()))
+    packed = packed_plan.pack(plan_of(snippets["Debug"], cov, ReportOptions()))
+    assert not packed["fixes"]  # (the methods are made when read)
+    lines, branches = _native.apply_methods(*apply_args(packed, module))
+    assert len(lines) == len(branches) == len(packed["classes"])
+    i = next(i for i, c in enumerate(packed["classes"]) if c[4])  # (a class with methods)
+    c = packed["classes"][i]
+    # Its first method's lines past its file's end; (below) every listed position out of range.
+    bad_specs = (*c[:2], c[2][:12] + array("i", [0, 0, 1 << 20]).tobytes() + c[2][24:], *c[3:])
+    damaged = [dict(packed, records=packed["records"][:-4]),
+               dict(packed, missed=packed["missed"][:-1]),
+               dict(packed, classes=[*packed["classes"][:i], bad_specs, *packed["classes"][i + 1:]])]
+    if any(c[3] for c in packed["classes"]):
+        i = next(i for i, c in enumerate(packed["classes"]) if c[3])
+        c = packed["classes"][i]
+        bad_positions = (*c[:3], array("i", [-1] * (len(c[3]) // 4)).tobytes(), *c[4:])
+        damaged.append(dict(packed, classes=[*packed["classes"][:i], bad_positions, *packed["classes"][i + 1:]]))
+    records = array("i", packed["records"])
+    records[4] = 10**6  # the first record's method index
+    damaged.append(dict(packed, records=records.tobytes()))
+    for plan in damaged:
+        with pytest.raises((ValueError, IndexError)):
+            packed_plan.apply(plan, module)
+        with pytest.raises((ValueError, IndexError)):
+            _native.apply_methods(*apply_args(plan, module))
+
+
+@pytest.mark.parametrize("options", [ReportOptions(), ReportOptions(all_branches=True)], ids=["user", "all"])
+def test_methods_are_made_when_read_and_the_analysis_counts_them_without(snippets, monkeypatch, options):
+    """A Debug build (no switch line to fix): the table's analysis makes no method (apply_methods is not called)
+    and gives the reference's numbers from the counts of apply_plan (ClassCoverage.method_numbers), which are
+    those of the methods made later: with lines, run, and their cyclomatic complexity."""
+    from dotcov.analysis import Analysis, cyclomatic_complexity
+
+    cov = module_data(snippets["Debug"])
+    want = Analysis.of(reference_build(cov, options, monkeypatch))
+    calls = []
+    made = _native.apply_methods
+    monkeypatch.setattr(_native, "apply_methods", lambda *a: calls.append(1) or made(*a))
+    result = build(cov, options)
+    got = Analysis.of(result)
+    assert [f.numbers for f in got.files] == [f.numbers for f in want.files] and got.totals == want.totals
+    assert got.totals.methods and got.totals.complexity > got.totals.methods  # (methods with branches)
+    assert not calls
+    counted = [cc for asm in result.assemblies for cc in asm.classes if cc.method_numbers is not None]
+    assert counted
+    for cc in counted:
+        measured = [m for m in cc.methods if m.lines]
+        assert cc.method_numbers == (len(measured), sum(any(m.lines.values()) for m in measured),
+                                     sum(cyclomatic_complexity(m.branches) for m in measured))
+    assert calls == [1]  # (every class's methods at once)
+    assert [[(c.name, [(m.name, m.numbers) for m in c.methods]) for c in f.classes] for f in got.files] == \
+        [[(c.name, [(m.name, m.numbers) for m in c.methods]) for c in f.classes] for f in want.files]
+
+
+def test_a_class_with_methods_of_one_name_and_signature_is_counted_from_its_methods(snippets):
+    # (analysis merges such methods, so their count is not the native one)
+    from dotcov import packed_plan
+
+    cov = module_data(snippets["Debug"])
+    module = next(iter(cov.modules.values()))
+    packed = packed_plan.pack(plan_of(snippets["Debug"], cov, ReportOptions()))
+    i = next(i for i, c in enumerate(packed["classes"]) if len(c[4]) > 1)
+    c = packed["classes"][i]
+    packed["classes"][i] = (*c[:4], ["Same"] * len(c[4]), ["()"] * len(c[5]), c[6])
+    asm = packed_plan.apply(packed, module)
+    assert asm.classes[i].method_numbers is None
+    assert all(cc.method_numbers is not None for j, cc in enumerate(asm.classes) if j != i)
 
 
 def test_dotcov_run_keeps_the_cache_and_erase_does_not(tmp_path):

@@ -1,6 +1,7 @@
 // A packed module plan (src/dotcov/packed_plan.py) applied to one module build's hit counts: the per-line and
 // per-branch-record loops of plan.apply_plan (the Python statement of the rules) without an interpreter step per
-// line. The maps' values are the hit objects themselves (no new ints), and each line number is made once per file
+// line. In two parts: the files and classes (apply_plan), and the methods (apply_methods, made only when a writer
+// reads them: the table never does, and they are half of the maps). The maps' values are the hit objects themselves (no new ints), and each line number is made once per file
 // and shared by the file's, its classes' and its methods' maps.
 #include "native_apply.h"
 
@@ -50,8 +51,10 @@ struct Lines {
   Py_ssize_t covered = 0, total = 0;
 };
 
-py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::list missed, py::list hits,
-                    py::list expr_values, py::bytes point_sites, py::object branch_type) {
+// The model's part (files and classes: `model`) and the methods' part (`methods`), either or both; each class's
+// (methods with lines, those that ran, their complexity) always: what analysis.py counts from the methods.
+py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list missed, py::list hits,
+                py::list expr_values, py::bytes point_sites, py::object branch_type, bool model, bool methods) {
   const Ints sites = IntsOf(point_sites, "point sites");
   const Py_ssize_t n_hits = PyList_GET_SIZE(hits.ptr());
   py::object zero = Steal(PyLong_FromLong(0));
@@ -113,6 +116,7 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
       v[pos] = best;
       i += count;
     }
+    if (!model) continue;
     py::object d = Steal(_PyDict_NewPresized(static_cast<Py_ssize_t>(lines.n)));
     for (size_t i = 0; i < lines.n; ++i)
       if (PyDict_SetItem(d.ptr(), k[i], v[i]) < 0) throw py::error_already_set();
@@ -123,6 +127,7 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
   py::list class_lines, method_lines;
   std::vector<size_t> method_base;  // class index -> its first method's index over all classes
   std::vector<size_t> method_count;
+  std::vector<uint8_t> measured, ran;  // per method over all classes: has lines, has a line that ran
   size_t n_methods = 0;
   for (py::handle h : classes) {
     py::tuple row = py::reinterpret_borrow<py::tuple>(h);
@@ -133,12 +138,30 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
     if (specs.n == 0 || specs.n % 3) Damaged("a class's specs");
     const auto& k = keys[f];
     const auto& v = values[f];
-    py::list methods;
+    py::list of_class;
     for (size_t s = 0; s < specs.n; s += 3) {
       const int32_t kind = specs[s], a = specs[s + 1], b = specs[s + 2];
       py::object d;
+      const bool make = s == 0 ? model : methods;
+      if (kind != 0 && kind != 1) Damaged("a line spec kind");
+      if (kind == 0 && (a < 0 || b < a || static_cast<size_t>(b) > k.size())) Damaged("a line range");
+      if (kind == 1 && (a < 0 || b < a || static_cast<size_t>(b) > pool.n)) Damaged("a line list");
+      bool any = false;  // (a method's any(lines.values()): a hit count is an int, true unless 0)
+      for (int32_t i = a; i < b; ++i) {
+        const int32_t pos = kind == 0 ? i : pool[i];
+        if (pos < 0 || static_cast<size_t>(pos) >= k.size()) Damaged("a line position");
+        if (s && !any) {
+          const int t = PyObject_IsTrue(v[pos]);
+          if (t < 0) throw py::error_already_set();
+          any = t == 1;
+        }
+      }
+      if (s) {
+        measured.push_back(b > a);
+        ran.push_back(any);
+      }
+      if (!make) continue;
       if (kind == 0) {  // file positions [a, b)
-        if (a < 0 || b < a || static_cast<size_t>(b) > k.size()) Damaged("a line range");
         if (s == 0 && a == 0 && static_cast<size_t>(b) == k.size()) {
           d = file_lines[f];  // a class with all its file's lines shares the file's map (model.py: read only)
         } else {
@@ -146,26 +169,22 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
           for (int32_t i = a; i < b; ++i)
             if (PyDict_SetItem(d.ptr(), k[i], v[i]) < 0) throw py::error_already_set();
         }
-      } else if (kind == 1) {  // file positions pool[a:b]
-        if (a < 0 || b < a || static_cast<size_t>(b) > pool.n) Damaged("a line list");
+      } else {  // file positions pool[a:b]
         d = Steal(_PyDict_NewPresized(b - a));
         for (int32_t i = a; i < b; ++i) {
           const int32_t pos = pool[i];
-          if (pos < 0 || static_cast<size_t>(pos) >= k.size()) Damaged("a line position");
           if (PyDict_SetItem(d.ptr(), k[pos], v[pos]) < 0) throw py::error_already_set();
         }
-      } else {
-        Damaged("a line spec kind");
       }
       if (s == 0)
         class_lines.append(d);
       else
-        methods.append(d);
+        of_class.append(d);
     }
     method_base.push_back(n_methods);
     method_count.push_back(specs.n / 3 - 1);
     n_methods += specs.n / 3 - 1;
-    method_lines.append(methods);
+    method_lines.append(of_class);
   }
 
   // Branch records: (file, line, IL offset, class, method, is switch, outcome count, outcome codes...) with the
@@ -177,6 +196,7 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
   std::unordered_map<uint64_t, size_t> where;  // (owner, line) -> index in gathered
   const Py_ssize_t n_missed = PyList_GET_SIZE(missed.ptr()), n_expr = PyList_GET_SIZE(expr_values.ptr());
   std::vector<PyObject*> outcome;
+  std::vector<Py_ssize_t> decisions(n_methods);  // per method: its outcomes beyond each instruction's first
   Py_ssize_t r = 0;
   for (size_t i = 0; i < rec.n; ++r) {
     if (i + 7 > rec.n) Damaged("a branch record");
@@ -246,13 +266,15 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
     };
     if (file >= 0) {
       if (static_cast<size_t>(file) >= n_files) Damaged("a record's file");
-      join(static_cast<size_t>(file), false);
+      if (model) join(static_cast<size_t>(file), false);
     }
     if (ci >= 0) {
       if (static_cast<size_t>(ci) >= method_base.size() || mi < 0 ||
           static_cast<size_t>(mi) >= method_count[ci])
         Damaged("a record's method");
-      join(n_files + method_base[ci] + mi, true);
+      const size_t m = method_base[ci] + mi;
+      if (methods) join(n_files + m, true);
+      if (n > 0) decisions[m] += n - 1;
     }
   }
   if (r != n_missed) Damaged("records and descriptions differ in number");
@@ -276,7 +298,32 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
     py::object made = branch_type(b.covered, b.total, b.missed, b.conditions, b.outcome_hits);
     if (PyDict_SetItem(owners[b.owner].ptr(), b.line.ptr(), made.ptr()) < 0) throw py::error_already_set();
   }
-  return py::make_tuple(file_lines, file_branches, class_lines, method_lines, method_branches);
+  // Per class, as analysis._unmerged_methods counts a class's methods: those with lines, those of them with a line
+  // that ran, and their cyclomatic complexity (1 each, plus each branch instruction's outcomes but the first).
+  py::list counted;
+  for (size_t c = 0; c < method_base.size(); ++c) {
+    Py_ssize_t with_lines = 0, covered = 0, complexity = 0;
+    for (size_t m = method_base[c]; m < method_base[c] + method_count[c]; ++m) {
+      if (!measured[m]) continue;
+      ++with_lines;
+      covered += ran[m];
+      complexity += 1 + decisions[m];
+    }
+    counted.append(py::make_tuple(with_lines, covered, complexity));
+  }
+  if (!model) return py::make_tuple(method_lines, method_branches);
+  return py::make_tuple(file_lines, file_branches, class_lines, methods ? py::object(method_lines) : py::none(),
+                        methods ? py::object(method_branches) : py::none(), counted);
+}
+
+py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::list missed, py::list hits,
+                    py::list expr_values, py::bytes point_sites, py::object branch_type, bool methods) {
+  return Apply(files, classes, records, missed, hits, expr_values, point_sites, branch_type, true, methods);
+}
+
+py::tuple ApplyMethods(py::list files, py::list classes, py::bytes records, py::list missed, py::list hits,
+                       py::list expr_values, py::bytes point_sites, py::object branch_type) {
+  return Apply(files, classes, records, missed, hits, expr_values, point_sites, branch_type, false, true);
 }
 
 }  // namespace
@@ -284,6 +331,11 @@ py::tuple ApplyPlan(py::list files, py::list classes, py::bytes records, py::lis
 void RegisterApply(py::module_& m) {
   m.def("apply_plan", &ApplyPlan, py::arg("files"), py::arg("classes"), py::arg("records"), py::arg("missed"),
         py::arg("hits"), py::arg("expr_values"), py::arg("point_sites"), py::arg("branch_type"),
-        "A packed module plan applied to hit counts (packed_plan.apply): "
-        "(file lines, file branches, class lines, method lines, method branches).");
+        py::arg("methods") = true,
+        "A packed module plan applied to hit counts (packed_plan.apply): (file lines, file branches, class lines, "
+        "method lines, method branches, per class (methods with lines, of them run, their complexity)); "
+        "without `methods`, the methods' lines and branches are None (apply_methods makes them).");
+  m.def("apply_methods", &ApplyMethods, py::arg("files"), py::arg("classes"), py::arg("records"), py::arg("missed"),
+        py::arg("hits"), py::arg("expr_values"), py::arg("point_sites"), py::arg("branch_type"),
+        "The methods' part of apply_plan: (method lines, method branches), per class.");
 }

@@ -1,6 +1,13 @@
 // dotcov._native: the C++ core for Python (data files, assemblies, PDBs, IL).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <new>
 
 #include <algorithm>
 #include <fstream>
@@ -10,6 +17,7 @@
 
 #include "dotcov/data_file.h"
 #include "native_apply.h"
+#include "native_arena.h"
 #include "native_il.h"
 #include "native_plan.h"
 #include "native_symbols.h"
@@ -23,20 +31,62 @@ namespace {
 
 py::bytes ToBytes(const uint8_t* p, size_t n) { return py::bytes(reinterpret_cast<const char*>(p), n); }
 
+// A data file's bytes, in memory advised for transparent huge pages: a 20 MB file read into a new vector took
+// its pages one fault at a time (a few thousand). Falls back to ordinary pages where the advice is refused.
+class FileBytes {
+ public:
+  explicit FileBytes(size_t size) : mapped_((size + kHuge - 1) / kHuge * kHuge) {
+    if (!mapped_) return;
+    void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    data_ = static_cast<uint8_t*>(p);
+#ifdef MADV_HUGEPAGE
+    madvise(p, mapped_, MADV_HUGEPAGE);
+#endif
+  }
+  ~FileBytes() {
+    if (data_) munmap(data_, mapped_);
+  }
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+  uint8_t* data() { return data_; }
+
+ private:
+  static constexpr size_t kHuge = size_t{2} << 20;
+  size_t mapped_;
+  uint8_t* data_ = nullptr;
+};
+
+[[noreturn]] void RaiseOsError(const std::string& path) {
+  PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
+  throw py::error_already_set();
+}
+
 py::dict ReadDataFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
-    PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
-    throw py::error_already_set();
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) RaiseOsError(path);
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (fstat(fd, &st) != 0) RaiseOsError(path);
+  if (S_ISDIR(st.st_mode)) {
+    errno = EISDIR;
+    RaiseOsError(path);
   }
-  // One read of the whole file (a byte-at-a-time stream iterator was a fifth of reading a large file).
-  const std::streamoff size = in.tellg();
-  std::vector<uint8_t> bytes(size > 0 ? static_cast<size_t>(size) : 0);
-  in.seekg(0);
-  if (!bytes.empty() && !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()))) {
-    PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
-    throw py::error_already_set();
+  // One read of the whole file as it is now (a file cut short meanwhile is parsed as cut short: the parser says so).
+  const size_t size = st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
+  FileBytes buffer(size);
+  size_t got = 0;
+  while (got < size) {
+    const ssize_t n = read(fd, buffer.data() + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) RaiseOsError(path);
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
   }
+  const Bytes bytes(buffer.data(), got);
   DataFile f;
   std::string error;
   if (!ParseDataFile(bytes, &f, &error)) throw py::value_error(error);
@@ -187,6 +237,7 @@ PYBIND11_MODULE(_native, m) {
   RegisterSymbols(m);
   RegisterIl(m);
   RegisterApply(m);
+  RegisterArena(m);
   RegisterPlan(m);
   RegisterXml(m);
 }

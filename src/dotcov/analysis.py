@@ -474,14 +474,19 @@ def _unmerged_methods(sources: list[ClassCoverage]) -> tuple[int, int, int] | No
     if len({(cc.name, cc.filename) for cc in sources}) != len(sources):
         return None
     methods: list[MethodCoverage] = []
+    known = [0, 0, 0]
     for cc in sources:
+        counted = cc.method_numbers  # (the same figures, counted without making the methods: model.py)
+        if counted is not None:
+            known = list(map(sum, zip(known, counted)))
+            continue
         if not _unique_methods(cc):
             return None
         methods += cc.methods
     measured = list(filter(_lines, methods))  # (methods without lines are not reported)
     covered = sum(map(any, map(dict.values, map(_lines, measured))))
     complexity = sum(map(cyclomatic_complexity, map(_branches, measured)))
-    return len(measured), covered, complexity
+    return len(measured) + known[0], covered + known[1], complexity + known[2]
 
 
 def _unique_methods(cc: ClassCoverage) -> bool:

@@ -68,6 +68,18 @@ class ClassCoverage:
     methods: list[MethodCoverage] = field(default_factory=list)
     # line -> hits for this type in this file (read only: a type with all its file's lines may share the file's map)
     lines: dict[int, int] = field(default_factory=dict)
+    # (methods with lines, those of them that ran, the sum of their cyclomatic complexities), when known without
+    # reading `methods` (packed_plan.apply, for a class whose methods differ in name and signature); None: the
+    # analysis counts `methods`. Must agree with them: set only by who made them.
+    method_numbers: tuple[int, int, int] | None = field(default=None, compare=False, repr=False)
+
+    def defer_methods(self, load: Callable[[], list[MethodCoverage]]) -> None:
+        """`methods` made by `load()` when first read (packed_plan.apply: the table never reads them; with
+        `method_numbers` its analysis needs none)."""
+        defer(self, "methods", load)
+
+
+deferred_field(ClassCoverage, "methods", lambda load: load(), "the type's methods in this file")
 
 
 @dataclass

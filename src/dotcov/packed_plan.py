@@ -4,7 +4,9 @@
 object per line) plus the few strings the model shows: file paths, class and method names, and each branch
 record's missed-outcome descriptions (`BranchRecord.missed_parts`, known before the hits). `apply` gives the model
 `plan.apply_plan` gives for the unpacked plan (tests/test_plan_cache.py compares them): `_native.apply_plan` makes
-the line maps of files, classes and methods and the branch outcomes, and Python wraps them in the model's objects.
+the line maps of files and classes and the files' branch outcomes, and Python wraps them in the model's objects;
+the methods' (`_native.apply_methods`) are made when a class's methods are first read, and until then each class
+has their counts (`ClassCoverage.method_numbers`, what the analysis needs of them).
 
 Packed layout (all int32, native byte order):
 - files: (path, lines, first point of each line, multi-point lines as (position, count, point ids...), excluded
@@ -99,27 +101,29 @@ def apply(packed: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
     evaluate = hit_exprs.evaluate
     expr_values = [evaluate(c, hits) for c in packed["expressions"]]
     files, classes = packed["files"], packed["classes"]
-    point_sites = packed["points"][6]
-    file_lines, file_branches, class_lines, method_lines, method_branches = _native.apply_plan(
-        [(row[1], row[2], row[3]) for row in files], [(row[1], row[2], row[3]) for row in classes],
-        packed["records"], packed["missed"], hits, expr_values, point_sites, BranchCoverage)
+    # The methods are made when first read, all of the module's at once (the table reads none), unless a switch
+    # line is fixed below (it writes into its method's lines).
+    args = ([(row[1], row[2], row[3]) for row in files], [(row[1], row[2], row[3]) for row in classes],
+            packed["records"], packed["missed"], hits, expr_values, packed["points"][6], BranchCoverage)
+    eager = bool(packed["fixes"])
+    file_lines, file_branches, class_lines, method_lines, method_branches, counted = _native.apply_plan(
+        *args, methods=eager)
     asm = AssemblyCoverage(packed["name"])
-    points = _PointColumns(packed["points"], hits)
-    load = points.method  # (bound once: a method object per method was a tenth of wrapping them)
+    methods = _Methods(packed, hits, args)
     by_file = []
     for (path, _l, _f, _m, excluded_lines, not_measured, stale), lines, branches in zip(files, file_lines,
                                                                                         file_branches):
         fc = asm.files[path] = FileCoverage(path, lines, branches, set(excluded_lines), dict(not_measured), stale)
         by_file.append(fc)
-    for (name, f, _s, _p, names, signatures, methods), lines, of_lines, of_branches in zip(
-            classes, class_lines, method_lines, method_branches):
+    for ci, ((name, f, _s, _p, names, signatures, _m), lines, numbers) in enumerate(zip(classes, class_lines,
+                                                                                        counted)):
         cc = ClassCoverage(name, files[f][0], [], lines)
-        rows = _ints(methods)
-        for mname, signature, mlines, mbranches, token, start, end in zip(
-                names, signatures, of_lines, of_branches, rows[0::3], rows[1::3], rows[2::3]):
-            mc = MethodCoverage(mname, signature, mlines, None, token, mbranches)
-            mc.defer_points(partial(load, start, end))
-            cc.methods.append(mc)
+        if eager:
+            cc.methods = methods.made(ci, method_lines[ci], method_branches[ci])
+        else:
+            cc.defer_methods(partial(methods.of, ci))
+            if len(set(names)) == len(names) or len(set(zip(names, signatures))) == len(names):
+                cc.method_numbers = numbers  # (analysis._unmerged_methods' figures, counted in native code)
         asm.classes.append(cc)
     point_ctx, branch_ctx = site_contexts(module) if contexts and module.contexts else ({}, {})
     if point_ctx:  # the tests that ran the very points whose hits decide the line
@@ -155,6 +159,33 @@ def apply(packed: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
         if ctx and line in fc.lines:  # the tests whose dispatch ran the switch's first branch instruction
             fc.contexts[line] = ctx
     return asm
+
+
+class _Methods:
+    """The MethodCoverage objects of a module's classes, made from the packed plan when first asked for."""
+
+    def __init__(self, packed: dict, hits: list[int], args: tuple) -> None:
+        self.classes, self.args = packed["classes"], args
+        self.points = _PointColumns(packed["points"], hits).method  # (bound once: a tenth of wrapping them)
+        self.pending: tuple[list, list] | None = None
+
+    def of(self, ci: int) -> list[MethodCoverage]:
+        """Class `ci`'s methods (its lines and branches made in one native call for every class)."""
+        if self.pending is None:
+            self.pending = _native.apply_methods(*self.args)
+        method_lines, method_branches = self.pending
+        return self.made(ci, method_lines[ci], method_branches[ci])
+
+    def made(self, ci: int, of_lines: list, of_branches: list) -> list[MethodCoverage]:
+        _name, _f, _s, _p, names, signatures, rows = self.classes[ci]
+        rows = _ints(rows)
+        load, out = self.points, []
+        for mname, signature, mlines, mbranches, token, start, end in zip(
+                names, signatures, of_lines, of_branches, rows[0::3], rows[1::3], rows[2::3]):
+            mc = MethodCoverage(mname, signature, mlines, None, token, mbranches)
+            mc.defer_points(partial(load, start, end))
+            out.append(mc)
+        return out
 
 
 class _PointColumns:
