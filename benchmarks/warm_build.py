@@ -7,8 +7,8 @@ DATA_DIR must hold the plans already (run any report command on it once). Times,
 with the collector off (as `api.Coverage.result` runs the build), each step of the warm build: reading the data
 files (`data.load`), the plans' cache keys, loading the plans (`plan_cache.load`) and applying them
 (`packed_plan.apply`), and prints the best and the median of each and of their sum. `--profile` prints cProfile's
-top functions of one more whole build. Memory is on huge pages as in the commands (`_native.use_huge_pages`, which
-api.Coverage calls), unless `--small-pages`. Times are CPU seconds of the process (time.process_time). Run it in the directory the data was recorded in (or give `--root`).
+top functions of one more whole build. Memory is on huge pages as in the commands (`api.use_huge_pages`, which
+the report commands call), unless `--small-pages`. Times are CPU seconds of the process (time.process_time). Run it in the directory the data was recorded in (or give `--root`).
 """
 
 from __future__ import annotations

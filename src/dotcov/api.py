@@ -25,7 +25,7 @@ from typing import IO, Callable
 from dotcov.analysis import Analysis
 from dotcov.output import write_atomic
 
-__all__ = ["Coverage", "CoverageError", "DataLostError"]
+__all__ = ["Coverage", "CoverageError", "DataLostError", "use_huge_pages"]
 
 
 @contextmanager
@@ -34,7 +34,6 @@ def _no_gc():
     collector's passes over them would be half the time (benchmarks/report_scale.py). What was
     built is then frozen (moved out of the collector's generations, `gc.freeze`): the model lives as
     long as the report, and re-enabling the collector would otherwise walk all of it again."""
-    _huge_pages()
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -45,9 +44,11 @@ def _no_gc():
             gc.enable()
 
 
-def _huge_pages() -> None:
+def use_huge_pages() -> None:
     """Python's memory from now on on transparent huge pages (`_native.use_huge_pages`): reading the data and
-    building the model of a million statements took a page fault per 4 KiB, a third of a warm build."""
+    building the model of a million statements took a page fault per 4 KiB, a third of a warm build. It sets the
+    whole process's allocator (Python's arenas, glibc's heap growth), so the library leaves it to its caller: the
+    report commands call it first; a program using this API may."""
     from dotcov import _native
 
     _native.use_huge_pages()
@@ -110,7 +111,6 @@ class Coverage:
         cut short or corrupt (unless ignore_errors)."""
         from dotcov import data
 
-        _huge_pages()
         if not data.data_files(self.data_dir):
             raise CoverageError(f"no coverage data in {self.data_dir}; run your tests with "
                                 "'dotcov run -- dotnet test' first")

@@ -92,17 +92,16 @@ def _import_report() -> None:
 def _report(cov, cfg, data_dir: Path, include_tests: bool) -> None:
     """The summary table `dotcov run` prints after the command, from the data just combined."""
     from dotcov import __version__
-    from dotcov.api import Coverage, CoverageError, lost_data
-    from dotcov.filters import FilterError, Filters
-    from dotcov.results import ReportOptions
+    from dotcov.api import Coverage, CoverageError, lost_data, use_huge_pages
+    from dotcov.filters import FilterError
+    from dotcov.settings import report_options
 
     try:  # the report's options from dotcov.toml, as cli.Settings makes them when no flag is given
-        filters = Filters.build(cfg.include, cfg.exclude, [*cfg.exclude_by_attribute], [*cfg.exclude_by_file])
+        options = report_options(cfg)
     except FilterError as e:
         _say(f"dotcov: {e}")
         sys.exit(EXIT_ERROR)
-    options = ReportOptions(filters=filters, skip_auto_properties=cfg.skip_auto_properties,
-                            all_branches=cfg.all_branches, paths=cfg.paths)
+    use_huge_pages()
     api = Coverage(data_dir, source_root=Path.cwd(), warn=_warn, version=__version__,
                    source_dirs=cfg.source, include_tests=include_tests, options=options)
     api.lost = lost_data(cov, data_dir)
