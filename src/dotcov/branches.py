@@ -642,10 +642,10 @@ class _Sources:
 
     def may_hold_switches(self, path: str, fsharp: bool, vb: bool) -> bool:
         """switch_arms.may_hold_switches of the file's text, once per file."""
-        from dotcov import switch_arms  # (it builds on this module)
-
         key = (path, fsharp, vb)
         if key not in self._switches:
+            from dotcov import switch_arms  # (it builds on this module)
+
             self.lines(path)
             text = self._texts[path]
             self._switches[key] = text is not None and switch_arms.may_hold_switches(text, fsharp, vb)
