@@ -742,6 +742,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         operands_of.setdefault(token & 0x00FFFFFF, []).append((offset, counts))
         by_method.setdefault(token & 0x00FFFFFF, [])
     records: list[BranchRecord] = []
+    said: dict[tuple, list[dict[int, str]]] = {}  # branch_notes.notes of each statement shape
 
     mapped: dict[int, str | None] = {}
 
@@ -866,7 +867,12 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                     by_statement[q[0]].sort(key=lambda row: row[1].offset)
         # Missed outcomes in source terms (branch_notes.py), per statement.
         for rows_of in by_statement.values():
-            descriptions = branch_notes.notes(rows_of[0][1].text, [(op, r.outcomes, w) for op, r, w in rows_of])
+            # (notes depend on the text, opcodes and written flags only: once per distinct statement; read-only)
+            key = (rows_of[0][1].text, *[(op, w) for op, _r, w in rows_of])
+            descriptions = said.get(key)
+            if descriptions is None:
+                descriptions = said[key] = branch_notes.notes(rows_of[0][1].text,
+                                                              [(op, r.outcomes, w) for op, r, w in rows_of])
             for (_op, r, _w), d in zip(rows_of, descriptions):
                 r.notes = d
     return records
