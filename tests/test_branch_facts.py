@@ -125,9 +125,10 @@ def test_native_facts_agree_on_the_samples_and_snippets(dotnet, config):
     for dll in sorted(dlls.values()):
         check_assembly(dll, tally, symbols=True)
     assert not tally.mismatches, "\n".join(tally.mismatches[:20])
-    # Each recogniser and both Debug shapes came up (Release has no short-circuit temporaries).
+    # Each recogniser came up, and in Debug both shapes of its condition temporaries (Release has none).
     assert set(tally.recognisers) == set(range(-1, len(RECOGNISERS))), tally.recognisers
-    assert tally.zero_tests > 0 and (tally.constants > 0 or config == "Release")
+    if config == "Debug":
+        assert tally.constants > 0 and tally.zero_tests > 0
 
 
 def _runtime_dir() -> Path:
