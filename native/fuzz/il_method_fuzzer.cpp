@@ -13,11 +13,14 @@
 //    probes, value probes and short-circuit operand probes -- every local and
 //    argument taken as bool, so each load before `or`/`and` or ending a short
 //    circuit gets one -- and the IL offset map) only fails on its documented
-//    preconditions, in each style.
+//    preconditions, in each style;
+//  - the report's branch recognisers (branch_facts.h), as an ordinary method and as a state machine's MoveNext
+//    with made-up hidden and visible points, give one answer per conditional branch or switch, in IL order.
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "dotcov/branch_facts.h"
 #include "dotcov/il_method.h"
 #include "dotcov/il_rewriter.h"
 #include "dotcov/rewrite_check.h"
@@ -116,6 +119,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                  body.clauses().size(), valid ? "yes" : error.c_str());
   VerifyOptions bare;
   Sink(Verify(body, &error, bare));
+
+  // The branch recognisers, never reading outside the instructions, clauses or points they are given.
+  MethodContext plain;
+  MethodContext move_next{true, std::vector<int64_t>{}, {}};
+  for (size_t k = 0; k < ins.size(); ++k)
+    (k % 3 == 1 ? *move_next.hidden_offsets : move_next.visible_offsets).push_back(ins[k].offset);
+  std::vector<BranchFacts> facts = AnalyseBranches(body, plain);
+  std::vector<BranchFacts> state_facts = AnalyseBranches(body, move_next);
+  FUZZ_CHECK(facts.size() == state_facts.size());
+  for (size_t k = 0; k < facts.size(); ++k) {
+    FUZZ_CHECK(facts[k].offset == state_facts[k].offset && facts[k].opcode == state_facts[k].opcode);
+    FUZZ_CHECK(k == 0 || facts[k - 1].offset < facts[k].offset);
+    FUZZ_CHECK(body.FindInstruction(facts[k].offset) >= 0);
+    Sink(static_cast<int>(state_facts[k].recogniser) + facts[k].has_short_circuit + facts[k].tests_zero_comparison);
+  }
 
   // A probe before every decoded instruction, then at every legal offset, in
   // each style.

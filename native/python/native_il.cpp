@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "dotcov/branch_facts.h"
 #include "dotcov/il_method.h"
 #include "dotcov/il_rewriter.h"
 #include "dotcov/rewrite_check.h"
@@ -170,6 +171,37 @@ void IlVerify(const py::bytes& data, int return_values, const std::map<uint32_t,
   if (!il::Verify(m, &error, options)) throw py::value_error(error);
 }
 
+
+// branches.py's facts of each branch of one method (branch_facts.h): [(offset, opcode, recogniser index or -1,
+// short_circuit_constants' dict or None, tests_zero_comparison)].
+py::list IlBranchFacts(const py::bytes& data, bool is_move_next, std::optional<std::vector<int64_t>> hidden_offsets,
+                       std::vector<int64_t> visible_offsets) {
+  char* buffer = nullptr;
+  Py_ssize_t size = 0;
+  if (PyBytes_AsStringAndSize(data.ptr(), &buffer, &size) != 0) throw py::error_already_set();
+  il::MethodBody m;
+  std::string error;
+  if (!il::MethodBody::Decode(Bytes(reinterpret_cast<const uint8_t*>(buffer), static_cast<size_t>(size)), &m, &error))
+    throw py::value_error(error);
+  il::MethodContext context{is_move_next, std::move(hidden_offsets), std::move(visible_offsets)};
+  py::list out;
+  for (const il::BranchFacts& f : il::AnalyseBranches(m, context)) {
+    py::object constants = py::none();
+    if (f.has_short_circuit) {
+      py::dict d;
+      for (uint32_t kind : {f.true_kind, 3 - f.true_kind}) {
+        py::list entering;
+        for (const auto& [offset, k] : f.subtract[kind - 1]) entering.append(py::make_tuple(offset, k));
+        d[py::int_(kind)] = entering;
+      }
+      constants = d;
+    }
+    out.append(py::make_tuple(f.offset, f.opcode, static_cast<int>(f.recogniser), constants,
+                              f.tests_zero_comparison));
+  }
+  return out;
+}
+
 }  // namespace
 
 void RegisterIl(py::module_& m) {
@@ -198,6 +230,13 @@ void RegisterIl(py::module_& m) {
   m.def("il_translate_to_original", &IlTranslateToOriginal, py::arg("il_map"), py::arg("new_offset"),
         "The runtime's reading of an IL offset map (il::TranslateToOriginal): the original offset of a rewritten "
         "one.");
+  m.def("il_branch_facts", &IlBranchFacts, py::arg("body"), py::arg("is_move_next") = false,
+        py::arg("hidden_offsets") = std::nullopt, py::arg("visible_offsets") = std::vector<int64_t>{},
+        "branches.py's recognisers in native code (branch_facts.h), for each conditional branch and switch: "
+        "[(offset, opcode, index in branches.RECOGNISERS of the first that claims it or -1, "
+        "short_circuit_constants' {kind: [(offset, kind)]} or None, tests_zero_comparison)]. hidden_offsets / "
+        "visible_offsets: the method's hidden / visible sequence points' IL offsets (lists; hidden None when "
+        "unknown). Raises ValueError when the body does not decode.");
   m.def("il_find_branches", &IlFindBranches, py::arg("body"),
         "The conditional branches and switches that can get outcome probes: [(offset, target_count)]. Raises "
         "ValueError when the body does not decode.");

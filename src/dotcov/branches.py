@@ -642,10 +642,10 @@ class _Sources:
 
     def may_hold_switches(self, path: str, fsharp: bool, vb: bool) -> bool:
         """switch_arms.may_hold_switches of the file's text, once per file."""
-        from dotcov import switch_arms  # (it builds on this module)
-
         key = (path, fsharp, vb)
         if key not in self._switches:
+            from dotcov import switch_arms  # (it builds on this module)
+
             self.lines(path)
             text = self._texts[path]
             self._switches[key] = text is not None and switch_arms.may_hold_switches(text, fsharp, vb)
@@ -742,6 +742,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         operands_of.setdefault(token & 0x00FFFFFF, []).append((offset, counts))
         by_method.setdefault(token & 0x00FFFFFF, [])
     records: list[BranchRecord] = []
+    said: dict[tuple, list[dict[int, str]]] = {}  # branch_notes.notes of each statement shape
 
     mapped: dict[int, str | None] = {}
 
@@ -757,20 +758,26 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             continue  # only hidden points (or none): nothing the user wrote to report against
         name = raw["methods"][rid - 1][0] if rid <= len(raw["methods"]) else ""
         attrs = raw.get("attributes", {}).get(0x06000000 | rid, [])
-        il = None
+        move_next = rid in raw["kickoff"]
+        # Each branch's recogniser, short_circuit_constants and tests_zero_comparison, in native code
+        # (branch_facts.h: the rules of the functions above; tests/test_branch_facts.py checks they agree):
+        # [(offset, opcode, RECOGNISERS index or -1, short_circuit_constants, tests_zero_comparison)].
+        facts = None
         if rid in bodies:
             try:
-                il = MethodIL.decode(
-                    rid, bodies[rid], name=name, attributes=list(attrs), is_move_next=rid in raw["kickoff"],
-                    hidden_offsets=set(hidden_all.get(rid, [])) if hidden_all is not None else None,
-                    visible_offsets={p[0] for p in points})
+                facts = _native.il_branch_facts(
+                    bodies[rid], move_next,
+                    list(hidden_all.get(rid, [])) if hidden_all is not None and move_next else None,
+                    [p[0] for p in points] if move_next else [])
             except ValueError:
-                il = None
-        il_branches = {b.offset: b for b in il.branches()} if il else {}
+                facts = None
+        il = _LazyIL(rid, bodies[rid], name, attrs, move_next, hidden_all, points) if facts is not None else None
+        il_branches = {f[0]: f for f in facts} if facts is not None else {}
+        whole_method = compiler_generated_method(name, attrs)
         # Short circuits compiled to `or`/`and` (short_circuit.py): confirmed by the source's operator.
         combined = []  # (offset, counts, Shape, point)
         for offset, counts in sorted(operands_of.get(rid, [])) if il is not None and read_sources else ():
-            sc = short_circuit.shape(il, offset)
+            sc = short_circuit.shape(il.get(), offset)
             at = containing_point(points, offset) or points[0]
             where = path_of_doc(at[5])
             if sc and where and short_circuit.confirmed(sources.span(where, at), sc.is_or):
@@ -780,7 +787,9 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         for offset, outcomes in sorted(found):
             p = containing_point(points, offset)
             b = il_branches.get(offset)
-            generated = classify(il, b) if il and b else None
+            generated = None
+            if b is not None:  # (classify)
+                generated = "compiler-generated method" if whole_method else RECOGNISERS[b[2]][0] if b[2] >= 0 else None
             if il and not b:
                 generated = "not a branch in the method's IL"
             if generated is None and offset in whole:
@@ -790,13 +799,13 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 # Release `switch` statement's dispatch (under a hidden point). Either is reported
                 # on the method's first line.
                 p = points[0]
-                if il is not None and il.is_move_next:
+                if il is not None and move_next:
                     generated = generated or "before the first sequence point"
             rows.append((offset, outcomes, p, b, generated))
         # Debug `a || b` / `a && b`: the last condition's own outcomes (short_circuit_constants).
         counts = dict(found)
         for n, (offset, outcomes, p, b, generated) in enumerate(rows):
-            sub = short_circuit_constants(il, b) if b is not None and generated is None else None
+            sub = b[3] if b is not None and generated is None else None  # (short_circuit_constants)
             if sub:
                 own = {k: floor0(h - sum(counts.get(o, {}).get(kind, 0) for o, kind in sub.get(k, [])))
                        for k, h in outcomes.items()}
@@ -812,7 +821,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             # `GetResult()`), a dispatch the source confirms as a switch is the user's too.
             user = {offset: outcomes for offset, outcomes, _p, _b, g in rows
                     if g in (None, "hidden sequence point") and _b is not None}
-            for sw in switch_arms.find(il, [q for q in points if q[5] == doc], user, sources.lines(path),
+            for sw in switch_arms.find(il.get(), [q for q in points if q[5] == doc], user, sources.lines(path),
                                        fsharp=fsharp, vb=vb):
                 grouped.update(sw.offsets)
                 records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
@@ -822,12 +831,12 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             where = path_of_doc(p[5])
             if offset in grouped or where is None:
                 continue
-            r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, bool(b and b.is_switch),
+            is_switch = b is not None and b[1] == SWITCH
+            r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, is_switch,
                              sources.slice(where, p) if read_sources else "")
             records.append(r)
-            if b is not None and generated is None and not b.is_switch:
-                written = il is not None and tests_zero_comparison(il, b)
-                by_statement.setdefault(p[0], []).append((b.opcode, r, written))
+            if b is not None and generated is None and not is_switch:
+                by_statement.setdefault(p[0], []).append((b[1], r, b[4]))  # (b[4]: tests_zero_comparison)
         # Conditions computed into a value (the agent's value probes): two outcomes each, read like a `brtrue`.
         for offset, outcomes in sorted(values_of.get(rid, [])):
             p = containing_point(points, offset) or points[0]
@@ -858,10 +867,33 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                     by_statement[q[0]].sort(key=lambda row: row[1].offset)
         # Missed outcomes in source terms (branch_notes.py), per statement.
         for rows_of in by_statement.values():
-            descriptions = branch_notes.notes(rows_of[0][1].text, [(op, r.outcomes, w) for op, r, w in rows_of])
+            # (notes depend on the text, opcodes and written flags only: once per distinct statement; read-only)
+            key = (rows_of[0][1].text, *[(op, w) for op, _r, w in rows_of])
+            descriptions = said.get(key)
+            if descriptions is None:
+                descriptions = said[key] = branch_notes.notes(rows_of[0][1].text,
+                                                              [(op, r.outcomes, w) for op, r, w in rows_of])
             for (_op, r, _w), d in zip(rows_of, descriptions):
                 r.notes = d
     return records
+
+
+class _LazyIL:
+    """A method's MethodIL, decoded when first asked for (analyse needs it only for operand probes and switches)."""
+
+    __slots__ = ("args", "il")
+
+    def __init__(self, *args) -> None:
+        self.args, self.il = args, None
+
+    def get(self) -> MethodIL:
+        if self.il is None:
+            rid, body, name, attrs, move_next, hidden_all, points = self.args
+            self.il = MethodIL.decode(
+                rid, body, name=name, attributes=list(attrs), is_move_next=move_next,
+                hidden_offsets=set(hidden_all.get(rid, [])) if hidden_all is not None else None,
+                visible_offsets={p[0] for p in points})
+        return self.il
 
 
 def by_line(records: Iterable[BranchRecord], *, all_branches: bool = False) -> dict[str, dict[int, BranchCoverage]]:

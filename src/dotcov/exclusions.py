@@ -41,16 +41,24 @@ def excluded_methods(sym, assembly: str, options: ExclusionOptions) -> dict[int,
             names += attributes.get(prop, [])
         return filters.excluded_by_attribute(names)
 
+    # Per type, once (most types have many methods): its user type, why it is filtered out (or None), and the
+    # exclusion attribute of it or a type enclosing it (False: not yet known).
+    of_type: dict[int, list] = {}
     for rid, (name, type_rid, _flags, _sig) in enumerate(methods, start=1):
         if assembly_attr:
             out[rid] = f"assembly has {assembly_attr}"
             continue
         # The user method a state machine or lambda belongs to carries the user's attributes.
         owner = raw["kickoff"].get(rid, rid)
-        user_type = sym.user_type(type_rid) if type_rid else 0
-        type_name = sym.type_full_name(user_type) if user_type else "<Module>"
-        if not filters.type_included(assembly, type_name):
-            out[rid] = f"type {type_name} filtered out"
+        known = of_type.get(type_rid)
+        if known is None:
+            user_type = sym.user_type(type_rid) if type_rid else 0
+            type_name = sym.type_full_name(user_type) if user_type else "<Module>"
+            known = of_type[type_rid] = [user_type, None if filters.type_included(assembly, type_name)
+                                         else f"type {type_name} filtered out", False]
+        user_type = known[0]
+        if known[1] is not None:
+            out[rid] = known[1]
             continue
         reason = method_attr(rid) or (method_attr(owner) if owner != rid else None)
         generated = _GENERATED_METHOD.match(methods[owner - 1][0])
@@ -60,11 +68,14 @@ def excluded_methods(sym, assembly: str, options: ExclusionOptions) -> dict[int,
                 if reason:
                     break
         if not reason:
-            for t in type_chain(type_rid):
-                found = filters.excluded_by_attribute(attributes.get(0x02000000 | t, []))
-                if found:
-                    reason = found
-                    break
+            if known[2] is False:
+                known[2] = None
+                for t in type_chain(type_rid):
+                    found = filters.excluded_by_attribute(attributes.get(0x02000000 | t, []))
+                    if found:
+                        known[2] = found
+                        break
+            reason = known[2]
         if reason:
             out[rid] = f"{reason}"
             continue

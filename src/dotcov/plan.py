@@ -109,6 +109,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     n_docs = len(documents)
 
     order = sorted(raw["sequence_points"], key=lambda r: (is_generated(r), r))
+    type_names: dict[int, tuple[int, str]] = {}  # type rid -> (its user type, that type's name)
     for rid in order:
         rid_points = raw["sequence_points"][rid]
         token = 0x06000000 | rid
@@ -117,8 +118,11 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         generated = _GENERATED_METHOD.match(mname)
         if generated and generated.group(1):
             mname = generated.group(1)
-        user_type = sym.user_type(type_rid) if type_rid else 0
-        class_name = sym.type_full_name(user_type) if user_type else "<Module>"
+        named = type_names.get(type_rid)  # (once per type)
+        if named is None:
+            user_type = sym.user_type(type_rid) if type_rid else 0
+            named = type_names[type_rid] = (user_type, sym.type_full_name(user_type) if user_type else "<Module>")
+        user_type, class_name = named
         if line_rule.generated_member(raw["methods"][rid - 1][0], raw.get("attributes", {}).get(token, [])):
             continue  # e.g. a record's copy constructor: no statement the user wrote
         is_excluded = rid in excluded

@@ -70,11 +70,16 @@ class Symbols:
 
     def signature(self, method_rid: int) -> str:
         _name, _type, _flags, sig = self.raw["methods"][method_rid - 1]
-        try:
-            _ret, params = method_signature(sig, self.type_ref_name)
-        except SignatureError:
-            return "(?)"
-        return "(" + ",".join(params) + ")"
+        known = self.__dict__.setdefault("_signatures", {})  # (one decoding per distinct blob: most methods share)
+        found = known.get(sig)
+        if found is None:
+            try:
+                _ret, params = method_signature(sig, self.type_ref_name)
+            except SignatureError:
+                found = known[sig] = "(?)"
+            else:
+                found = known[sig] = "(" + ",".join(params) + ")"
+        return found
 
 
 class SymbolsError(Exception):
