@@ -9,6 +9,7 @@ import sys
 import time
 from array import array
 from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from test_plan_cache import REPO, module_data, snippets  # noqa: E402,F401  (fixture)
 
-from dotcov import plan, plan_worker, results  # noqa: E402
+from dotcov import _native, data, plan, plan_worker, results  # noqa: E402
 from dotcov.paths import PathMapper  # noqa: E402
 from dotcov.results import ReportOptions, SourceChecks, load_symbols  # noqa: E402
 
@@ -234,11 +235,18 @@ def test_native_point_columns_are_the_python_ones():
                rng.randrange(1, 80), rng.randrange(1, 4)) for _ in range(3000)]
     point_tokens = [0x06000000 | rng.randrange(1, 45) for _ in points]
     order = rng.sample(range(len(points)), 2500)
-    got = plan.point_columns(points, point_tokens, order, sites)
+    got = plan.point_columns(points, point_tokens, order, SimpleNamespace(sites=sites))
     assert got == python_point_columns(points, point_tokens, order, sites)
     counters = array("i", got[-1])
     assert -1 in counters and len({*counters}) > 100  # (found and missing counters both)
-    assert plan.point_columns([], [], [], sites) == python_point_columns([], [], [], sites)
+    # From a data file's site blob (data.ModuleHits.site_blob: no site tuple made) and from site tuples alike.
+    read = data.ModuleHits(b"m" * 16, b"p" * 20, "m.dll", None, [0] * len(sites))
+    read.defer_site_blob(b"".join(array("I", map(itemgetter(i), sites)).tobytes() for i in range(3)))
+    assert plan.point_columns(points, point_tokens, order, read) == got
+    assert read._sites_pending is not None  # (the tuples were not made)
+    given = data.ModuleHits(b"m" * 16, b"p" * 20, "m.dll", list(sites), [0] * len(sites))
+    assert plan.point_columns(points, point_tokens, order, given) == got
+    assert plan.point_columns([], [], [], SimpleNamespace(sites=sites)) == python_point_columns([], [], [], sites)
 
 
 @pytest.mark.parametrize("case", ["site beyond 32 bits", "negative site", "point beyond int32"])
@@ -256,10 +264,20 @@ def test_point_columns_outside_the_native_range_fall_back_to_python(case):
     order = list(range(len(points)))[::-1]
     if case == "point beyond int32":  # (array("i") cannot hold it either)
         with pytest.raises(OverflowError):
-            plan.point_columns(points, point_tokens, order, sites)
+            plan.point_columns(points, point_tokens, order, SimpleNamespace(sites=sites))
         return
-    assert plan.point_columns(points, point_tokens, order, sites) == python_point_columns(points, point_tokens,
+    assert plan.point_columns(points, point_tokens, order, SimpleNamespace(sites=sites)) == python_point_columns(points, point_tokens,
                                                                                           order, sites)
+
+
+@pytest.mark.parametrize("blob", [b"", b"\0" * 11, b"\0" * 13, b"\1" * 25, bytearray(12), "abc", None])
+def test_native_point_columns_check_the_site_blob(blob):
+    points, point_tokens, order = [(2, 10, 1, 10, 5, 1)], [7], [0]
+    if type(blob) is bytes and len(blob) % 12 == 0:  # (well formed: no site, or a (0, 0, 0) site)
+        assert _native.point_columns(points, point_tokens, order, blob)[-1] == array("i", [-1]).tobytes()
+        return
+    with pytest.raises(ValueError if type(blob) is bytes else TypeError):
+        _native.point_columns(points, point_tokens, order, blob)
 
 
 def test_point_columns_of_values_that_are_not_ints_fall_back_to_python():
@@ -269,5 +287,5 @@ def test_point_columns_of_values_that_are_not_ints_fall_back_to_python():
 
     sites = [(7, 2, 0), (9, 1, Index())]
     points, point_tokens, order = [(2, 10, 1, 10, 5, 1)], [7], [0]
-    assert plan.point_columns(points, point_tokens, order, sites) == python_point_columns(points, point_tokens,
+    assert plan.point_columns(points, point_tokens, order, SimpleNamespace(sites=sites)) == python_point_columns(points, point_tokens,
                                                                                           order, sites)

@@ -1,6 +1,7 @@
 #include "native_plan.h"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,15 +14,6 @@ namespace {
 long long Long(PyObject* value) {
   if (!PyLong_Check(value)) throw py::type_error("not an int");
   return PyLong_AsLongLong(value);
-}
-
-// A (method token, IL offset) pair as one key; both are 32-bit unsigned in the data file.
-uint64_t Key(PyObject* token, PyObject* offset) {
-  long long t = Long(token);
-  long long o = Long(offset);
-  if ((t == -1 || o == -1) && PyErr_Occurred()) throw py::error_already_set();
-  if (t < 0 || o < 0 || t > UINT32_MAX || o > UINT32_MAX) throw py::value_error("token or offset out of range");
-  return static_cast<uint64_t>(t) << 32 | static_cast<uint64_t>(o);
 }
 
 PyObject* Item(PyObject* seq, Py_ssize_t i) {
@@ -49,27 +41,31 @@ py::bytes Int32Bytes(size_t n, int32_t** data) {
   return py::reinterpret_steal<py::bytes>(b);
 }
 
-long long Kind(PyObject* site) {
-  if (!PyTuple_Check(site) || PyTuple_GET_SIZE(site) != 3) throw py::type_error("a site is a 3-tuple");
-  long long kind = Long(PyTuple_GET_ITEM(site, 2));
-  if (kind == -1 && PyErr_Occurred()) throw py::error_already_set();
-  return kind;
+// Site i's column c (0: token, 1: IL offset, 2: kind) in the data's site blob: n uint32 per column, one column
+// after another (data.ModuleHits.site_blob). (memcpy: bytes objects promise no alignment.)
+uint32_t SiteField(const char* blob, size_t n, int column, size_t i) {
+  uint32_t v;
+  std::memcpy(&v, blob + (static_cast<size_t>(column) * n + i) * sizeof(uint32_t), sizeof v);
+  return v;
 }
 
 // The plan's per-point columns (plan.make_plan), each as int32 bytes (array("i").tobytes()), in `order`:
 // tokens[k], then the five first fields of points[k] (IL offset, start line, start column, end line, end column),
-// then the index in `sites` of the last (token, offset, 0) site, or -1 (what
-// `dict(zip(sites, range(n))).get((token, offset, 0), -1)` gives).
+// then the index of the last (token, offset, 0) site, or -1 (what `dict(zip(sites, range(n))).get((token, offset,
+// 0), -1)` gives), the sites read from `site_blob` (data.ModuleHits.site_blob: no site tuple made).
 py::list PointColumns(const py::handle& points, const py::handle& tokens, const py::handle& order,
-                      const py::handle& sites) {
+                      const py::handle& site_blob) {
   CheckSequence(points, "points");
   CheckSequence(tokens, "tokens");
   CheckSequence(order, "order");
-  CheckSequence(sites, "sites");
+  if (!PyBytes_Check(site_blob.ptr())) throw py::type_error("site_blob: bytes");
+  const char* blob = PyBytes_AS_STRING(site_blob.ptr());
+  auto blob_size = static_cast<size_t>(PyBytes_GET_SIZE(site_blob.ptr()));
+  if (blob_size % (3 * sizeof(uint32_t)) != 0) throw py::value_error("site_blob: not three uint32 columns");
   Py_ssize_t n_points = PySequence_Fast_GET_SIZE(points.ptr());
   if (PySequence_Fast_GET_SIZE(tokens.ptr()) != n_points) throw py::value_error("points and tokens differ in length");
   auto n = static_cast<size_t>(PySequence_Fast_GET_SIZE(order.ptr()));
-  Py_ssize_t n_sites = PySequence_Fast_GET_SIZE(sites.ptr());
+  size_t n_sites = blob_size / (3 * sizeof(uint32_t));
   if (n_sites > INT32_MAX) throw py::value_error("too many sites");
   py::list out;
   int32_t* col[7];
@@ -86,7 +82,7 @@ py::list PointColumns(const py::handle& points, const py::handle& tokens, const 
   // An open-addressing table of (key, site index) of the (token, offset, 0) sites, the last one winning, at
   // most half full: a std::unordered_map's node per site cost more than everything else here.
   size_t n_keys = 0;
-  for (Py_ssize_t i = 0; i < n_sites; ++i) n_keys += Kind(Item(sites.ptr(), i)) == 0;
+  for (size_t i = 0; i < n_sites; ++i) n_keys += SiteField(blob, n_sites, 2, i) == 0;
   size_t capacity = 16;
   int bits = 4;
   while (capacity < n_keys * 2) capacity <<= 1, ++bits;
@@ -98,10 +94,9 @@ py::list PointColumns(const py::handle& points, const py::handle& tokens, const 
     while (keys[h] != kEmpty && keys[h] != key) h = (h + 1) & (capacity - 1);
     return h;
   };
-  for (Py_ssize_t i = 0; i < n_sites; ++i) {
-    PyObject* site = Item(sites.ptr(), i);
-    if (Kind(site) != 0) continue;
-    uint64_t key = Key(PyTuple_GET_ITEM(site, 0), PyTuple_GET_ITEM(site, 1));
+  for (size_t i = 0; i < n_sites; ++i) {
+    if (SiteField(blob, n_sites, 2, i) != 0) continue;
+    uint64_t key = static_cast<uint64_t>(SiteField(blob, n_sites, 0, i)) << 32 | SiteField(blob, n_sites, 1, i);
     if (key == kEmpty) continue;
     size_t h = slot(key);
     keys[h] = key;
@@ -119,8 +114,9 @@ py::list PointColumns(const py::handle& points, const py::handle& tokens, const 
 }  // namespace
 
 void RegisterPlan(py::module_& m) {
-  m.def("point_columns", &PointColumns, py::arg("points"), py::arg("tokens"), py::arg("order"), py::arg("sites"),
+  m.def("point_columns", &PointColumns, py::arg("points"), py::arg("tokens"), py::arg("order"), py::arg("site_blob"),
         "make_plan's per-point columns in `order` as int32 bytes: tokens, the points' offset, start line and "
-        "column, end line and column, and each point's counter in `sites` (-1: none). Raises ValueError for a "
-        "value outside int32 (or a site's token or offset outside 0..2**32-1).");
+        "column, end line and column, and each point's counter among the sites of `site_blob` (uint32 tokens, "
+        "offsets, kinds, one column after another; -1: none). Raises ValueError for a value outside int32 or a "
+        "blob not of three equal uint32 columns.");
 }

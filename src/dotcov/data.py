@@ -103,6 +103,18 @@ class ModuleHits:
             columns = _site_columns(columns)
         return columns
 
+    def site_blob(self) -> bytes:
+        """The sites as the native reader's blob (tokens, offsets, kinds: uint32 each, one column after another),
+        as read when nothing made the site tuples since (make_plan's counters without a million site tuples).
+        OverflowError or TypeError for a site outside uint32 or not of ints (set directly, not read from a file)."""
+        columns = self._sites_pending
+        if type(columns) is bytes:
+            return columns
+        columns = self.site_columns()
+        if not all(type(v) is int for c in columns if not isinstance(c, array) for v in c):
+            raise TypeError("a site of values that are not ints")  # (array("I") would take an __index__)
+        return b"".join(array("I", c).tobytes() for c in columns)
+
     def settle(self) -> None:
         """Derives `unmeasured` and `unmeasured_sites` from the method states and notes (entries given
         directly are kept unless a process instrumented that method)."""

@@ -262,7 +262,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     renumber = [0] * len(points)
     for new, pid in enumerate(order):
         renumber[pid] = new
-    columns = point_columns(points, point_tokens, order, module.sites)
+    columns = point_columns(points, point_tokens, order, module)
     file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
                   {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
                  for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
@@ -307,6 +307,17 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             "points": columns}
 
 
+def _site_blob(module) -> bytes:
+    """module's sites as uint32 columns (data.ModuleHits.site_blob; made here for a module given as plain sites)."""
+    blob = getattr(module, "site_blob", None)
+    if blob is not None:
+        return blob()
+    columns = [list(map(itemgetter(i), module.sites)) for i in range(3)]
+    if not all(type(v) is int for c in columns for v in c):
+        raise TypeError("a site of values that are not ints")  # (array("I") would take an __index__)
+    return b"".join(array("I", c).tobytes() for c in columns)
+
+
 class _Once:
     """Equal values as one shared object (read-only in the plan's users: apply_plan, branches.BranchRecord)."""
 
@@ -321,15 +332,16 @@ class _Once:
         return self.seen.setdefault(key, value)
 
 
-def point_columns(points: list[tuple], point_tokens: list[int], order: list[int], sites: list) -> list[bytes]:
+def point_columns(points: list[tuple], point_tokens: list[int], order: list[int], module) -> list[bytes]:
     """The plan's per-point columns (int32 bytes) of the points `order` lists: their tokens, IL offsets, start
-    lines and columns, end lines and columns, and each one's counter in `sites` (the last of equal sites; -1 when
-    the agent did not count it). Native (no Python object per point and column); in Python for values the native
-    one does not take."""
+    lines and columns, end lines and columns, and each one's counter among `module`'s sites (the last of equal
+    sites; -1 when the agent did not count it). Native from the data's site blob (no Python object per point,
+    column or site); in Python for values the native one does not take."""
     try:
-        return _native.point_columns(points, point_tokens, order, sites)
+        return _native.point_columns(points, point_tokens, order, _site_blob(module))
     except (TypeError, ValueError, OverflowError):
         pass
+    sites = module.sites
     tokens = list(map(point_tokens.__getitem__, order))
     ordered = list(map(points.__getitem__, order))
     offsets, *spans = (list(map(itemgetter(i), ordered)) for i in range(5))  # (not zip(*): slow at 1M)
