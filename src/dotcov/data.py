@@ -111,7 +111,7 @@ class ModuleHits:
         if type(columns) is bytes:
             return columns
         columns = self.site_columns()
-        if not all(type(v) is int for c in columns if not isinstance(c, array) for v in c):
+        if not all(isinstance(c, array) or set(map(type, c)) <= {int} for c in columns):
             raise TypeError("a site of values that are not ints")  # (array("I") would take an __index__)
         return b"".join(array("I", c).tobytes() for c in columns)
 

@@ -313,7 +313,7 @@ def _site_blob(module) -> bytes:
     if blob is not None:
         return blob()
     columns = [list(map(itemgetter(i), module.sites)) for i in range(3)]
-    if not all(type(v) is int for c in columns for v in c):
+    if not all(set(map(type, c)) <= {int} for c in columns):
         raise TypeError("a site of values that are not ints")  # (array("I") would take an __index__)
     return b"".join(array("I", c).tobytes() for c in columns)
 
