@@ -41,20 +41,22 @@ def _user_method(raw: dict, rid: int) -> int:
 
 
 class _Class:
-    __slots__ = ("name", "filename", "methods", "lines")
+    __slots__ = ("name", "filename", "methods", "lines", "first")
 
     def __init__(self, name: str, filename: str) -> None:
         self.name, self.filename, self.methods, self.lines = name, filename, [], {}
+        self.first = 0  # the position of its first line in its file's lines (set with that line)
 
 
 class _Method:
-    __slots__ = ("name", "signature", "token", "lines", "points", "index")
+    __slots__ = ("name", "signature", "token", "lines", "points", "index", "first")
 
     def __init__(self, name: str, signature: str, token: int) -> None:
         self.name, self.signature, self.token = name, signature, token
         self.lines: dict[int, None] = {}  # (an ordered set)
         self.points: list[int] = []  # point ids, in the order read
         self.index = (0, 0)  # (class, method) in the plan
+        self.first = 0  # the position of its first line in its file's lines (set with that line)
 
 
 # A module with at least this many counters has its branches analysed by a worker meanwhile (plan_worker.py).
@@ -211,16 +213,24 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         places = list(map(owners_of.__getitem__, heads))
         for pos in shared:
             places[pos] = None
+        # (`pos`: the run's position in file_lines, kept as each class's and method's first: _lines_of.)
+        pos = 0
         for place, run in groupby(zip(file_lines, places, groups), key=_SECOND):
             if place is not None:
                 run_lines = dict.fromkeys(map(_FIRST, run))
-                place[0].lines.update(run_lines)
-                place[1].lines.update(run_lines)
+                for owner in place:
+                    if not owner.lines:
+                        owner.first = pos
+                    owner.lines.update(run_lines)
+                pos += len(run_lines)
                 continue
             for line, _none, ix in run:
                 for i in ix:
                     for owner in owners_of[i]:
+                        if not owner.lines:
+                            owner.first = pos
                         owner.lines[line] = None
+                pos += 1
         line_plan[path] = (file_lines, first, multi)
     hashes = raw.get("document_hashes") or []
     stale: dict[str, str | None] = {}
@@ -247,17 +257,15 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     # with a worker (plan_worker.py), this is done while it still analyses branches.)
     class_rows = []
     order: list[int] = []  # new point number -> point id
-    positions = {path: dict(zip(rows[0], range(len(rows[0])))) for path, rows in line_plan.items()}
     for cc in ordered:
         method_rows = []
         file_lines = line_plan[cc.filename][0]
         for mc in cc.methods:
             start = len(order)
             order += mc.points
-            method_rows.append((mc.name, mc.signature, mc.token, _lines_of(mc.lines, file_lines,
-                                                                           positions[cc.filename]),
+            method_rows.append((mc.name, mc.signature, mc.token, _lines_of(mc.lines, file_lines, mc.first),
                                 start, len(order)))
-        class_rows.append((cc.name, cc.filename, _lines_of(cc.lines, file_lines, positions[cc.filename]),
+        class_rows.append((cc.name, cc.filename, _lines_of(cc.lines, file_lines, cc.first),
                            method_rows))
     renumber = [0] * len(points)
     for new, pid in enumerate(order):
@@ -350,11 +358,10 @@ def point_columns(points: list[tuple], point_tokens: list[int], order: list[int]
     return [array("i", c).tobytes() for c in (tokens, offsets, *spans, counters)]
 
 
-def _lines_of(lines: dict[int, None], file_lines: list[int], position: dict[int, int]):
+def _lines_of(lines: dict[int, None], file_lines: list[int], first: int):
     """A class's or method's lines: (first, end) when they are file_lines[first:end] (the usual case: copied at
-    C speed), else the list of lines."""
+    C speed), else the list of lines. `first`: the position of its first line in file_lines."""
     if lines:
-        first = position[next(iter(lines))]
         if file_lines[first:first + len(lines)] == list(lines):
             return (first, first + len(lines))
     return list(lines)
