@@ -97,6 +97,12 @@ class _Layout:
     def points(self, points: list[PointCoverage]):
         return [_point(p) for p in points]
 
+    def summary(self, n: Numbers, files: bool = False):
+        return _summary(n, files=files)
+
+    def branches(self, branches: dict[int, BranchCoverage]):
+        return _branches(branches)
+
 
 class _LazyLayout(_Layout):
     def lines(self, lines):
@@ -104,6 +110,12 @@ class _LazyLayout(_Layout):
 
     def points(self, points):
         return _Text(_points_text, points)
+
+    def summary(self, n, files=False):
+        return _Text(_numbers_text, _summary(n, files=files))
+
+    def branches(self, branches):
+        return _Text(_branches_text, branches) if branches else {}
 
 
 _DICTS, _LAZY = _Layout(), _LazyLayout()
@@ -116,7 +128,7 @@ def _method(m: MethodAnalysis, layout: _Layout = _DICTS) -> dict:
         "token": m.token,
         "first_line": m.first_line,
         "hits": m.hits,
-        "summary": _summary(m.numbers),
+        "summary": layout.summary(m.numbers),
         "crap": round(m.crap, 2),
         "lines": layout.lines(m.lines),
         "points": layout.points(m.points),
@@ -135,9 +147,9 @@ def _file_detail(f: FileAnalysis, root: str | None, show_contexts: bool, layout:
     out = {
         "path": _clean(relative_path(f.path, root)),
         "absolute_path": _absolute(f.path),
-        "summary": _summary(f.numbers, files=True),
+        "summary": layout.summary(f.numbers, files=True),
         "lines": layout.lines(f.lines),
-        "branches": _branches(f.branches),
+        "branches": layout.branches(f.branches),
         "excluded_lines": sorted(f.excluded),
         "not_measured_lines": {str(n): _clean(r) for n, r in sorted(f.not_measured.items())},
     }
@@ -146,7 +158,7 @@ def _file_detail(f: FileAnalysis, root: str | None, show_contexts: bool, layout:
     if f.stale:
         out["stale"] = _clean(f.stale)
     out["classes"] = [
-        {"name": _clean(c.name), "summary": _summary(c.numbers), "lines": layout.lines(c.lines),
+        {"name": _clean(c.name), "summary": layout.summary(c.numbers), "lines": layout.lines(c.lines),
          "methods": [_method(m, layout) for m in c.methods]}
         for c in f.classes
     ]
@@ -186,7 +198,7 @@ def _document(analysis: Analysis, version: str, relative_to: str | None, timesta
             entry["files"] = [_file_detail(f, root, show_contexts) for f in asm.files]
         assemblies.append(entry)
 
-    return {
+    doc = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "meta": {
@@ -201,6 +213,10 @@ def _document(analysis: Analysis, version: str, relative_to: str | None, timesta
         "files": files,
         "assemblies": assemblies,
     }
+    if layout is _LAZY:  # (the containers `_Format.pieces` writes in pieces, down to each file)
+        doc = _Parts(doc)
+        doc["assemblies"] = _PartList(_Parts(entry) for entry in assemblies)
+    return doc
 
 
 def json_report(result: CoverageResult | Analysis, *, version: str, relative_to: str | None = None,
@@ -239,6 +255,14 @@ class _Each:
 
     def __init__(self, elements) -> None:
         self.elements = elements
+
+
+class _Parts(dict):
+    """A dict `_Format.pieces` writes value by value (the document, an assembly)."""
+
+
+class _PartList(list):
+    """A list `_Format.pieces` writes element by element (the assemblies)."""
 
 
 class _Format:
@@ -297,7 +321,7 @@ class _Format:
                 first = False
                 yield from self.pieces(element, pad + self.unit)
             yield "[]" if first else self.newline + pad + "]"
-        elif isinstance(v, dict) and v and _streams(v):
+        elif type(v) is _Parts and v:
             inner = self.newline + pad + self.unit
             sep = "{"
             for k, x in v.items():
@@ -305,7 +329,7 @@ class _Format:
                 sep = ","
                 yield from self.pieces(x, pad + self.unit)
             yield self.newline + pad + "}"
-        elif isinstance(v, list) and v and any(map(_streams, v)):
+        elif type(v) is _PartList and v:
             inner = self.newline + pad + self.unit
             sep = "["
             for x in v:
@@ -316,22 +340,11 @@ class _Format:
         else:
             yield self.value(v, pad)
 
-    def template(self, key: str, make) -> str:
+    def template(self, key, make) -> str:
         t = self._templates.get(key)
         if t is None:
             t = self._templates[key] = make()
         return t
-
-
-def _streams(v) -> bool:
-    """Whether `v` holds an `_Each` (a dict or list of them, at any depth)."""
-    if type(v) is _Each:
-        return True
-    if isinstance(v, dict):
-        return any(map(_streams, v.values()))
-    if isinstance(v, list):
-        return any(map(_streams, v))
-    return False
 
 
 def _lines_text(lines: dict[int, int], fmt: _Format, pad: str) -> str:
@@ -355,6 +368,44 @@ def _points_text(points: list[PointCoverage], fmt: _Format, pad: str) -> str:
 
     template = fmt.template(inner, make)
     return fmt._wrap("[", list(map(template.__mod__, map(_point_fields, points))), pad, "]")
+
+
+def _numbers_text(numbers: dict, fmt: _Format, pad: str) -> str:
+    """A dict of ints and floats (a `_summary`) as json.dumps writes it, from one template per key set."""
+    inner = pad + fmt.unit
+
+    def make() -> str:
+        field = fmt.newline + inner
+        return "{" + ",".join(field + encode_basestring(k) + fmt.colon + "%s" for k in numbers) + \
+            fmt.newline + pad + "}"
+
+    template = fmt.template((pad, *numbers), make)
+    return template % tuple(map(_number, numbers.values()))
+
+
+def _number(v) -> str:
+    if type(v) is int:
+        return int.__repr__(v)
+    if type(v) is float and v == v and v not in (float("inf"), float("-inf")):
+        return float.__repr__(v)
+    raise TypeError(f"not a summary number: {v!r}")
+
+
+def _branches_text(branches: dict[int, BranchCoverage], fmt: _Format, pad: str) -> str:
+    """`_branches(branches)` as json.dumps writes it."""
+    inner = pad + fmt.unit
+    deeper = inner + fmt.unit
+
+    def make() -> str:
+        field = fmt.newline + deeper
+        return "{" + field + '"covered"' + fmt.colon + "%d," + field + '"total"' + fmt.colon + "%d," + field + \
+            '"missed_outcomes"' + fmt.colon + "%s" + fmt.newline + inner + "}"
+
+    template = fmt.template(("branches", pad), make)
+    value, colon = fmt.value, fmt.colon
+    return fmt._wrap("{", [f'"{n}"{colon}' + template % (b.covered, b.total,
+                                                            value([_clean(s) for s in b.missed_outcomes], deeper))
+                           for n, b in sorted(branches.items())], pad, "}")
 
 
 def _text_pieces(result: CoverageResult | Analysis, version: str, relative_to: str | None, timestamp: int | None,
