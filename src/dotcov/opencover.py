@@ -84,7 +84,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from operator import countOf
+from operator import attrgetter, countOf
 from pathlib import PurePath
 from typing import Iterator
 
@@ -153,7 +153,7 @@ class _Counts:
 
 
 def _method_counts(m: MethodAnalysis) -> _Counts:
-    """A method's counts before its branches: one sequence point per statement line (see `_points`)."""
+    """A method's counts before its branches: one sequence point per statement line (see `_sequence_points`)."""
     points = len(m.lines)
     visited = points - countOf(m.lines.values(), 0)
     c = _Counts(points=points, visited_points=visited, methods=1, visited_methods=int(visited > 0))
@@ -161,37 +161,34 @@ def _method_counts(m: MethodAnalysis) -> _Counts:
     return c
 
 
-@dataclass
-class _Point:
-    vc: int
-    offset: int | None
-    sl: int
-    sc: int
-    el: int
-    ec: int
-    bec: int = 0
-    bev: int = 0
-
-
-def _points(m: MethodAnalysis) -> list[_Point]:
-    """One SequencePoint per statement line of the method, with that line's hits (docs/accuracy.md's
-    line rule), so a consumer reading sl..el gets the table's lines. The IL offset and columns are those
-    of the first real sequence point starting on the line, when one does (a continuation line has none)."""
+def _sequence_points(m: MethodAnalysis, claims: dict[int, tuple[int, int]], uspid: int, fileid: int) -> list[str]:
+    """The attributes of each SequencePoint of the method: one per statement line, with that line's hits
+    (docs/accuracy.md's line rule), so a consumer reading sl..el gets the table's lines. The IL offset and columns
+    are those of the first real sequence point starting on the line, when one does (a continuation line has none).
+    `claims`: line -> (bec, bev); `uspid`: the first point's."""
     starts: dict[int, object] = {}
-    for p in sorted(m.points, key=lambda p: p.il_offset):
+    for p in sorted(m.points, key=_il_offset):
         starts.setdefault(p.start_line, p)
     out = []
-    for line, hits in sorted(m.lines.items()):
+    for ordinal, (line, hits) in enumerate(sorted(m.lines.items())):
         p = starts.get(line)
         if p is not None:
-            end_column = p.end_column if p.end_line == line else p.start_column + 1
-            out.append(_Point(hits, p.il_offset, line, p.start_column, line, end_column))
-            continue
-        # A continuation line: the offset of the innermost point spanning it (none without points).
-        spanning = [q for q in m.points if q.start_line < line <= q.end_line]
-        inner = max(spanning, key=lambda q: (q.start_line, -q.il_offset), default=None)
-        out.append(_Point(hits, inner.il_offset if inner else None, line, 1, line, 2))
+            offset = f' offset="{p.il_offset}"'
+            sc = p.start_column
+            ec = p.end_column if p.end_line == line else sc + 1
+        else:  # a continuation line: the offset of the innermost point spanning it (none without points)
+            spanning = [q for q in m.points if q.start_line < line <= q.end_line]
+            inner = max(spanning, key=lambda q: (q.start_line, -q.il_offset), default=None)
+            offset = "" if inner is None else f' offset="{inner.il_offset}"'
+            sc, ec = 1, 2
+        bec, bev = claims.get(line, _NO_BRANCHES)
+        out.append(f'vc="{hits}" uspid="{uspid + ordinal}" ordinal="{ordinal}"{offset} sl="{line}" sc="{sc}" '
+                   f'el="{line}" ec="{ec}" bec="{bec}" bev="{bev}" fileid="{fileid}"')
     return out
+
+
+_il_offset = attrgetter("il_offset")
+_NO_BRANCHES = (0, 0)
 
 
 def _module_hash(name: str) -> str:
@@ -274,18 +271,10 @@ class _Session:
                f"{inner}<MetadataToken>{m.token}</MetadataToken>\n" if m.token else f"{inner}<MetadataToken />\n",
                f"{inner}<Name>{text(f'{cls.name}::{m.name}{m.signature}')}</Name>\n",
                f'{inner}<FileRef uid="{fileid}" />\n']
-        points = _points(m)
+        attrs = _sequence_points(m, p.claims, self.next_uspid, fileid)
         first = ""
-        if points:
-            claims = p.claims
-            uspid = self.next_uspid
-            attrs = []
-            for ordinal, q in enumerate(points):
-                bec, bev = claims.get(q.sl, (0, 0))
-                offset = "" if q.offset is None else f' offset="{q.offset}"'
-                attrs.append(f'vc="{q.vc}" uspid="{uspid + ordinal}" ordinal="{ordinal}"{offset} sl="{q.sl}" '
-                             f'sc="{q.sc}" el="{q.el}" ec="{q.ec}" bec="{bec}" bev="{bev}" fileid="{fileid}"')
-            self.next_uspid += len(points)
+        if attrs:
+            self.next_uspid += len(attrs)
             first = " " + attrs[0]
             out.append(f"{inner}<SequencePoints>\n{deeper}<SequencePoint ")
             out.append(f" />\n{deeper}<SequencePoint ".join(attrs))
