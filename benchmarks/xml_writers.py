@@ -6,7 +6,8 @@
 Writes N (default 280,000) Cobertura `<line number hits branch />` elements four ways: dotcov.xmlwriter's
 XmlWriter, lxml's etree.xmlfile (one Element per line, indentation written as text), formatted strings (what
 cobertura.py did for lines without branches until 2026-11-25), and `_native.cobertura_class` (what it does now: a
-class whose `<lines>` are the N lines). Prints the best of three runs of each, wall and CPU (process time).
+class whose `<lines>` are the N lines); then N OpenCover `<SequencePoint>`s (eleven attributes) with lxml's xmlfile
+and as opencover.py formats them. Prints the best of three runs of each, wall and CPU (process time).
 """
 
 from __future__ import annotations
@@ -57,10 +58,44 @@ def native(n: int) -> Callable[[], bytes]:
     return lambda: cobertura_class('<class name="C">', [], lines, {}, "")
 
 
+# OpenCover's `<SequencePoint>` (eleven integer attributes), as opencover.py writes it and as lxml would.
+
+def _point_values(i: int) -> tuple[int, ...]:
+    return (i % 7, i + 1, i % 9, i * 2, i, 9, i, 30, 0, 0, 1)
+
+
+_POINT_NAMES = ("vc", "uspid", "ordinal", "offset", "sl", "sc", "el", "ec", "bec", "bev", "fileid")
+
+
+def opencover_lxml(n: int) -> Callable[[], bytes]:
+    def run() -> bytes:
+        buf = io.BytesIO()
+        with etree.xmlfile(buf, encoding="utf-8") as xf:
+            xf.write_declaration()
+            with xf.element("SequencePoints"):
+                for i in range(n):
+                    xf.write("\n  ")
+                    xf.write(etree.Element("SequencePoint", dict(zip(_POINT_NAMES, map(str, _point_values(i))))))
+        return buf.getvalue()
+    return run
+
+
+def opencover_formatted(n: int) -> Callable[[], bytes]:
+    def run() -> bytes:
+        out = []
+        for i in range(n):
+            vc, uspid, ordinal, offset, sl, sc, el, ec, bec, bev, fileid = _point_values(i)
+            out.append(f'vc="{vc}" uspid="{uspid}" ordinal="{ordinal}" offset="{offset}" sl="{sl}" sc="{sc}" '
+                       f'el="{el}" ec="{ec}" bec="{bec}" bev="{bev}" fileid="{fileid}"')
+        return ("<SequencePoints>\n  <SequencePoint " + " />\n  <SequencePoint ".join(out) +
+                " />\n</SequencePoints>\n").encode()
+    return run
+
+
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 280_000
     print(f"| writer ({n:,} elements) | best of 3 wall (s) | best of 3 CPU (s) |\n|---|---:|---:|")
-    for way in (writer, lxml_xmlfile, formatted, native):
+    for way in (writer, lxml_xmlfile, formatted, native, opencover_lxml, opencover_formatted):
         runs = [_time(way(n)) for _ in range(3)]
         print(f"| {way.__name__} | {min(r[0] for r in runs):.3f} | {min(r[1] for r in runs):.3f} |")
 

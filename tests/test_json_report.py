@@ -69,6 +69,36 @@ def rich_result(*, branches: bool = True) -> CoverageResult:
     return CoverageResult([one], source_root=ROOT, timestamp=1_700_000_000)
 
 
+def awkward_result() -> CoverageResult:
+    """What the streamed writers must format exactly as the reference rendering: non-ASCII and undecodable paths,
+    names that need escaping, partial branches with outcome hits, a statement over two lines, not-measured lines,
+    contexts, a stale file, a method without points, a class without methods, an assembly never loaded.
+    tests/gold/*_awkward.* were written by the element-by-element writers (before they streamed)."""
+    path = f"{ROOT}/Ünï/Cälc — 日本 \udcff.cs"
+    other = f"{ROOT}/Other/\"q\" & <tag>.cs"
+    go = MethodCoverage("Go<T>", "(System.String,List`1<T&>)", {5: 3, 6: 0, 7: 2, 8: 2},
+                        [PointCoverage(0x06000001, 0, 5, 9, 5, 20, 3),
+                         PointCoverage(0x06000001, 4, 6, 13, 7, 40, 0),  # over two lines: 7 is a continuation
+                         PointCoverage(0x06000001, 9, 8, 9, 8, 30, 2)], 0x06000001,
+                        {5: BranchCoverage(1, 2, ["true of `s == \"ä\"`\n\t\\"], [(2, "jump", 1, 2)],
+                                           [(2, [3, 0])]),
+                         8: BranchCoverage(2, 3, ["case 2 of `switch (x)`"], [(11, "switch", 2, 3)],
+                                           [(11, [1, 1, 0])])})
+    bare = MethodCoverage("set_Ünï", "(System.Int32)", {12: 0}, [], 0)
+    cls = ClassCoverage("Ns.Ä<T>/Inner & \"x\"", path, [go, bare], {5: 3, 6: 0, 7: 2, 8: 2, 12: 0})
+    empty = ClassCoverage("Ns.Empty", path, [], {})
+    fc = FileCoverage(path, {5: 3, 6: 0, 7: 2, 8: 2, 12: 0}, {5: go.branches[5], 8: go.branches[8]},
+                      excluded={14, 15}, not_measured={20: "method too large — skipped", 21: "no IL\x01"},
+                      stale="changed since it was compiled (checksum ≠ PDB's)",
+                      contexts={5: frozenset({"Tests.Ünï(\"a\")", "Tests.B"}), 8: frozenset({"Tests.B"})})
+    ctor = MethodCoverage(".ctor", "()", {1: 0}, [PointCoverage(0x06000002, 0, 1, 1, 1, 10, 0)], 0x06000002)
+    far = FileCoverage(other, {1: 0})
+    lone = AssemblyCoverage("Zzz.Ünloaded", [ClassCoverage("Z.Other", other, [ctor], {1: 0})], {other: far},
+                            not_loaded=True)
+    return CoverageResult([AssemblyCoverage("Äsm", [cls, empty], {path: fc}), lone], source_root=ROOT,
+                          timestamp=1_700_000_123)
+
+
 def doc_of(result: CoverageResult, **kwargs) -> dict:
     return json_report(result, version="0.1.0", **kwargs)
 
@@ -85,6 +115,44 @@ def test_gold_sample():
 
 def test_gold_rich():
     check_gold("report_rich.json", text_of(rich_result()).removesuffix("\n"))
+
+
+# --- the streamed text is json.dumps's ------------------------------------------------------------
+
+def _dumps(result: CoverageResult, indent, **kwargs) -> str:
+    separators = (",", ":") if indent is None else (",", ": ")
+    return json.dumps(doc_of(result, **kwargs), indent=indent, ensure_ascii=False, allow_nan=False,
+                      separators=separators) + "\n"
+
+
+def test_streamed_text_is_json_dumps_of_the_report(tmp_path):
+    """write_json formats the document piece by piece; it must be json.dumps of json_report, byte for byte."""
+    for result in (awkward_result(), rich_result(), sample_result(), CoverageResult(source_root=ROOT)):
+        for show_contexts in (False, True):
+            for indent in (2, None, 0, 4):
+                expected = _dumps(result, indent, show_contexts=show_contexts)
+                assert text_of(result, indent=indent, show_contexts=show_contexts) == expected
+            doc = doc_of(result, show_contexts=show_contexts)
+            assert json.loads(text_of(result, show_contexts=show_contexts)) == doc
+            out = tmp_path / "c.json"
+            write_json(result, out, version="0.1.0", show_contexts=show_contexts)
+            assert out.read_bytes() == _dumps(result, 2, show_contexts=show_contexts).encode("utf-8")
+
+
+def test_awkward_model_has_what_the_stream_must_get_right():
+    doc = doc_of(awkward_result(), show_contexts=True)
+    asm, lone = sorted(doc["assemblies"], key=lambda a: a["name"] != "Äsm")
+    f = [f for f in asm["files"] if "日本" in f["path"]][0]
+    assert "\ufffd" in f["path"] and "日本" in f["path"]
+    assert f["summary"]["partial"] == 2 and f["not_measured_lines"] and f["stale"] and f["contexts"]
+    assert f["branches"]["5"]["missed_outcomes"] == ["true of `s == \"ä\"`\n\t\\"]
+    empty, cls = f["classes"]
+    assert empty["methods"] == [] and [m["points"] for m in cls["methods"]][1] == []
+    assert lone["not_loaded"] is True
+
+
+def test_gold_awkward():
+    check_gold("report_awkward.json", text_of(awkward_result(), show_contexts=True).removesuffix("\n"))
 
 
 # --- shape ----------------------------------------------------------------------------------------

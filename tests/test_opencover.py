@@ -18,7 +18,7 @@ from pathlib import Path
 from lxml import etree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_json_report import DIV, LAMBDA, rich_result  # noqa: E402
+from test_json_report import DIV, LAMBDA, awkward_result, rich_result  # noqa: E402
 from test_report import ROOT, check_gold, sample_result  # noqa: E402
 
 from dotcov.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage  # noqa: E402
@@ -62,6 +62,19 @@ def test_gold_sample():
 
 def test_gold_rich():
     check_gold("opencover_rich.xml", xml_of(rich_result()).decode("utf-8").removesuffix("\n"))
+
+
+def test_gold_awkward():
+    """The document is written a class at a time: the gold file was written element by element (the writer
+    before it streamed), on a model with the cases that differ (see awkward_result)."""
+    check_gold("opencover_awkward.xml", xml_of(awkward_result()).decode("utf-8").removesuffix("\n"))
+
+
+def test_write_opencover_writes_opencover_xml(tmp_path):
+    for result in (awkward_result(), rich_result(), sample_result(), CoverageResult(source_root=ROOT)):
+        write_opencover(result, tmp_path / "o.xml", version="0")
+        assert (tmp_path / "o.xml").read_bytes() == xml_of(result)
+        etree.fromstring(xml_of(result))
 
 
 def test_well_formed_utf8_without_bom():

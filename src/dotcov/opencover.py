@@ -76,6 +76,13 @@ Decisions, and where they depart from coverlet's OpenCover output:
 * fullPath is always absolute (SonarQube resolves it against its own working directory).
 * Everything is sorted (modules by name, classes by name, methods by file, first line, name,
   signature, points by position) and nothing depends on the clock, so output is stable.
+
+How it is written (for speed at a million statements): each module's counts are made first from the methods' lines
+(a Summary comes before what it counts), then each `<Class>` is formatted and handed to `write_atomic` in turn, so
+`write_opencover` never holds the document. Formatted strings, not lxml's `etree.xmlfile`: on OpenCover's
+`<SequencePoint>`s lxml took about twice the CPU (benchmarks/xml_writers.py, docs/benchmarks.md).
+tests/test_opencover.py's `test_gold_awkward` holds this writer to the output of the element-by-element one it
+replaced.
 """
 
 from __future__ import annotations
@@ -84,12 +91,15 @@ import hashlib
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from operator import attrgetter, countOf
 from pathlib import PurePath
+from typing import Iterator
 
 from dotcov.analysis import Analysis, AssemblyAnalysis, ClassAnalysis, MethodAnalysis
-from dotcov.model import BranchCoverage, CoverageResult
+from dotcov.model import CoverageResult
 from dotcov.output import truncated_percent as _percent
 from dotcov.output import write_atomic
+from dotcov.xmlwriter import INDENT, text
 from dotcov.xmlwriter import XmlWriter as _Writer
 
 XSD = "http://www.w3.org/2001/XMLSchema"
@@ -110,11 +120,28 @@ class _Counts:
     visited_classes: int = 0
     methods: int = 0
     visited_methods: int = 0
-    complexities: tuple[int, ...] = ()  # each method's cyclomatic complexity
+    max_complexity: int | None = None  # over the methods counted (None: no method)
+    min_complexity: int | None = None
 
     def add(self, other: _Counts) -> None:
-        for name in self.__dataclass_fields__:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.points += other.points
+        self.visited_points += other.visited_points
+        self.branches += other.branches
+        self.visited_branches += other.visited_branches
+        self.classes += other.classes
+        self.visited_classes += other.visited_classes
+        self.methods += other.methods
+        self.visited_methods += other.visited_methods
+        if other.max_complexity is not None:
+            self.complexity(other.max_complexity)
+            self.complexity(other.min_complexity)
+
+    def complexity(self, value: int) -> None:
+        if self.max_complexity is None:
+            self.max_complexity = self.min_complexity = value
+        else:
+            self.max_complexity = max(self.max_complexity, value)
+            self.min_complexity = min(self.min_complexity, value)
 
     def sequence_coverage(self) -> str:
         return _percent(self.visited_points, self.points)
@@ -122,54 +149,53 @@ class _Counts:
     def branch_coverage(self, measured: bool) -> str:
         return _percent(self.visited_branches, self.branches) if measured else "0"
 
-    def attrs(self, measured: bool) -> list[tuple[str, object]]:
-        return [
-            ("numSequencePoints", self.points),
-            ("visitedSequencePoints", self.visited_points),
-            ("numBranchPoints", self.branches),
-            ("visitedBranchPoints", self.visited_branches),
-            ("sequenceCoverage", self.sequence_coverage()),
-            ("branchCoverage", self.branch_coverage(measured)),
-            ("maxCyclomaticComplexity", max(self.complexities, default=0)),
-            ("minCyclomaticComplexity", min(self.complexities, default=0)),
-            ("visitedClasses", self.visited_classes),
-            ("numClasses", self.classes),
-            ("visitedMethods", self.visited_methods),
-            ("numMethods", self.methods),
-        ]
+    def summary(self, pad: str, measured: bool) -> str:
+        """The `<Summary />` line of these counts at `pad`."""
+        return (f'{pad}<Summary numSequencePoints="{self.points}" visitedSequencePoints="{self.visited_points}" '
+                f'numBranchPoints="{self.branches}" visitedBranchPoints="{self.visited_branches}" '
+                f'sequenceCoverage="{self.sequence_coverage()}" branchCoverage="{self.branch_coverage(measured)}" '
+                f'maxCyclomaticComplexity="{self.max_complexity or 0}" '
+                f'minCyclomaticComplexity="{self.min_complexity or 0}" visitedClasses="{self.visited_classes}" '
+                f'numClasses="{self.classes}" visitedMethods="{self.visited_methods}" numMethods="{self.methods}" />\n')
 
 
-@dataclass
-class _Point:
-    vc: int
-    offset: int | None
-    sl: int
-    sc: int
-    el: int
-    ec: int
-    bec: int = 0
-    bev: int = 0
+def _method_counts(m: MethodAnalysis) -> _Counts:
+    """A method's counts before its branches: one sequence point per statement line (see `_sequence_points`)."""
+    points = len(m.lines)
+    visited = points - countOf(m.lines.values(), 0)
+    c = _Counts(points=points, visited_points=visited, methods=1, visited_methods=int(visited > 0))
+    c.complexity(m.complexity)
+    return c
 
 
-def _points(m: MethodAnalysis) -> list[_Point]:
-    """One SequencePoint per statement line of the method, with that line's hits (docs/accuracy.md's
-    line rule), so a consumer reading sl..el gets the table's lines. The IL offset and columns are those
-    of the first real sequence point starting on the line, when one does (a continuation line has none)."""
+def _sequence_points(m: MethodAnalysis, claims: dict[int, tuple[int, int]], uspid: int, fileid: int) -> list[str]:
+    """The attributes of each SequencePoint of the method: one per statement line, with that line's hits
+    (docs/accuracy.md's line rule), so a consumer reading sl..el gets the table's lines. The IL offset and columns
+    are those of the first real sequence point starting on the line, when one does (a continuation line has none).
+    `claims`: line -> (bec, bev); `uspid`: the first point's."""
     starts: dict[int, object] = {}
-    for p in sorted(m.points, key=lambda p: p.il_offset):
+    for p in sorted(m.points, key=_il_offset):
         starts.setdefault(p.start_line, p)
     out = []
-    for line, hits in sorted(m.lines.items()):
+    for ordinal, (line, hits) in enumerate(sorted(m.lines.items())):
         p = starts.get(line)
         if p is not None:
-            end_column = p.end_column if p.end_line == line else p.start_column + 1
-            out.append(_Point(hits, p.il_offset, line, p.start_column, line, end_column))
-            continue
-        # A continuation line: the offset of the innermost point spanning it (none without points).
-        spanning = [q for q in m.points if q.start_line < line <= q.end_line]
-        inner = max(spanning, key=lambda q: (q.start_line, -q.il_offset), default=None)
-        out.append(_Point(hits, inner.il_offset if inner else None, line, 1, line, 2))
+            offset = f' offset="{p.il_offset}"'
+            sc = p.start_column
+            ec = p.end_column if p.end_line == line else sc + 1
+        else:  # a continuation line: the offset of the innermost point spanning it (none without points)
+            spanning = [q for q in m.points if q.start_line < line <= q.end_line]
+            inner = max(spanning, key=lambda q: (q.start_line, -q.il_offset), default=None)
+            offset = "" if inner is None else f' offset="{inner.il_offset}"'
+            sc, ec = 1, 2
+        bec, bev = claims.get(line, _NO_BRANCHES)
+        out.append(f'vc="{hits}" uspid="{uspid + ordinal}" ordinal="{ordinal}"{offset} sl="{line}" sc="{sc}" '
+                   f'el="{line}" ec="{ec}" bec="{bec}" bev="{bev}" fileid="{fileid}"')
     return out
+
+
+_il_offset = attrgetter("il_offset")
+_NO_BRANCHES = (0, 0)
 
 
 def _module_hash(name: str) -> str:
@@ -180,7 +206,20 @@ def _time(timestamp: int) -> str:
     return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+@dataclass
+class _Planned:
+    """A method as its module writes it: its class's part, its counts, the branch counts its points carry."""
+
+    cls: ClassAnalysis
+    method: MethodAnalysis
+    counts: _Counts
+    claims: dict[int, tuple[int, int]]  # line -> (bec, bev) of the first point starting on it
+
+
 class _Session:
+    """The document, written a class at a time: each module's counts are made first (its Summary comes before its
+    classes), from the methods' lines alone, then its classes are formatted one by one."""
+
     def __init__(self, analysis: Analysis, measured: bool) -> None:
         self.measured = measured
         self.next_uspid = 1
@@ -189,107 +228,90 @@ class _Session:
             paths |= {f.path for f in asm.files}
         self.uids = {path: i for i, path in enumerate(sorted(paths), start=1)}
 
-    def point_attrs(self, p: _Point, uspid: int, ordinal: int, fileid: int) -> list[tuple[str, object]]:
-        attrs: list[tuple[str, object]] = [("vc", p.vc), ("uspid", uspid), ("ordinal", ordinal)]
-        if p.offset is not None:
-            attrs.append(("offset", p.offset))
-        attrs += [("sl", p.sl), ("sc", p.sc), ("el", p.el), ("ec", p.ec), ("bec", p.bec), ("bev", p.bev),
-                  ("fileid", fileid)]
-        return attrs
-
-    def method(self, w: _Writer, cls: ClassAnalysis, m: MethodAnalysis, branches: dict[int, BranchCoverage],
-               claimed: set[tuple[str, int]]) -> _Counts:
-        points = _points(m)
-        for p in points:
-            b = branches.get(p.sl)
-            if b is not None and (cls.filename, p.sl) not in claimed:
-                claimed.add((cls.filename, p.sl))
-                p.bec, p.bev = b.total, min(b.covered, b.total)
-        counts = _Counts(points=len(points), visited_points=sum(1 for p in points if p.vc > 0),
-                         branches=sum(p.bec for p in points), visited_branches=sum(p.bev for p in points),
-                         methods=1, complexities=(m.complexity,))
-        visited = counts.visited_points > 0
-        counts.visited_methods = int(visited)
-        fileid = self.uids[cls.filename]
-
-        w.start("Method", [
-            ("visited", _bool(visited)),
-            ("cyclomaticComplexity", m.complexity),
-            ("nPathComplexity", 0),
-            ("sequenceCoverage", counts.sequence_coverage()),
-            ("branchCoverage", counts.branch_coverage(self.measured)),
-            ("isConstructor", _bool(m.name in (".ctor", ".cctor"))),
-            ("isGetter", _bool(m.name.startswith("get_"))),
-            ("isSetter", _bool(m.name.startswith("set_"))),
-            ("isStatic", _bool(m.name == ".cctor")),
-            ("crapScore", f"{m.crap:.2f}"),
-        ])
-        w.empty("Summary", counts.attrs(self.measured))
-        if m.token:
-            w.text_element("MetadataToken", str(m.token))
-        else:
-            w.empty("MetadataToken")
-        w.text_element("Name", f"{cls.name}::{m.name}{m.signature}")
-        w.empty("FileRef", [("uid", fileid)])
-        first: list[tuple[str, object]] = []
-        w.start("SequencePoints")
-        for ordinal, p in enumerate(points):
-            attrs = self.point_attrs(p, self.next_uspid, ordinal, fileid)
-            self.next_uspid += 1
-            if ordinal == 0:
-                first = attrs
-            w.empty("SequencePoint", attrs)
-        w.end("SequencePoints")
-        if m.branch_outcomes:
-            w.start("BranchPoints")
-            ordinal = 0
-            for (line, offset), hits in sorted(m.branch_outcomes.items()):
-                for path, vc in enumerate(hits):
-                    w.empty("BranchPoint", [("vc", vc), ("uspid", self.next_uspid), ("ordinal", ordinal),
-                                            ("offset", offset), ("sl", line), ("path", path),
-                                            ("offsetend", offset), ("fileid", fileid)])
-                    self.next_uspid += 1
-                    ordinal += 1
-            w.end("BranchPoints")
-        else:
-            w.empty("BranchPoints")
-        w.empty("MethodPoint", [("xsi:type", "SequencePoint")] + first)
-        w.end("Method")
-        return counts
-
-    def module(self, w: _Writer, asm: AssemblyAnalysis, timestamp: int) -> _Counts:
+    def plan_module(self, asm: AssemblyAnalysis) -> tuple[list[tuple[str, list[_Planned], _Counts]], _Counts]:
+        """Each type of the module (sorted) with its methods in writing order and counts, and the module's counts.
+        A line's branch outcomes go to the first method (in that order) whose points start on the line."""
         by_type: dict[str, list[ClassAnalysis]] = {}
         for c in asm.classes:
             by_type.setdefault(c.name, []).append(c)
         files = {f.path: f for f in asm.files}
-        paths = sorted(files)
-
-        body = _Writer(depth=w.depth + 2)
-        total = _Counts()
         claimed: set[tuple[str, int]] = set()
+        types = []
+        total = _Counts()
         for name in sorted(by_type):
             methods = [(c, m) for c in by_type[name] for m in c.methods]
             methods.sort(key=lambda cm: (cm[0].filename, cm[1].first_line, cm[1].name, cm[1].signature))
-            methods_xml = _Writer(depth=body.depth + 2)
             counts = _Counts(classes=1)
+            planned = []
             for c, m in methods:
+                mc = _method_counts(m)
+                claims: dict[int, tuple[int, int]] = {}
                 fc = files.get(c.filename)
-                counts.add(self.method(methods_xml, c, m, fc.branches if fc else {}, claimed))
+                if fc is not None and fc.branches:
+                    for line in sorted(m.lines.keys() & fc.branches.keys()):
+                        if (c.filename, line) not in claimed:
+                            claimed.add((c.filename, line))
+                            b = fc.branches[line]
+                            claims[line] = (b.total, min(b.covered, b.total))
+                    mc.branches = sum(bec for bec, _ in claims.values())
+                    mc.visited_branches = sum(bev for _, bev in claims.values())
+                counts.add(mc)
+                planned.append(_Planned(c, m, mc, claims))
             counts.visited_classes = int(counts.visited_methods > 0)
             total.add(counts)
-            body.start("Class")
-            body.empty("Summary", counts.attrs(self.measured))
-            body.text_element("FullName", name)
-            if methods:
-                body.start("Methods")
-                body.parts.extend(methods_xml.parts)
-                body.end("Methods")
-            else:
-                body.empty("Methods")
-            body.end("Class")
+            types.append((name, planned, counts))
+        return types, total
 
+    def method(self, p: _Planned, pad: str) -> str:
+        """One `<Method>` at `pad`."""
+        cls, m, counts = p.cls, p.method, p.counts
+        fileid = self.uids[cls.filename]
+        inner = pad + INDENT
+        deeper = inner + INDENT
+        out = [f'{pad}<Method visited="{_bool(counts.visited_methods > 0)}" cyclomaticComplexity="{m.complexity}" '
+               f'nPathComplexity="0" sequenceCoverage="{counts.sequence_coverage()}" '
+               f'branchCoverage="{counts.branch_coverage(self.measured)}" '
+               f'isConstructor="{_bool(m.name in (".ctor", ".cctor"))}" isGetter="{_bool(m.name.startswith("get_"))}" '
+               f'isSetter="{_bool(m.name.startswith("set_"))}" isStatic="{_bool(m.name == ".cctor")}" '
+               f'crapScore="{m.crap:.2f}">\n',
+               counts.summary(inner, self.measured),
+               f"{inner}<MetadataToken>{m.token}</MetadataToken>\n" if m.token else f"{inner}<MetadataToken />\n",
+               f"{inner}<Name>{text(f'{cls.name}::{m.name}{m.signature}')}</Name>\n",
+               f'{inner}<FileRef uid="{fileid}" />\n']
+        attrs = _sequence_points(m, p.claims, self.next_uspid, fileid)
+        first = ""
+        if attrs:
+            self.next_uspid += len(attrs)
+            first = " " + attrs[0]
+            out.append(f"{inner}<SequencePoints>\n{deeper}<SequencePoint ")
+            out.append(f" />\n{deeper}<SequencePoint ".join(attrs))
+            out.append(f" />\n{inner}</SequencePoints>\n")
+        else:
+            out.append(f"{inner}<SequencePoints />\n")
+        outcomes = m.branch_outcomes
+        if outcomes:
+            out.append(f"{inner}<BranchPoints>\n")
+            ordinal = 0
+            for (line, offset), hits in sorted(outcomes.items()):
+                for path, vc in enumerate(hits):
+                    out.append(f'{deeper}<BranchPoint vc="{vc}" uspid="{self.next_uspid}" ordinal="{ordinal}" '
+                               f'offset="{offset}" sl="{line}" path="{path}" offsetend="{offset}" '
+                               f'fileid="{fileid}" />\n')
+                    self.next_uspid += 1
+                    ordinal += 1
+            out.append(f"{inner}</BranchPoints>\n")
+        else:
+            out.append(f"{inner}<BranchPoints />\n")
+        out.append(f'{inner}<MethodPoint xsi:type="SequencePoint"{first} />\n{pad}</Method>\n')
+        return "".join(out)
+
+    def module(self, asm: AssemblyAnalysis, timestamp: int, depth: int) -> Iterator[bytes]:
+        """One `<Module>` at `depth`, in UTF-8 pieces: its head, then each `<Class>`, then its end."""
+        types, total = self.plan_module(asm)
+        paths = sorted({f.path for f in asm.files})
+        w = _Writer(depth=depth)
         w.start("Module", [("hash", _module_hash(asm.name))])
-        w.empty("Summary", total.attrs(self.measured))
+        w.parts.append(total.summary(INDENT * w.depth, self.measured))
         w.text_element("ModulePath", asm.name)
         w.text_element("ModuleTime", _time(timestamp))
         w.text_element("ModuleName", asm.name)
@@ -300,14 +322,29 @@ class _Session:
             w.end("Files")
         else:
             w.empty("Files")
-        if body.parts:
-            w.start("Classes")
-            w.parts.extend(body.parts)
-            w.end("Classes")
-        else:
+        if not types:
             w.empty("Classes")
+            w.end("Module")
+            yield w.getvalue()
+            return
+        w.start("Classes")
+        yield w.getvalue()
+        pad = INDENT * w.depth
+        inner = pad + INDENT
+        for name, planned, counts in types:
+            out = [f"{pad}<Class>\n", counts.summary(inner, self.measured), f"{inner}<FullName>{text(name)}</FullName>\n"]
+            if planned:
+                out.append(f"{inner}<Methods>\n")
+                out += [self.method(p, inner + INDENT) for p in planned]
+                out.append(f"{inner}</Methods>\n")
+            else:
+                out.append(f"{inner}<Methods />\n")
+            out.append(f"{pad}</Class>\n")
+            yield "".join(out).encode("utf-8")
+        w.parts.clear()
+        w.end("Classes")
         w.end("Module")
-        return total
+        yield w.getvalue()
 
 
 def _session_counts(analysis: Analysis) -> _Counts:
@@ -320,18 +357,38 @@ def _session_counts(analysis: Analysis) -> _Counts:
         for c in f.classes:
             visited_class = False
             for m in c.methods:
-                points = _points(m)
-                visited = sum(1 for p in points if p.vc > 0)
-                total.points += len(points)
-                total.visited_points += visited
-                total.methods += 1
-                total.visited_methods += int(visited > 0)
-                total.complexities += (m.complexity,)
-                visited_class = visited_class or visited > 0
+                mc = _method_counts(m)
+                total.add(mc)
+                visited_class = visited_class or mc.visited_points > 0
             classes[c.name] = classes.get(c.name, False) or visited_class
     total.classes = len(classes)
     total.visited_classes = sum(classes.values())
     return total
+
+
+def _document(analysis: Analysis, timestamp: int | None) -> Iterator[bytes]:
+    """The document in UTF-8 pieces (one per `<Class>`, the rest in a few), so a writer can write as it goes."""
+    ts = int(analysis.timestamp if timestamp is None else timestamp)
+    session = _Session(analysis, analysis.branches_measured)
+    total = _session_counts(analysis)
+    w = _Writer(declaration=True)
+    w.start("CoverageSession", [("xmlns:xsd", XSD), ("xmlns:xsi", XSI)])
+    for note in analysis.notes(None):
+        w.comment(note)
+    w.parts.append(total.summary(INDENT * w.depth, session.measured))
+    if not analysis.assemblies:
+        w.empty("Modules")
+        w.end("CoverageSession")
+        yield w.getvalue()
+        return
+    w.start("Modules")
+    yield w.getvalue()
+    w.parts.clear()
+    for asm in analysis.assemblies:
+        yield from session.module(asm, ts, w.depth)
+    w.end("Modules")
+    w.end("CoverageSession")
+    yield w.getvalue()
 
 
 def opencover_xml(result: CoverageResult | Analysis, *, version: str, timestamp: int | None = None) -> bytes:
@@ -341,31 +398,11 @@ def opencover_xml(result: CoverageResult | Analysis, *, version: str, timestamp:
     producer's version, so it is written in no attribute.
     """
     del version
-    analysis = Analysis.of(result)
-    ts = int(analysis.timestamp if timestamp is None else timestamp)
-    session = _Session(analysis, analysis.branches_measured)
-    modules = _Writer(depth=2)
-    total = _Counts()
-    for asm in analysis.assemblies:
-        session.module(modules, asm, ts)
-    total = _session_counts(analysis)
-
-    w = _Writer(declaration=True)
-    w.start("CoverageSession", [("xmlns:xsd", XSD), ("xmlns:xsi", XSI)])
-    for note in analysis.notes(None):
-        w.comment(note)
-    w.empty("Summary", total.attrs(session.measured))
-    if modules.parts:
-        w.start("Modules")
-        w.parts.extend(modules.parts)
-        w.end("Modules")
-    else:
-        w.empty("Modules")
-    w.end("CoverageSession")
-    return w.getvalue()
+    return b"".join(_document(Analysis.of(result), timestamp))
 
 
 def write_opencover(result: CoverageResult | Analysis, path: str | os.PathLike, *, version: str,
                     timestamp: int | None = None) -> None:
-    """Writes `opencover_xml` to `path`, replacing it whole (a reader never sees half a file)."""
-    write_atomic(path, opencover_xml(result, version=version, timestamp=timestamp))
+    """Writes `opencover_xml` to `path` a class at a time, replacing it whole (a reader never sees half a file)."""
+    del version
+    write_atomic(path, _document(Analysis.of(result), timestamp))
