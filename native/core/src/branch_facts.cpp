@@ -310,6 +310,17 @@ class Method {
     return true;
   }
 
+  // The positions of the instructions that reach the join at position `i` (a store of the condition's value):
+  // the one before it when it falls through, and the one before every `br` to it.
+  std::vector<size_t> JoinPredecessors(size_t i) const {
+    std::vector<size_t> preds;
+    if (i > 0 && !IsUnconditional(ins_[i - 1].opcode) && !IsConditional(ins_[i - 1].opcode))
+      preds.push_back(i - 1);
+    for (size_t k : BranchesInto(ins_[i].offset))
+      if (k > 0) preds.push_back(k - 1);
+    return preds;
+  }
+
   void ShortCircuitConstants(const Branch& b, BranchFacts* f) const {
     if (!IsUnary(b.opcode)) return;
     std::vector<const Instruction*> prev = Before(b, 1);
@@ -318,13 +329,7 @@ class Method {
     while (i >= 0 && ins_[static_cast<size_t>(i)].opcode == NOP) --i;
     if (i < 0 || LocalStored(ins_[static_cast<size_t>(i)]) != LocalLoaded(*prev[0])) return;
     uint32_t join = ins_[static_cast<size_t>(i)].offset;
-    // The join's predecessors: the instruction before it (falling through) and every `br` to it.
-    std::vector<size_t> preds;
-    if (i > 0 && !IsUnconditional(ins_[static_cast<size_t>(i) - 1].opcode) &&
-        !IsConditional(ins_[static_cast<size_t>(i) - 1].opcode))
-      preds.push_back(static_cast<size_t>(i) - 1);
-    for (size_t k : BranchesInto(join))
-      if (k > 0) preds.push_back(k - 1);
+    std::vector<size_t> preds = JoinPredecessors(static_cast<size_t>(i));
     if (!IsJumpTarget(join) || preds.size() < 2) return;
     uint32_t true_kind = IsBranchIfTrue(b.opcode) ? 2 : 1, false_kind = IsBranchIfTrue(b.opcode) ? 1 : 2;
     std::vector<Entering> subtract[2];
@@ -365,13 +370,7 @@ class Method {
       std::optional<int64_t> slot = LocalLoaded(ins_[static_cast<size_t>(i)]);
       i = back(i - 1);
       if (i < 0 || LocalStored(ins_[static_cast<size_t>(i)]) != slot) return false;
-      uint32_t join = ins_[static_cast<size_t>(i)].offset;
-      std::vector<size_t> preds;
-      if (i > 0 && !IsUnconditional(ins_[static_cast<size_t>(i) - 1].opcode) &&
-          !IsConditional(ins_[static_cast<size_t>(i) - 1].opcode))
-        preds.push_back(static_cast<size_t>(i) - 1);
-      for (size_t k : BranchesInto(join))
-        if (k > 0) preds.push_back(k - 1);
+      std::vector<size_t> preds = JoinPredecessors(static_cast<size_t>(i));
       std::vector<size_t> computed;
       for (size_t k : preds)
         if (!((ins_[k].opcode == LDC_I4_0 || ins_[k].opcode == LDC_I4_1) && IsJumpTarget(ins_[k].offset)))
