@@ -291,3 +291,27 @@ def test_undecodable_bodies_raise_value_error():
     for body in (b"", b"\x03", b"\x0a\x28", b"\x13\x30\x08\x00\xff\xff\xff\x7f\x00\x00\x00\x00"):
         with pytest.raises(ValueError):
             _native.il_branch_facts(body)
+
+
+def _best_of(runs: int, work) -> float:
+    import time
+
+    best = float("inf")
+    for _ in range(runs):
+        t = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def test_a_large_debug_method_is_not_analysed_in_quadratic_time():
+    """Every Debug `if` is `stloc.N; ldloc.N; brfalse`, which short_circuit_constants and tests_zero_comparison
+    follow to the join's predecessors (the `br`s into the store). The Python looks them up in a table made once
+    (MethodIL.branches_into); the native facts must not scan the method again for each branch: on 8,000 such
+    `if`s that was ten times the Python reference's time, and it grows with the square of the method."""
+    code = bytes([0x02, 0x0A, 0x06, 0x2C, 0x01, 0x00]) * 8000 + bytes([0x2A])  # ldarg.0; stloc.0; ldloc.0;
+    body = struct.pack("<HHII", 0x3003, 8, len(code), 0) + code                 # brfalse.s +1; nop ... ret
+    assert native(body, False, None, []) == reference(body, False, None, [])
+    native_time = _best_of(3, lambda: _native.il_branch_facts(body, False, None, []))
+    python_time = _best_of(3, lambda: reference(body, False, None, []))
+    assert native_time < python_time, (native_time, python_time)

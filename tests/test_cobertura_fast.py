@@ -6,6 +6,7 @@ writer worked before), byte for byte, on odd inputs; and the analysis shortcuts 
 from __future__ import annotations
 
 import io
+import os
 import random
 import sys
 from pathlib import Path
@@ -222,6 +223,31 @@ def test_write_atomic_in_pieces_keeps_the_old_file_when_a_piece_fails(tmp_path):
     assert out.read_bytes() == b"old" and list(tmp_path.iterdir()) == [out]
     output.write_atomic(out, iter([b"a", b"", b"bc"]))
     assert out.read_bytes() == b"abc"
+
+
+def test_write_atomic_beside_a_concurrent_writer_of_the_same_file_leaves_one_whole_file(tmp_path):
+    # JSON and OpenCover are written in pieces over seconds; two commands writing one report (parallel CI jobs in
+    # one workspace) must each write a temporary of their own: the file is then one of the two documents, whole.
+    out = tmp_path / "coverage.json"
+    first, second = [b"A" * 1000, b"B" * 1000], [b"x" * 300]
+
+    def pieces():
+        yield first[0]
+        output.write_atomic(out, iter(second))  # the other command, start to end, meanwhile
+        yield first[1]
+
+    output.write_atomic(out, pieces())
+    assert out.read_bytes() == b"".join(first)
+    assert list(tmp_path.iterdir()) == [out]
+    os.chmod(out, 0o600)
+    output.write_atomic(out, iter([b"new"]))
+    assert out.stat().st_mode & 0o777 == 0o666 & ~_umask()  # (as open() makes it: readable by CI's other users)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 # --- analysis shortcuts against their general path -------------------------------------------------

@@ -121,9 +121,18 @@ def write_atomic(path: str | os.PathLike, payload: bytes | Iterable[bytes]) -> N
         return
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
+    # A temporary of this writer's own (JSON and OpenCover are written in pieces over seconds: another command
+    # writing the same report meanwhile must not write into it, nor rename it away), made as open() makes files
+    # (0666 less the umask; mkstemp's would be 0600).
+    while True:
+        tmp = out.with_name(f"{out.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+            break
+        except FileExistsError:
+            continue
     try:
-        with open(tmp, "wb") as f:
+        with open(fd, "wb") as f:
             for chunk in chunks:
                 f.write(chunk)
         os.replace(tmp, out)

@@ -72,6 +72,11 @@ class Method {
     }
     for (const ExceptionClause& c : clauses_) jump_targets_.push_back(c.handler_offset);
     std::sort(jump_targets_.begin(), jump_targets_.end());
+    for (size_t k = 0; k < ins_.size(); ++k)
+      if (ins_[k].opcode == BR || ins_[k].opcode == BR_S) br_into_.emplace_back(ins_[k].operand, k);
+    // (by target; a stable sort keeps each target's jumps in IL order)
+    std::stable_sort(br_into_.begin(), br_into_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     // Roslyn state machines start with `ldarg.0; ldfld <>1__state; stloc.0`.
     if (context.is_move_next && ins_.size() >= 2 && ins_[0].opcode == LDARG_0 && ins_[1].opcode == LDFLD) {
       state_field_ = ins_[1].operand;
@@ -149,11 +154,14 @@ class Method {
            prev->opcode == LDARG_0;
   }
 
-  // The positions of the `br`/`br.s` instructions that jump to `offset`, in IL order.
+  // The positions of the `br`/`br.s` instructions that jump to `offset`, in IL order (MethodIL.branches_into:
+  // looked up in a table made once, not a scan of the method per branch, which made a large Debug method's
+  // analysis quadratic: each `stloc; ldloc; brfalse` of an `if` asks).
   std::vector<size_t> BranchesInto(int64_t offset) const {
     std::vector<size_t> out;
-    for (size_t k = 0; k < ins_.size(); ++k)
-      if ((ins_[k].opcode == BR || ins_[k].opcode == BR_S) && ins_[k].operand == offset) out.push_back(k);
+    auto [lo, hi] = std::equal_range(br_into_.begin(), br_into_.end(), std::pair<int64_t, size_t>{offset, 0},
+                                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto it = lo; it != hi; ++it) out.push_back(it->second);
     return out;
   }
 
@@ -387,6 +395,7 @@ class Method {
   const std::vector<ExceptionClause>& clauses_;
   const MethodContext& context_;
   std::vector<int64_t> jump_targets_;  // sorted
+  std::vector<std::pair<int64_t, size_t>> br_into_;  // (target, position) of each br/br.s, by target, IL order
   std::optional<int64_t> state_field_, state_local_;
   std::vector<Branch> branches_;
 };
