@@ -68,8 +68,9 @@ SUITES = {
 TOOLS = ["plain", "coverlet", "ms", "dotcov"]
 # dotcov variants --tools can add, each its settings (environment, and arguments of `dotcov run`): the JIT-time IL
 # path instead of ReJIT versions, the helper-call probe design instead of inline increments, per-test contexts,
-# one counter per probe site (no counter sharing), atomic increments (exact counts under contention), and another build of the agent (DOTCOV_BENCH_OTHER_AGENT: the
-# path of its libdotcov_agent.so, e.g. one built from an earlier commit, to compare before and after side by side).
+# one counter per probe site (no counter sharing), atomic increments (exact counts under contention), and another
+# build of the agent (DOTCOV_BENCH_OTHER_AGENT: the path of its libdotcov_agent.so, e.g. one built from an earlier
+# commit, to compare before and after side by side).
 DOTCOV_VARIANTS = {"dotcov-jit": ({"DOTCOV_REJIT": "0"}, []), "dotcov-call": ({"DOTCOV_PROBE": "call"}, []),
                    "dotcov-ctx": ({}, ["--contexts", "test"]), "dotcov-unshared": ({"DOTCOV_SHARE": "0"}, []),
                    "dotcov-exact": ({}, ["--exact-counts"]),

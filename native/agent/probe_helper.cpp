@@ -352,8 +352,9 @@ bool CoreLibRef(clr::IMetaDataAssemblyEmit* asm_emit, const std::vector<uint8_t>
   md.usBuildNumber = version[2];
   md.usRevisionNumber = version[3];
   clr::HRESULT hr =
-      asm_emit->DefineAssemblyRef(public_key.empty() ? nullptr : public_key.data(), static_cast<clr::ULONG>(public_key.size()),
-                                  u"System.Private.CoreLib", &md, nullptr, 0, flags, asm_ref);
+      asm_emit->DefineAssemblyRef(public_key.empty() ? nullptr : public_key.data(),
+                                  static_cast<clr::ULONG>(public_key.size()), u"System.Private.CoreLib", &md, nullptr, 0,
+                                  flags, asm_ref);
   if (hr < 0) return *error = "DefineAssemblyRef(System.Private.CoreLib) failed " + Hr(hr), false;
   return true;
 }

@@ -29,7 +29,8 @@ VerifyOptions Opts() {
   VerifyOptions o;
   o.call_resolver = [](uint32_t token, int* pops, int* pushes) {
     static const std::map<uint32_t, std::pair<int, int>> sigs = {
-        {kHelper, {1, 0}}, {CheckAtomicToken(kHelper), {1, 1}}, {kVoid1, {1, 0}}, {kVoid0, {0, 0}}, {kInt0, {0, 1}}, {kCtor1, {2, 0}}};
+        {kHelper, {1, 0}}, {CheckAtomicToken(kHelper), {1, 1}}, {kVoid1, {1, 0}}, {kVoid0, {0, 0}},
+        {kInt0, {0, 1}},   {kCtor1, {2, 0}}};
     auto it = sigs.find(token);
     if (it == sigs.end()) return false;
     *pops = it->second.first;
