@@ -136,7 +136,7 @@ def info(data_dir):
         ("source root (dotcov run)", str(Path.cwd())),
     ]
     for name in (*PROFILER_VARIABLES, "DOTCOV_DATA_DIR", "DOTCOV_LOG", "DOTCOV_STRESS_ALL_METHODS",
-                 "DOTNET_ENABLE_PROFILING", "DOTNET_EnableDiagnostics"):
+                 "DOTCOV_EXACT_COUNTS", "DOTNET_ENABLE_PROFILING", "DOTNET_EnableDiagnostics"):
         if name in os.environ:
             rows.append((f"env {name}", os.environ[name]))
     width = max(len(k) for k, _ in rows)
