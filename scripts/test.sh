@@ -19,11 +19,11 @@ FRAMEWORK_DIR="$(dotnet --list-runtimes |
   sed -n 's/^Microsoft\.NETCore\.App \([^ ]*\) \[\(.*\)\]$/\2\/\1/p' | sort -V | tail -1)"
 [ -n "$FRAMEWORK_DIR" ] && [ -d "$FRAMEWORK_DIR" ] || { echo "test: no Microsoft.NETCore.App runtime found" >&2; exit 1; }
 # --probes all (the default): the three styles over all ~130k methods; measured 11.7 s CPU for inline and call
-# against 4.3 s for call probes alone, the atomic style (--exact-counts) about 10 s more (docs/benchmarks.md), so no
-# sampling.
+# against 4.3 s for call probes alone, the atomic style (--exact-counts) 9.9 s more (docs/benchmarks.md), so no
+# sampling. Over the SDK the atomic style alone took 67 s CPU.
 time .venv/bin/dotcov debug rewrite-check --probes all "$FRAMEWORK_DIR"
 
-echo "== rewrite-check over the SDK (Roslyn, MSBuild, F#, NuGet: ~915k methods, the three probe styles; ~105 s CPU)"
+echo "== rewrite-check over the SDK (Roslyn, MSBuild, F#, NuGet: ~915k methods, the three probe styles)"
 SDK_DIR="$(dotnet --list-sdks | sed -n 's/^\([^ ]*\) \[\(.*\)\]$/\2\/\1/p' | sort -V | tail -1)"
 [ -n "$SDK_DIR" ] && [ -d "$SDK_DIR" ] || { echo "test: no .NET SDK found" >&2; exit 1; }
 time .venv/bin/dotcov debug rewrite-check --probes all "$SDK_DIR"
