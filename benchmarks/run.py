@@ -12,7 +12,7 @@ in one loop (the order of the four rotates every round; one warm-up round is dis
     ms        ... --collect "Code Coverage;Format=cobertura" (Microsoft.CodeCoverage 18.0.1)
     dotcov    dotcov run --no-report -- dotnet test SUITE --no-build
     dotcov-ctx  dotcov run --contexts test --no-report -- ...  (per-test contexts; only when --tools names it)
-    dotcov-unshared, dotcov-other, dotcov-jit, dotcov-call: see DOTCOV_VARIANTS
+    dotcov-unshared, dotcov-other, dotcov-jit, dotcov-call, dotcov-exact: see DOTCOV_VARIANTS
 
 and records for each run: wall time; CPU time (user+sys) of the whole process tree; the peak RSS (VmHWM) of
 every process of the run, the test hosts' reported separately; the test hosts' own CPU time and lifetime;
@@ -68,10 +68,12 @@ SUITES = {
 TOOLS = ["plain", "coverlet", "ms", "dotcov"]
 # dotcov variants --tools can add, each its settings (environment, and arguments of `dotcov run`): the JIT-time IL
 # path instead of ReJIT versions, the helper-call probe design instead of inline increments, per-test contexts,
-# one counter per probe site (no counter sharing), and another build of the agent (DOTCOV_BENCH_OTHER_AGENT: the
-# path of its libdotcov_agent.so, e.g. one built from an earlier commit, to compare before and after side by side).
+# one counter per probe site (no counter sharing), atomic increments (exact counts under contention), and another
+# build of the agent (DOTCOV_BENCH_OTHER_AGENT: the path of its libdotcov_agent.so, e.g. one built from an earlier
+# commit, to compare before and after side by side).
 DOTCOV_VARIANTS = {"dotcov-jit": ({"DOTCOV_REJIT": "0"}, []), "dotcov-call": ({"DOTCOV_PROBE": "call"}, []),
                    "dotcov-ctx": ({}, ["--contexts", "test"]), "dotcov-unshared": ({"DOTCOV_SHARE": "0"}, []),
+                   "dotcov-exact": ({}, ["--exact-counts"]),
                    "dotcov-other": ({"DOTCOV_AGENT_PATH": os.environ.get("DOTCOV_BENCH_OTHER_AGENT", "")}, [])}
 COVERLET_ADAPTER = Path.home() / ".nuget/packages/coverlet.collector/6.0.4/build/netstandard2.0"
 SAMPLE_PERIOD = 0.05

@@ -17,6 +17,7 @@ CASES = [
     ["dotnet", "test", "--no-build"],
     ["--no-report", "--data-dir", "D", "--", "dotnet", "test"],
     ["--data-dir=D", "--append", "--log", "--include-tests", "--contexts", "test", "--", "x"],
+    ["--exact-counts", "--no-report", "--", "dotnet", "test"], ["--exact-counts=1", "x"],
     ["--contexts=test", "x", "--", "y"],
     ["--", "--", "x"],
     ["--no-report", "sh", "-c", "echo $0", "--apend"],
@@ -52,6 +53,7 @@ def test_launcher_reads_run_arguments_as_click_does_or_leaves_them_to_click(args
     assert theirs["append"] == options["append"] and theirs["agent_log"] == options["log"]
     assert theirs["include_tests"] == options["include_tests"] and theirs["no_report"] == options["no_report"]
     assert theirs["contexts"] == options["contexts"]
+    assert theirs["exact_counts"] == options["exact_counts"]
 
 
 def test_the_data_dir_variable_is_read_as_click_reads_it(monkeypatch, tmp_path):

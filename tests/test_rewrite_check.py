@@ -110,7 +110,7 @@ def test_cli_prints_failures_and_exits_1(tmp_path, monkeypatch):
 def test_each_probe_style_alone_and_both():
     path = str(DATA / "portable" / "Sample.dll")
     both = _native.rewrite_check(path)
-    for style in ("inline", "call"):
+    for style in ("inline", "call", "atomic"):
         one = _native.rewrite_check(path, [style])
         assert one["failures"] == [] and one["methods"] == both["methods"]
         assert one["branches"] == both["branches"]  # counted once, whatever the number of styles
@@ -131,7 +131,7 @@ def test_cli_probe_option_chooses_the_styles(tmp_path, monkeypatch):
 
     monkeypatch.setattr(_native, "rewrite_check", fake)
     for option, styles in ((["--probes", "inline"], ["inline"]), (["--probes", "call"], ["call"]),
-                           ([], ["inline", "call"])):
+                           (["--probes", "atomic"], ["atomic"]), ([], ["inline", "call", "atomic"])):
         seen.clear()
         r = CliRunner(mix_stderr=False).invoke(cli, ["debug", "rewrite-check", *option, str(asm)])
         assert r.exit_code == 0, r.output

@@ -21,6 +21,7 @@ AgentConfig AgentConfig::FromEnvironment() {
   c.branches = Env("DOTCOV_BRANCHES") != "0";
   c.inline_probes = Env("DOTCOV_PROBE") != "call";
   c.share_counters = Env("DOTCOV_SHARE") != "0";
+  c.exact_counts = Env("DOTCOV_EXACT_COUNTS") == "1";
   c.test_fail_rewrite = Env("DOTCOV_TEST_FAIL_REWRITE");
   c.rejit = Env("DOTCOV_REJIT") != "0";
   c.contexts = Env("DOTCOV_CONTEXTS") == "test";

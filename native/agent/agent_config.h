@@ -22,6 +22,10 @@ struct AgentConfig {
   // (core counter_sharing.h; kept to measure and to check that sharing changes
   // no count). Sharing is never used with per-test contexts.
   bool share_counters = true;
+  // DOTCOV_EXACT_COUNTS=1 (`dotcov run --exact-counts`): every increment is
+  // atomic (Interlocked.Increment), so hit counts stay exact when threads hit
+  // the same probe at once; off by default for its cost (docs/benchmarks.md).
+  bool exact_counts = false;
   // DOTCOV_TEST_FAIL_REWRITE=<method>: for tests only, the rewrite of every
   // covered method so named ("Name" or "Namespace.Type.Name") fails, to prove
   // that such a method is reported "not measured", never "missed".

@@ -37,6 +37,7 @@ struct CoveredModule {
     return &tests[it->second];
   }
   uint32_t helper_ref = 0;    // MemberRef to DotCov.Probes::Hit in this module (call probes only)
+  uint32_t atomic_ref = 0;    // MemberRef to Interlocked.Increment(ref long) (exact inline probes only)
   // ReJIT mode: its methods' IL goes to their ReJIT versions (GetReJITParameters);
   // false when the ReJIT request failed, so JITCompilationStarted rewrites them.
   std::atomic<bool> rejit{false};

@@ -18,6 +18,9 @@ constexpr uint8_t kVoidIntSig[] = {0x00, 0x01, 0x01, 0x08};           // static 
 constexpr uint8_t kCctorSig[] = {0x00, 0x00, 0x01};                    // static void .cctor()
 constexpr uint8_t kRecordSig[] = {0x01 /*unmanaged cdecl*/, 0x02, 0x01, 0x08, 0x08};  // void(int32, int32)
 constexpr uint8_t kCheckSig[] = {0x00, 0x03, 0x01, 0x18 /*native int*/, 0x08, 0x08};  // static void Check(nint, int32, int32)
+// static int64 Interlocked.Increment(int64&)
+constexpr uint8_t kIncrementSig[] = {0x00, 0x01, 0x0A /*int64*/, 0x10 /*BYREF*/, 0x0A};
+constexpr char16_t kInterlockedType[] = u"System.Threading.Interlocked";
 constexpr uint32_t kAssemblyToken = 0x20000001;  // a manifest module's only Assembly row
 constexpr uint32_t kAfPublicKey = 0x0001;
 
@@ -29,44 +32,52 @@ std::string Hr(clr::HRESULT hr) {
 
 }  // namespace
 
-std::vector<uint8_t> ProbeHelper::HelperBody(const uint8_t* counters_base) {
+std::vector<uint8_t> ProbeHelper::HelperBody(const uint8_t* counters_base, uint32_t increment_token) {
   uint64_t base = reinterpret_cast<uint64_t>(counters_base);
   std::vector<uint8_t> code = {0x21};  // ldc.i8 base
   for (int i = 0; i < 8; ++i) code.push_back(uint8_t(base >> (8 * i)));
-  const uint8_t rest[] = {
+  const uint8_t address[] = {
       0xE0,  // conv.u
       0x02,  // ldarg.0
       0xE0,  // conv.u     (slot is non-negative)
       0x1E,  // ldc.i4.8
       0x5A,  // mul
       0x58,  // add        -> &counters[slot]
-      0x25,  // dup
-      0x4C,  // ldind.i8
-      0x17,  // ldc.i4.1
-      0x6A,  // conv.i8
-      0x58,  // add
-      0x55,  // stind.i8   (plain increment: see docs/architecture.md on concurrency)
-      0x2A,  // ret
   };
-  code.insert(code.end(), std::begin(rest), std::end(rest));
+  code.insert(code.end(), std::begin(address), std::end(address));
+  if (increment_token) {
+    code.push_back(0x28);  // call Interlocked.Increment(ref long): exact under contention
+    for (int i = 0; i < 4; ++i) code.push_back(uint8_t(increment_token >> (8 * i)));
+    code.push_back(0x26);  // pop
+  } else {
+    const uint8_t plain[] = {
+        0x25,  // dup
+        0x4C,  // ldind.i8
+        0x17,  // ldc.i4.1
+        0x6A,  // conv.i8
+        0x58,  // add
+        0x55,  // stind.i8   (plain increment: see docs/architecture.md on concurrency)
+    };
+    code.insert(code.end(), std::begin(plain), std::end(plain));
+  }
+  code.push_back(0x2A);  // ret
   std::vector<uint8_t> body = {uint8_t((code.size() << 2) | 0x2)};  // tiny header, max stack 8
   body.insert(body.end(), code.begin(), code.end());
   return body;
 }
 
-bool ProbeHelper::InjectIntoCoreLib(clr::ICorProfilerInfo5* info, clr::ModuleID corelib, const uint8_t* counters_base,
-                                    std::string* error) {
+bool ProbeHelper::ReadCoreLibIdentity(clr::ICorProfilerInfo5* info, clr::ModuleID corelib, std::string* error) {
   ComPtr<clr::IUnknown> unk;
-  clr::HRESULT hr = info->GetModuleMetaData(corelib, clr::ofRead | clr::ofWrite, clr::IID_IMetaDataEmit, unk.Out());
+  clr::HRESULT hr = info->GetModuleMetaData(corelib, clr::ofRead, clr::IID_IMetaDataAssemblyImport, unk.Out());
   if (hr != clr::S_OK) return *error = "GetModuleMetaData(CoreLib) failed " + Hr(hr), false;
-  ComPtr<clr::IMetaDataEmit> emit;
-  ComPtr<clr::IMetaDataImport> import;
   ComPtr<clr::IMetaDataAssemblyImport> asm_import;
-  if (!unk.As(clr::IID_IMetaDataEmit, &emit) || !unk.As(clr::IID_IMetaDataImport, &import) ||
-      !unk.As(clr::IID_IMetaDataAssemblyImport, &asm_import))
+  if (!unk.As(clr::IID_IMetaDataAssemblyImport, &asm_import))
     return *error = "CoreLib metadata interfaces unavailable", false;
+  return TakeIdentity(asm_import.get(), error);
+}
 
-  // CoreLib's identity, for the AssemblyRef of covered modules.
+bool ProbeHelper::TakeIdentity(clr::IMetaDataAssemblyImport* asm_import, std::string* error) {
+  clr::HRESULT hr;
   const void* key = nullptr;
   clr::ULONG key_len = 0, hash_alg = 0, name_len = 0;
   char16_t name[256];
@@ -80,6 +91,31 @@ bool ProbeHelper::InjectIntoCoreLib(clr::ICorProfilerInfo5* info, clr::ModuleID 
   version_[2] = md.usBuildNumber;
   version_[3] = md.usRevisionNumber;
   assembly_flags_ = key_len ? kAfPublicKey : 0;
+  identity_ready_ = true;
+  return true;
+}
+
+bool ProbeHelper::InjectIntoCoreLib(clr::ICorProfilerInfo5* info, clr::ModuleID corelib, const uint8_t* counters_base,
+                                    bool exact, std::string* error) {
+  ComPtr<clr::IUnknown> unk;
+  clr::HRESULT hr = info->GetModuleMetaData(corelib, clr::ofRead | clr::ofWrite, clr::IID_IMetaDataEmit, unk.Out());
+  if (hr != clr::S_OK) return *error = "GetModuleMetaData(CoreLib) failed " + Hr(hr), false;
+  ComPtr<clr::IMetaDataEmit> emit;
+  ComPtr<clr::IMetaDataImport> import;
+  ComPtr<clr::IMetaDataAssemblyImport> asm_import;
+  if (!unk.As(clr::IID_IMetaDataEmit, &emit) || !unk.As(clr::IID_IMetaDataImport, &import) ||
+      !unk.As(clr::IID_IMetaDataAssemblyImport, &asm_import))
+    return *error = "CoreLib metadata interfaces unavailable", false;
+  // CoreLib's identity, for the AssemblyRef of covered modules.
+  if (!TakeIdentity(asm_import.get(), error)) return false;
+
+  if (exact) {
+    clr::mdTypeDef interlocked = 0;
+    hr = import->FindTypeDefByName(kInterlockedType, 0, &interlocked);
+    if (hr != clr::S_OK) return *error = "System.Threading.Interlocked not found in CoreLib " + Hr(hr), false;
+    hr = import->FindMethod(interlocked, u"Increment", kIncrementSig, sizeof kIncrementSig, &increment_token_);
+    if (hr != clr::S_OK) return *error = "Interlocked.Increment(ref long) not found in CoreLib " + Hr(hr), false;
+  }
 
   clr::mdTypeDef object_td = 0;
   hr = import->FindTypeDefByName(u"System.Object", 0, &object_td);
@@ -109,7 +145,7 @@ bool ProbeHelper::InjectIntoCoreLib(clr::ICorProfilerInfo5* info, clr::ModuleID 
                           sizeof kHelperSig, ctor_rva, clr::miIL | clr::miManaged | clr::miAggressiveInlining, &hit);
   if (hr != clr::S_OK) return *error = "DefineMethod(Hit) failed " + Hr(hr), false;
 
-  std::vector<uint8_t> body = HelperBody(counters_base);
+  std::vector<uint8_t> body = HelperBody(counters_base, increment_token_);
   ComPtr<clr::IMethodMalloc> alloc;
   hr = info->GetILFunctionBodyAllocator(corelib, alloc.Out());
   if (hr != clr::S_OK || !alloc) return *error = "GetILFunctionBodyAllocator(CoreLib) failed " + Hr(hr), false;
@@ -118,7 +154,8 @@ bool ProbeHelper::InjectIntoCoreLib(clr::ICorProfilerInfo5* info, clr::ModuleID 
   std::memcpy(mem, body.data(), body.size());
   hr = info->SetILFunctionBody(corelib, hit, static_cast<const uint8_t*>(mem));
   if (hr != clr::S_OK) return *error = "SetILFunctionBody(Hit) failed " + Hr(hr), false;
-  Log("helper DotCov.Probes::Hit injected into CoreLib as 0x%08x (counters at %p)", hit, counters_base);
+  Log("helper DotCov.Probes::Hit injected into CoreLib as 0x%08x (counters at %p%s)", hit, counters_base,
+      increment_token_ ? ", atomic increments" : "");
   ready_ = true;
   return true;
 }
@@ -247,7 +284,7 @@ bool ProbeHelper::InjectContexts(clr::ICorProfilerInfo5* info, clr::ModuleID cor
   check[2] = uint8_t(check.size() - 1 - 3);
   check[7] = uint8_t(check.size() - 1 - 8);
   // HitCtx(slot): the increment of Hit, then Check(&last[slot], s_context.Value, slot).
-  std::vector<uint8_t> hit = HelperBody(counters_base);
+  std::vector<uint8_t> hit = HelperBody(counters_base, increment_token_);
   std::vector<uint8_t> code(hit.begin() + 1, hit.end() - 1);  // Hit's code without its header and ret
   code.push_back(0x21);  // ldc.i8 last
   Put64(&code, reinterpret_cast<uint64_t>(last_context));
@@ -305,6 +342,44 @@ bool ProbeHelper::InjectContexts(clr::ICorProfilerInfo5* info, clr::ModuleID cor
   return true;
 }
 
+namespace {
+// The module's AssemblyRef to CoreLib (an existing identical one is reused: META_S_DUPLICATE).
+bool CoreLibRef(clr::IMetaDataAssemblyEmit* asm_emit, const std::vector<uint8_t>& public_key,
+                const uint16_t (&version)[4], uint32_t flags, clr::mdAssemblyRef* asm_ref, std::string* error) {
+  clr::ASSEMBLYMETADATA md{};
+  md.usMajorVersion = version[0];
+  md.usMinorVersion = version[1];
+  md.usBuildNumber = version[2];
+  md.usRevisionNumber = version[3];
+  clr::HRESULT hr =
+      asm_emit->DefineAssemblyRef(public_key.empty() ? nullptr : public_key.data(),
+                                  static_cast<clr::ULONG>(public_key.size()), u"System.Private.CoreLib", &md, nullptr, 0,
+                                  flags, asm_ref);
+  if (hr < 0) return *error = "DefineAssemblyRef(System.Private.CoreLib) failed " + Hr(hr), false;
+  return true;
+}
+}  // namespace
+
+bool ProbeHelper::ReferenceInterlocked(clr::ICorProfilerInfo5* info, clr::ModuleID module, uint32_t* member_ref,
+                                       std::string* error) {
+  if (!identity_ready_) return *error = "CoreLib's identity is not known", false;
+  ComPtr<clr::IUnknown> unk;
+  clr::HRESULT hr = info->GetModuleMetaData(module, clr::ofRead | clr::ofWrite, clr::IID_IMetaDataEmit, unk.Out());
+  if (hr != clr::S_OK) return *error = "GetModuleMetaData failed " + Hr(hr), false;
+  ComPtr<clr::IMetaDataEmit> emit;
+  ComPtr<clr::IMetaDataAssemblyEmit> asm_emit;
+  if (!unk.As(clr::IID_IMetaDataEmit, &emit) || !unk.As(clr::IID_IMetaDataAssemblyEmit, &asm_emit))
+    return *error = "module metadata is not writable", false;
+  clr::mdAssemblyRef asm_ref = 0;
+  if (!CoreLibRef(asm_emit.get(), public_key_, version_, assembly_flags_, &asm_ref, error)) return false;
+  clr::mdTypeRef type_ref = 0;
+  hr = emit->DefineTypeRefByName(asm_ref, kInterlockedType, &type_ref);
+  if (hr < 0) return *error = "DefineTypeRefByName(System.Threading.Interlocked) failed " + Hr(hr), false;
+  hr = emit->DefineMemberRef(type_ref, u"Increment", kIncrementSig, sizeof kIncrementSig, member_ref);
+  if (hr < 0) return *error = "DefineMemberRef(Interlocked.Increment) failed " + Hr(hr), false;
+  return true;
+}
+
 bool ProbeHelper::ReferenceFrom(clr::ICorProfilerInfo5* info, clr::ModuleID module, uint32_t* member_ref,
                                 std::string* error) {
   Refs refs;
@@ -323,17 +398,8 @@ bool ProbeHelper::ReferenceFrom(clr::ICorProfilerInfo5* info, clr::ModuleID modu
   ComPtr<clr::IMetaDataAssemblyEmit> asm_emit;
   if (!unk.As(clr::IID_IMetaDataEmit, &emit) || !unk.As(clr::IID_IMetaDataAssemblyEmit, &asm_emit))
     return *error = "module metadata is not writable", false;
-  clr::ASSEMBLYMETADATA md{};
-  md.usMajorVersion = version_[0];
-  md.usMinorVersion = version_[1];
-  md.usBuildNumber = version_[2];
-  md.usRevisionNumber = version_[3];
   clr::mdAssemblyRef asm_ref = 0;
-  hr = asm_emit->DefineAssemblyRef(public_key_.empty() ? nullptr : public_key_.data(),
-                                   static_cast<clr::ULONG>(public_key_.size()), u"System.Private.CoreLib", &md, nullptr,
-                                   0, assembly_flags_, &asm_ref);
-  // META_S_DUPLICATE (a success code) returns the module's existing reference.
-  if (hr < 0) return *error = "DefineAssemblyRef(System.Private.CoreLib) failed " + Hr(hr), false;
+  if (!CoreLibRef(asm_emit.get(), public_key_, version_, assembly_flags_, &asm_ref, error)) return false;
   clr::mdTypeRef type_ref = 0;
   hr = emit->DefineTypeRefByName(asm_ref, kHelperType, &type_ref);
   if (hr < 0) return *error = "DefineTypeRefByName(DotCov.Probes) failed " + Hr(hr), false;

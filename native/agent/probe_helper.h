@@ -16,10 +16,19 @@ namespace dotcov::agent {
 class ProbeHelper {
  public:
   // Adds the helper to CoreLib. Its IL increments the 64-bit counter at
-  // counters_base + 8 * slot.
+  // counters_base + 8 * slot; with `exact`, by calling CoreLib's own
+  // Interlocked.Increment(ref long) (so HitCtx's increment is atomic too).
   bool InjectIntoCoreLib(clr::ICorProfilerInfo5* info, clr::ModuleID corelib, const uint8_t* counters_base,
-                         std::string* error);
+                         bool exact, std::string* error);
   bool ready() const { return ready_; }
+
+  // CoreLib's name, version and public key, for the AssemblyRefs below (done
+  // by InjectIntoCoreLib too; alone when only Interlocked is referenced).
+  bool ReadCoreLibIdentity(clr::ICorProfilerInfo5* info, clr::ModuleID corelib, std::string* error);
+  // Exact inline probes: emits in `module` a MemberRef to
+  // `int64 System.Threading.Interlocked::Increment(int64&)` in CoreLib.
+  bool ReferenceInterlocked(clr::ICorProfilerInfo5* info, clr::ModuleID module, uint32_t* member_ref,
+                            std::string* error);
 
   // Per-test contexts (docs/architecture.md): adds to the helper type a static
   // AsyncLocal<int> (the current test's context id, following the async flow),
@@ -41,12 +50,18 @@ class ProbeHelper {
   bool ReferenceFrom(clr::ICorProfilerInfo5* info, clr::ModuleID module, uint32_t* member_ref, std::string* error);
   bool ReferenceFrom(clr::ICorProfilerInfo5* info, clr::ModuleID module, Refs* refs, std::string* error);
 
-  // The helper body, exposed for tests: tiny-header IL.
-  static std::vector<uint8_t> HelperBody(const uint8_t* counters_base);
+  // The helper body, exposed for tests: tiny-header IL. With
+  // `increment_token` (CoreLib's Interlocked.Increment(ref long) MethodDef) the
+  // increment is `call increment_token; pop`, else a plain read-add-write.
+  static std::vector<uint8_t> HelperBody(const uint8_t* counters_base, uint32_t increment_token = 0);
 
  private:
+  bool TakeIdentity(clr::IMetaDataAssemblyImport* asm_import, std::string* error);
+
   bool ready_ = false;
   bool contexts_ready_ = false;
+  bool identity_ready_ = false;
+  uint32_t increment_token_ = 0;  // CoreLib's Interlocked.Increment(ref long) when exact
   uint32_t probes_td_ = 0;
   uint32_t ctor_rva_ = 0;
   std::vector<uint8_t> public_key_;

@@ -87,7 +87,8 @@ clr::HRESULT Profiler::Initialize(clr::IUnknown* info_unknown) {
   }
   InitLog(config_.log, config_.data_dir);
   use_helper_ = NeedsCoreLibHelper({config_.inline_probes, config_.contexts});
-  Log("agent loaded: %s (%s)", Join(argv).c_str(), decision.reason.c_str());
+  Log("agent loaded: %s (%s)%s", Join(argv).c_str(), decision.reason.c_str(),
+      config_.exact_counts ? " (exact counts: atomic increments)" : "");
   if (info_unknown->QueryInterface(clr::IID_ICorProfilerInfo5, reinterpret_cast<void**>(&info_)) != clr::S_OK) {
     Log("ICorProfilerInfo5 unavailable; declining");
     return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
@@ -160,8 +161,10 @@ clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT sta
     std::string fx = dir.substr(0, dir.rfind('/'));
     if (EndsWith(fx, "/shared/Microsoft.NETCore.App")) runtime_dir_ = fx.substr(0, fx.rfind('/'));
     std::string error;
-    if (use_helper_ && !helper_.InjectIntoCoreLib(info_, module, writer_.base(), &error))
+    if (use_helper_ && !helper_.InjectIntoCoreLib(info_, module, writer_.base(), config_.exact_counts, &error))
       Log("CoreLib helper injection failed, nothing will be covered: %s", error.c_str());
+    else if (!use_helper_ && config_.exact_counts && !helper_.ReadCoreLibIdentity(info_, module, &error))
+      Log("exact counts: CoreLib unreadable, nothing will be covered: %s", error.c_str());
     else if (config_.contexts && !helper_.InjectContexts(info_, module, writer_.base(), contexts_.last_context(),
                                                          &ContextRecorder::Record, &error))
       Log("per-test contexts off: %s", error.c_str());
@@ -249,6 +252,13 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   m->hit_ctx_ref = refs.hit_ctx;
   m->enter_ref = refs.enter;
   m->exit_ref = refs.exit;
+  // Exact counts with inline probes: each increment calls Interlocked.Increment. Never fall back to the
+  // plain increment silently: without the reference the module is not covered.
+  if (config_.exact_counts && config_.inline_probes &&
+      !helper_.ReferenceInterlocked(info_, module, &m->atomic_ref, &error)) {
+    Log("skip %s: exact counts: %s", path.c_str(), error.c_str());
+    return;
+  }
   if (helper_.contexts_ready() && !config_.stress_all_methods) {
     std::vector<uint8_t> image;
     if (ReadWholeFile(path, &image, &error)) PrepareTests(*m, image);
@@ -458,7 +468,8 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
     std::vector<std::pair<uint32_t, uint32_t>> derived;  // (slot, source slot) when counters are shared
     std::vector<std::array<uint32_t, 3>> summed;          // (slot, a, b): slot counts a + b
     // Per-test contexts: probes call HitCtx; a test method is wrapped in its context.
-    il::ProbeStyle style{m.helper_ref, config_.inline_probes ? reinterpret_cast<uint64_t>(writer_.base()) : 0};
+    il::ProbeStyle style{m.helper_ref, config_.inline_probes ? reinterpret_cast<uint64_t>(writer_.base()) : 0,
+                         config_.inline_probes ? m.atomic_ref : 0};
     if (m.hit_ctx_ref) style = il::ProbeStyle{m.hit_ctx_ref, 0};
     il::ContextWrap wrap;
     const il::ContextWrap* wrapping = nullptr;

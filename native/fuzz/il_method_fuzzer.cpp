@@ -39,9 +39,9 @@ constexpr uint32_t kHelper = 0x0A00FFFFu;  // MemberRef: static void (int32)
 // (the small rids of the seeds taken from real assemblies) is unknown, which
 // Verify treats as "depth unknown on this path".
 bool Resolve(uint32_t token, int* pops, int* pushes) {
-  if (token == kHelper) {
+  if (token == kHelper || token == CheckAtomicToken(kHelper)) {
     *pops = 1;
-    *pushes = 0;
+    *pushes = token == kHelper ? 0 : 1;  // Hit(int32) / Interlocked.Increment(ref long)
     return true;
   }
   uint8_t table = static_cast<uint8_t>(token >> 24);
@@ -142,7 +142,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     every.emplace_back(ins[i].offset, static_cast<uint32_t>(i));
     if (ProbeAllowed(ins, i)) legal.emplace_back(ins[i].offset, static_cast<uint32_t>(i));
   }
-  for (ProbeStyles which : {kInlineProbes, kCallProbes}) {
+  for (ProbeStyles which : {kInlineProbes, kCallProbes, kAtomicProbes}) {
     const ProbeStyle style = CheckStyle(which, kHelper);
     const size_t probe_size = style.Make(0).size();
     std::vector<uint8_t> out;
@@ -198,7 +198,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   BoolTypes all_bool;
   all_bool.locals.assign(256, true);
   all_bool.arguments.assign(256, true);
-  for (ProbeStyles which : {kInlineProbes, kCallProbes}) {
+  for (ProbeStyles which : {kInlineProbes, kCallProbes, kAtomicProbes}) {
     std::string reason;
     if (!CheckMethodBody(input, CheckStyle(which, kHelper), Resolve, -1, &reason, nullptr, all_bool)) {
       bool expected = Contains(reason, "unchanged re-encoding differs") || Contains(reason, "fails verification") ||

@@ -24,7 +24,8 @@ py::dict RewriteCheckPath(const std::string& path, const std::vector<std::string
   for (const std::string& name : probe_styles) {
     if (name == "inline") styles |= kInlineProbes;
     else if (name == "call") styles |= kCallProbes;
-    else throw py::value_error("unknown probe style '" + name + "' (inline, call)");
+    else if (name == "atomic") styles |= kAtomicProbes;
+    else throw py::value_error("unknown probe style '" + name + "' (inline, call, atomic)");
   }
   if (styles == 0) throw py::value_error("no probe style to check");
   RewriteCheckResult r;
@@ -206,9 +207,9 @@ py::list IlBranchFacts(const py::bytes& data, bool is_move_next, std::optional<s
 
 void RegisterIl(py::module_& m) {
   m.def("rewrite_check", &RewriteCheckPath, py::arg("path"),
-        py::arg("probe_styles") = std::vector<std::string>{"inline", "call"},
+        py::arg("probe_styles") = std::vector<std::string>{"inline", "call", "atomic"},
         "Checks the IL rewriter on every method body of an assembly (probes at every legal offset, then also "
-        "outcome probes on every conditional branch and switch, in each of probe_styles: 'inline', 'call'; each "
+        "outcome probes on every conditional branch and switch, in each of probe_styles: 'inline', 'call', 'atomic'; each "
         "rewrite's IL offset map checked too): dict(managed, methods, branches, failures=[(token, reason)]), "
         "branches = branches instrumented in passing methods (once, whatever the number of styles). managed is "
         "False (and methods 0) for a file that is not a managed PE image; raises ValueError when the file cannot "

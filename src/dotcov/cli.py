@@ -182,9 +182,11 @@ def _file_report(data_dir, output: Path, filters: dict, write, what: str, show_c
 @click.option("--contexts", "contexts", metavar="KIND", default=None,
               help='Record which test ran each line: "test" (also [run] contexts in dotcov.toml).')
 @click.option("--no-report", is_flag=True, help="Do not print the summary table afterwards.")
+@click.option("--exact-counts", is_flag=True,
+              help="Count every hit exactly when threads run the same line at once (atomic increments; slower).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, contexts: str | None, no_report: bool,
-        command):
+        exact_counts: bool, command):
     """Run COMMAND with the agent loaded into every .NET process it starts.
 
     Example: dotcov run -- dotnet test
@@ -201,7 +203,7 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, cont
     from dotcov.run_command import run_command
 
     sys.exit(run_command(list(command), cfg, data_dir=data_dir, append=append, include_tests=include_tests,
-                         log=agent_log, contexts=contexts, report=not no_report))
+                         log=agent_log, contexts=contexts, report=not no_report, exact_counts=exact_counts))
 
 
 @cli.command()

@@ -41,7 +41,7 @@ def _assemblies(paths) -> list[Path]:
     return out
 
 
-_PROBE_STYLES = ("inline", "call")
+_PROBE_STYLES = ("inline", "call", "atomic")
 
 
 def _check(path: Path, probe_styles: list[str]):
@@ -57,7 +57,8 @@ def _check(path: Path, probe_styles: list[str]):
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Assemblies checked in parallel (default: CPU count).")
 @click.option("--probes", "probe_styles", type=click.Choice(_PROBE_STYLES + ("all",)), default="all", show_default=True,
-              help="Probe style to instrument with: the inline increment (the agent's default), the helper call, or both.")
+              help="Probe style to instrument with: the inline increment (the agent's default), the helper call, "
+                   "the atomic increment (DOTCOV_EXACT_COUNTS=1), or all three.")
 def rewrite_check(paths, jobs, probe_styles):
     """Instrument every method body of the assemblies in PATHS (files or folders) with a probe at
     every legal IL offset and on every branch outcome, in each probe style, without running
@@ -135,7 +136,7 @@ def info(data_dir):
         ("source root (dotcov run)", str(Path.cwd())),
     ]
     for name in (*PROFILER_VARIABLES, "DOTCOV_DATA_DIR", "DOTCOV_LOG", "DOTCOV_STRESS_ALL_METHODS",
-                 "DOTNET_ENABLE_PROFILING", "DOTNET_EnableDiagnostics"):
+                 "DOTCOV_EXACT_COUNTS", "DOTNET_ENABLE_PROFILING", "DOTNET_EnableDiagnostics"):
         if name in os.environ:
             rows.append((f"env {name}", os.environ[name]))
     width = max(len(k) for k, _ in rows)

@@ -14,7 +14,8 @@ import os
 import stat
 import sys
 
-_FLAGS = {"--append": "append", "--include-tests": "include_tests", "--log": "log", "--no-report": "no_report"}
+_FLAGS = {"--append": "append", "--include-tests": "include_tests", "--log": "log", "--no-report": "no_report",
+          "--exact-counts": "exact_counts"}
 _VALUES = {"--data-dir": "data_dir", "--contexts": "contexts"}
 
 
@@ -23,7 +24,7 @@ def parse_run(args: list[str]) -> tuple[dict, list[str]] | None:
     or None when click must read them: anything but known options before the command, a value click would
     refuse or that looks like an option, no command."""
     options = {"append": False, "include_tests": False, "log": False, "no_report": False, "data_dir": None,
-               "contexts": None}
+               "contexts": None, "exact_counts": False}
     i = 0
     while i < len(args):
         arg = args[i]
@@ -90,7 +91,8 @@ def _fast_run(args: list[str]) -> int | None:
 
     return run_command(command, cfg, data_dir=Path(options["data_dir"]) if options["data_dir"] else None,
                        append=options["append"], include_tests=options["include_tests"], log=options["log"],
-                       contexts=options["contexts"], report=not options["no_report"])
+                       contexts=options["contexts"], report=not options["no_report"],
+                       exact_counts=options["exact_counts"])
 
 
 def main() -> None:

@@ -129,6 +129,17 @@ def with_contexts(p: Prepared, contexts: str | None) -> Prepared:
     return p
 
 
+# The agent makes every increment atomic when this is "1" (docs/architecture.md, "The increment is not atomic").
+EXACT_COUNTS_VARIABLE = "DOTCOV_EXACT_COUNTS"
+
+
+def with_exact_counts(p: Prepared, exact: bool) -> Prepared:
+    """`p`, its agent counting with atomic increments if `exact` (else as the environment says)."""
+    if exact:
+        p.env[EXACT_COUNTS_VARIABLE] = "1"
+    return p
+
+
 def start(p: Prepared, while_running=None) -> int:
     """Runs the prepared command and returns its status as a shell reports it (128+N for signal N).
     `while_running()`, if given, is called once the command has started, before waiting for it: dotcov's own

@@ -22,12 +22,13 @@ def _warn(message: str) -> None:
 
 
 def run_command(command: list[str], cfg, *, data_dir: Path | None, append: bool, include_tests: bool, log: bool,
-                contexts: str | None, report: bool) -> int:
+                contexts: str | None, report: bool, exact_counts: bool = False) -> int:
     """Runs `command` under the agent and returns the exit status `dotcov run` ends with. `cfg` is the loaded
-    dotcov.toml (config.Config); `contexts`, when given, was checked (config.check_contexts)."""
+    dotcov.toml (config.Config); `contexts`, when given, was checked (config.check_contexts). `exact_counts`: every
+    increment atomic (the agent's DOTCOV_EXACT_COUNTS=1), so hit counts stay exact under contention."""
     from dotcov import data
     from dotcov.agent import AgentError
-    from dotcov.run import RunError, prepare, sources_root, start, with_contexts
+    from dotcov.run import RunError, prepare, sources_root, start, with_contexts, with_exact_counts
     from dotcov.settings import data_dir as resolve_data_dir
 
     data_dir = resolve_data_dir(data_dir, cfg)
@@ -41,7 +42,8 @@ def run_command(command: list[str], cfg, *, data_dir: Path | None, append: bool,
             # The plans and colours stay: keyed by build and checked against their files, so an unchanged
             # build's report after this run is a warm one.
             data.erase(data_dir, keep_cache=True)
-        status = start(with_contexts(prepared, contexts), while_running=_import_report if report else None)
+        prepared = with_exact_counts(with_contexts(prepared, contexts), exact_counts)
+        status = start(prepared, while_running=_import_report if report else None)
     except RunError as e:
         _say(f"dotcov: {e}")
         return e.status

@@ -71,3 +71,11 @@ def test_many_threads_on_one_probe(built_samples, dotcov_run, dotnet):
     lines = coverage_by_file(run.data_dir, SAMPLES)[str(PROGRAM)].lines
     ticks = lines[line_of("s_ticks++;")]
     assert 100_000 <= ticks <= 800_000, ticks
+
+
+def test_many_threads_on_one_probe_exact_counts(built_samples, dotcov_run, dotnet):
+    """The same with `--exact-counts` (atomic increments): the count is exactly 8 x 100000."""
+    run = dotcov_run([dotnet, str(CRASH_DLL), "threads"], cwd=SAMPLES, args=["--exact-counts"])
+    assert run.status == 0, run.stderr
+    lines = coverage_by_file(run.data_dir, SAMPLES)[str(PROGRAM)].lines
+    assert lines[line_of("s_ticks++;")] == 800_000

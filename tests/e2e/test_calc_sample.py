@@ -23,6 +23,8 @@ CONFIGURATIONS = {
     "jit-time-rewrite": {"DOTNET_TC_CallCountThreshold": "1", "DOTCOV_REJIT": "0"},
     # One counter per probe site, the design before counter sharing (docs/architecture.md, "Shared counters").
     "unshared-counters": {"DOTCOV_SHARE": "0"},
+    # Atomic increments (`dotcov run --exact-counts`): each probe calls Interlocked.Increment, inlined at Tier1.
+    "exact-counts": {"DOTNET_TC_CallCountThreshold": "1", "DOTCOV_EXACT_COUNTS": "1"},
 }
 
 

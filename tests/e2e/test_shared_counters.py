@@ -74,3 +74,20 @@ def test_shared_counters_change_no_count(every_build, dotnet, tmp_path, build, r
     assert not differ, differ
     assert sum(sum(h) for _, h, _, _ in have.values()) > 10**8  # Bench ran
     assert report(shared) == report(unshared)
+
+
+@pytest.mark.parametrize("build", ["Debug", "Release"])
+def test_exact_counts_change_no_count(every_build, dotnet, tmp_path, build):
+    """`--exact-counts` (atomic increments, docs/architecture.md) gives every sample the same site counts, method
+    states, notes and report as the default increment (the samples' threads do not collide on a probe; a lost
+    increment in the default run would be the only legitimate difference, and would show here)."""
+    default, exact = tmp_path / "default", tmp_path / "exact"
+    run_every_sample(dotnet, default, build, {})
+    run_every_sample(dotnet, exact, build, {"DOTCOV_EXACT_COUNTS": "1"})
+    want, have = counts(default), counts(exact)
+    assert sorted(have) == sorted(want)
+    differ = {path: [(s, h, e) for s, h, e in zip(sites, hits, have[path][1]) if h != e][:20]
+              for path, (sites, hits, _, _) in want.items() if hits != have[path][1]}
+    assert not differ, differ
+    assert {p: (v[0], v[2], v[3]) for p, v in have.items()} == {p: (v[0], v[2], v[3]) for p, v in want.items()}
+    assert report(exact) == report(default)

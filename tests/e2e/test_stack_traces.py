@@ -28,6 +28,8 @@ CONFIGURATIONS = {
     "helper-call-probes": {"DOTCOV_PROBE": "call"},
     # The JIT-time path (SetILFunctionBody + ICorProfilerInfo::SetILInstrumentedCodeMap) instead of ReJIT versions.
     "jit-time-rewrite": {"DOTCOV_REJIT": "0"},
+    # Atomic increments: a call to Interlocked.Increment in every probe (dotcov run --exact-counts).
+    "exact-counts": {"DOTCOV_EXACT_COUNTS": "1"},
 }
 
 

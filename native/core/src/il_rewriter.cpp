@@ -229,13 +229,27 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
   return InsertProbes(original_body, probes, {}, helper_method_token, new_body, error);
 }
 
+namespace {
+// The increment of the counter whose address is on the stack (consumed).
+void AppendIncrement(const ProbeStyle& style, std::vector<Instruction>* out) {
+  if (style.atomic_token) {
+    out->push_back(MakeInstruction(op::kCall, style.atomic_token));  // Interlocked.Increment(ref long)
+    out->push_back(MakeInstruction(0x26 /*pop*/));
+    return;
+  }
+  for (auto i : {MakeInstruction(0x25 /*dup*/), MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x21 /*ldc.i8*/, 1),
+                 MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
+    out->push_back(i);
+}
+}  // namespace
+
 std::vector<Instruction> ProbeStyle::Make(uint32_t slot) const {
   if (!counters_base) return MakeCounterProbe(slot, helper_method_token);
   uint64_t address = counters_base + 8 * uint64_t(slot);
-  return {MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(address)), MakeInstruction(0xE0 /*conv.u*/),
-          MakeInstruction(0x25 /*dup*/),        MakeInstruction(0x4C /*ldind.i8*/),
-          MakeInstruction(0x21 /*ldc.i8*/, 1),  MakeInstruction(0x58 /*add*/),
-          MakeInstruction(0x55 /*stind.i8*/)};
+  std::vector<Instruction> out = {MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(address)),
+                                  MakeInstruction(0xE0 /*conv.u*/)};
+  AppendIncrement(*this, &out);
+  return out;
 }
 
 std::vector<Instruction> ProbeStyle::MakeValue(uint32_t false_slot, uint32_t true_slot) const {
@@ -254,10 +268,9 @@ std::vector<Instruction> ProbeStyle::MakeValue(uint32_t false_slot, uint32_t tru
   for (auto i : {MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x21 /*ldc.i8*/, 8 * step),
                  MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x5A /*mul*/),
                  MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(counters_base + 8 * uint64_t(false_slot))),
-                 MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x58 /*add*/), MakeInstruction(0x25 /*dup*/),
-                 MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x21 /*ldc.i8*/, 1),
-                 MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
+                 MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x58 /*add*/)})
     out.push_back(i);
+  AppendIncrement(*this, &out);
   return out;
 }
 
@@ -289,10 +302,9 @@ std::vector<Instruction> ProbeStyle::MakeOperand(uint32_t skipped_slot, uint32_t
   for (auto i : {MakeInstruction(0x6A /*conv.i8*/), MakeInstruction(0x21 /*ldc.i8*/, int64_t{8}),
                  MakeInstruction(0x5A /*mul*/),
                  MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(counters_base + 8 * uint64_t(skipped_slot))),
-                 MakeInstruction(0x58 /*add*/), MakeInstruction(0xE0 /*conv.u*/), MakeInstruction(0x25 /*dup*/),
-                 MakeInstruction(0x4C /*ldind.i8*/), MakeInstruction(0x21 /*ldc.i8*/, 1),
-                 MakeInstruction(0x58 /*add*/), MakeInstruction(0x55 /*stind.i8*/)})
+                 MakeInstruction(0x58 /*add*/), MakeInstruction(0xE0 /*conv.u*/)})
     out.push_back(i);
+  AppendIncrement(*this, &out);
   return out;
 }
 

@@ -101,7 +101,8 @@ bool CheckInstrumented(const MethodBody& original, Bytes original_bytes, const i
                        const il::VerifyOptions& options, bool with_branches, bool shared, std::string* reason,
                        uint64_t* branches_checked, const il::BoolTypes& types) {
   std::string error;
-  const std::string what = std::string(" (") + (style.counters_base ? "inline" : "call") + " probes" +
+  const std::string what = std::string(" (") +
+                           (style.atomic_token ? "atomic" : style.counters_base ? "inline" : "call") + " probes" +
                            (with_branches ? ", with branch probes" : "") + (shared ? ", shared counters)" : ")");
   const size_t probe_size = style.Make(0).size();
   const std::vector<Instruction>& ins = original.instructions();
@@ -447,8 +448,8 @@ RewriteCheckResult RewriteCheckImpl(Bytes file, const std::string& path, unsigne
     result.error = "cannot read metadata: " + error;
     return result;
   }
-  // A helper token that names no MemberRef of this assembly.
-  uint32_t helper = md->RowCount(TableId::kMemberRef) < 0xFFFF ? 0x0A00FFFFu : 0x0AFFFFFFu;
+  // A helper token (and CheckAtomicToken below it) that names no MemberRef of this assembly.
+  uint32_t helper = md->RowCount(TableId::kMemberRef) < 0xFFFE ? 0x0A00FFFFu : 0x0AFFFFFFu;
   il::CallResolver resolver = MetadataCallResolver(*md, helper);
   const uint32_t n = md->RowCount(TableId::kMethodDef);
   for (uint32_t rid = 1; rid <= n; ++rid) {
@@ -475,7 +476,7 @@ RewriteCheckResult RewriteCheckImpl(Bytes file, const std::string& path, unsigne
         il::MethodBody::Decode(body, &decoded, &why) ? BoolTypesOf(*md, token, decoded) : il::BoolTypes{};
     uint64_t branches = 0;  // of one style: each style instruments the same branches
     bool passed = true;
-    for (ProbeStyles style : {kInlineProbes, kCallProbes}) {
+    for (ProbeStyles style : {kInlineProbes, kCallProbes, kAtomicProbes}) {
       if ((styles & style) == 0) continue;
       branches = 0;
       if (!CheckMethodBody(body, CheckStyle(style, helper), resolver, pushes, &reason, &branches, types)) {
@@ -521,9 +522,9 @@ bool MethodSigStackEffect(Bytes signature, int* pops, int* pushes) {
 
 il::CallResolver MetadataCallResolver(const MetadataReader& md, uint32_t helper_token) {
   return [&md, helper_token](uint32_t token, int* pops, int* pushes) {
-    if (token == helper_token) {
+    if (token == helper_token || token == CheckAtomicToken(helper_token)) {
       *pops = 1;
-      *pushes = 0;
+      *pushes = token == helper_token ? 0 : 1;
       return true;
     }
     std::optional<uint32_t> blob = SignatureBlobOf(md, token, 0);
@@ -535,6 +536,7 @@ il::CallResolver MetadataCallResolver(const MetadataReader& md, uint32_t helper_
 }
 
 il::ProbeStyle CheckStyle(ProbeStyles style, uint32_t helper_token) {
+  if (style == kAtomicProbes) return il::ProbeStyle{0, kCheckCountersBase, CheckAtomicToken(helper_token)};
   return style == kInlineProbes ? il::ProbeStyle{0, kCheckCountersBase} : il::ProbeStyle{helper_token, 0};
 }
 

@@ -29,7 +29,8 @@ VerifyOptions Opts() {
   VerifyOptions o;
   o.call_resolver = [](uint32_t token, int* pops, int* pushes) {
     static const std::map<uint32_t, std::pair<int, int>> sigs = {
-        {kHelper, {1, 0}}, {kVoid1, {1, 0}}, {kVoid0, {0, 0}}, {kInt0, {0, 1}}, {kCtor1, {2, 0}}};
+        {kHelper, {1, 0}}, {CheckAtomicToken(kHelper), {1, 1}}, {kVoid1, {1, 0}}, {kVoid0, {0, 0}},
+        {kInt0, {0, 1}},   {kCtor1, {2, 0}}};
     auto it = sigs.find(token);
     if (it == sigs.end()) return false;
     *pops = it->second.first;
@@ -1126,7 +1127,7 @@ TEST(IlBranchProbes, RewriteCheckInstrumentsEveryBranch) {
   VerifyOptions opts = Opts();
   std::string reason;
   uint64_t branches = 0;
-  for (ProbeStyles style : {kInlineProbes, kCallProbes}) {
+  for (ProbeStyles style : {kInlineProbes, kCallProbes, kAtomicProbes}) {
     branches = 0;
     EXPECT_TRUE(CheckMethodBody(body, CheckStyle(style, kHelper), opts.call_resolver, 0, &reason, &branches))
         << reason;
@@ -1313,6 +1314,45 @@ TEST(IlInlineProbes, IncrementSequenceBeforeEachPointAndOnEachOutcome) {
   EXPECT_TRUE(dotcov::il::Verify(decoded, &error)) << error;
 }
 
+// The exact style (DOTCOV_EXACT_COUNTS=1): the same address, then `call Interlocked.Increment; pop` -- no
+// read-add-write a second thread could interleave with.
+TEST(IlAtomicProbes, InterlockedIncrementOfTheCounterBeforeEachPointAndOnEachOutcome) {
+  // ldarg.0; brtrue.s +1; nop; ret
+  const std::vector<uint8_t> body = {uint8_t((5 << 2) | 2), 0x02, 0x2D, 0x01, 0x00, 0x2A};
+  const uint32_t increment = CheckAtomicToken(kHelper);
+  ProbeStyle style{0, 0x7F0000001000ull, increment};
+  const std::vector<Instruction> probe = style.Make(2);
+  ASSERT_EQ(probe.size(), 4u);
+  EXPECT_EQ(probe[0].opcode, 0x21);  // ldc.i8 <address of slot 2>
+  EXPECT_EQ(probe[0].operand, 0x7F0000001010);
+  EXPECT_EQ(probe[1].opcode, 0xE0);  // conv.u: a native int passed as the ref long
+  EXPECT_EQ(probe[2].opcode, op::kCall);
+  EXPECT_EQ(uint32_t(probe[2].operand), increment);
+  EXPECT_EQ(probe[3].opcode, 0x26);  // pop: the returned count is not needed
+  std::vector<uint8_t> out;
+  std::string error;
+  ASSERT_TRUE(InsertProbes(body, {{0, 0}, {4, 1}}, {{1, 2, {3}}}, style, &out, &error)) << error;
+  MethodBody decoded;
+  ASSERT_TRUE(MethodBody::Decode(out, &decoded, &error)) << error;
+  std::vector<int64_t> addresses;
+  int calls = 0;
+  for (const auto& ins : decoded.instructions()) {
+    if (ins.opcode == 0x21) addresses.push_back(ins.operand);
+    EXPECT_NE(ins.opcode, 0x4C) << "no ldind.i8: nothing reads the counter but the interlocked add";
+    EXPECT_NE(ins.opcode, 0x55) << "no stind.i8";
+    if (ins.opcode == op::kCall) {
+      EXPECT_EQ(uint32_t(ins.operand), increment);
+      ++calls;
+    }
+  }
+  EXPECT_EQ(calls, 4);
+  EXPECT_EQ(addresses, (std::vector<int64_t>{0x7F0000001000, 0x7F0000001010, 0x7F0000001018, 0x7F0000001008}));
+  // With the call's real effect (pops 1, pushes 1) every probe is stack neutral: ret sees an empty stack.
+  VerifyOptions opts = Opts();
+  opts.return_values = 0;
+  EXPECT_TRUE(Verify(decoded, &error, opts)) << error;
+}
+
 // --- the IL offset map (SetILInstrumentedCodeMap) -------------------------
 
 namespace {
@@ -1347,6 +1387,13 @@ TEST(IlOffsetMap, InlineProbesShiftByTheirTwentyThreeBytes) {
   const std::vector<uint8_t> body = Tiny({0x02, 0x03, 0x5B, 0x2A});
   auto map = MapOf(body, {{0, 1}, {2, 2}}, {}, ProbeStyle{0, 0x7F0000001000ull});
   EXPECT_EQ(map, (std::vector<OffsetMapEntry>{{0, 0}, {1, 24}, {2, 25}, {3, 49}}));
+}
+
+TEST(IlOffsetMap, AtomicProbesShiftByTheirSixteenBytes) {
+  // ldc.i8 (9) + conv.u (1) + call (5) + pop (1).
+  const std::vector<uint8_t> body = Tiny({0x02, 0x03, 0x5B, 0x2A});
+  auto map = MapOf(body, {{0, 1}, {2, 2}}, {}, ProbeStyle{0, 0x7F0000001000ull, CheckAtomicToken(kHelper)});
+  EXPECT_EQ(map, (std::vector<OffsetMapEntry>{{0, 0}, {1, 17}, {2, 18}, {3, 35}}));
 }
 
 TEST(IlOffsetMap, UnmodifiedBodyIsTheIdentity) {

@@ -25,6 +25,7 @@ using testing::Fat;
 using testing::FatEh;
 
 constexpr uint32_t kHelper = 0x0A000001;
+constexpr uint32_t kIncrement = 0x0A000002;  // Interlocked.Increment(ref long): int64(int64&)
 constexpr uint16_t kBgeS = 0x2F, kBleS = 0x31, kBltS = 0x32, kBrfalseS = 0x2C, kBrtrueS = 0x2D;
 constexpr uint16_t kLdarg0 = 0x02, kLdarg1 = 0x03, kLdcI40 = 0x16, kLdcI41 = 0x17, kStloc0 = 0x0A, kLdloc0 = 0x06;
 constexpr uint16_t kStloc1 = 0x0B, kLdloc1 = 0x07, kStloc2 = 0x0C, kLdloc2 = 0x08, kClt = 0xFE04, kCgt = 0xFE02;
@@ -281,7 +282,16 @@ ProbeRun Execute(const std::vector<Instruction>& probe, int64_t value, int64_t r
         s.push_back(right);  // ldarg, ldloc
         break;
       case 0x7B: case 0x47: pop(); s.push_back(right); break;  // ldfld, ldind.u1
-      case op::kCall: EXPECT_EQ(i.operand, kHelper); r.counts[uint64_t(pop())] += 1; break;
+      case op::kCall:
+        if (i.operand == kIncrement) {  // the exact style: adds 1 at the address, returns the new count
+          uint64_t a = uint64_t(pop());
+          s.push_back(r.counts[a] += 1);
+          break;
+        }
+        EXPECT_EQ(i.operand, kHelper);
+        r.counts[uint64_t(pop())] += 1;
+        break;
+      case 0x26: pop(); break;
       case 0x4C: s.push_back(r.counts[uint64_t(pop())]); break;  // ldind.i8
       case 0x55: { int64_t v = pop(); r.counts[uint64_t(pop())] = v; break; }  // stind.i8
       default: ADD_FAILURE() << "unexpected opcode " << i.opcode; return r;
@@ -291,7 +301,7 @@ ProbeRun Execute(const std::vector<Instruction>& probe, int64_t value, int64_t r
 }
 
 TEST(IlValueProbes, CountFalseOnZeroAndTrueOnAnyOtherValueAndKeepTheValue) {
-  const ProbeStyle call{kHelper, 0}, inline_style{0, 0x7F0000001000ull};
+  const ProbeStyle call{kHelper, 0}, inline_style{0, 0x7F0000001000ull}, atomic_style{0, 0x7F0000001000ull, kIncrement};
   for (int64_t v : {0, 1, 5, -1}) {
     ProbeRun c = Execute(call.MakeValue(40, 41), v);
     EXPECT_EQ(c.counts, (std::map<uint64_t, int64_t>{{v ? 41u : 40u, 1}})) << v;
@@ -299,6 +309,9 @@ TEST(IlValueProbes, CountFalseOnZeroAndTrueOnAnyOtherValueAndKeepTheValue) {
     ProbeRun n = Execute(inline_style.MakeValue(40, 41), v);
     EXPECT_EQ(n.counts, (std::map<uint64_t, int64_t>{{0x7F0000001000ull + 8 * (v ? 41 : 40), 1}})) << v;
     EXPECT_EQ(n.stack, (std::vector<int64_t>{v}));
+    ProbeRun x = Execute(atomic_style.MakeValue(40, 41), v);
+    EXPECT_EQ(x.counts, n.counts) << v;
+    EXPECT_EQ(x.stack, (std::vector<int64_t>{v}));
   }
 }
 
@@ -542,7 +555,7 @@ TEST(IlShortCircuitOperands, BoolArgumentsLocalsAndCapturedFieldsBeforeOrAnd) {
 }
 
 TEST(IlShortCircuitOperands, ProbeCountsTheRightOperandOnlyWhenTheSourceEvaluatesIt) {
-  const ProbeStyle call{kHelper, 0}, inline_style{0, 0x7F0000001000ull};
+  const ProbeStyle call{kHelper, 0}, inline_style{0, 0x7F0000001000ull}, atomic_style{0, 0x7F0000001000ull, kIncrement};
   const std::vector<Instruction> load = {MakeInstruction(kLdarg1)};
   const std::vector<Instruction> field = {MakeInstruction(kLdarg0), MakeInstruction(kLdfld, 0x04000001)};
   const std::vector<Instruction> by_ref = {MakeInstruction(kLdarg1), MakeInstruction(0x47)};
@@ -559,6 +572,11 @@ TEST(IlShortCircuitOperands, ProbeCountsTheRightOperandOnlyWhenTheSourceEvaluate
           ProbeRun n = Execute(inline_style.MakeOperand(10, 20, 30, l, is_or), left, right);
           EXPECT_EQ(n.counts, (std::map<uint64_t, int64_t>{{0x7F0000001000ull + 8 * want, 1}}));
           EXPECT_EQ(n.stack, (std::vector<int64_t>{left}));
+          ProbeRun x = Execute(atomic_style.MakeOperand(10, 20, 30, l, is_or), left, right);
+          EXPECT_EQ(x.counts, n.counts);
+          EXPECT_EQ(x.stack, (std::vector<int64_t>{left}));
+          for (const Instruction& i : atomic_style.MakeOperand(10, 20, 30, l, is_or))
+            EXPECT_TRUE(i.opcode != 0x4C && i.opcode != 0x55) << "no plain read-add-write in the exact style";
         }
         // Slots in any order (a slot below the skipped one).
         ProbeRun c = Execute(call.MakeOperand(30, 10, 20, load, is_or), left, right);

@@ -26,6 +26,7 @@ CallResolver Resolver() {
   return [](uint32_t token, int* pops, int* pushes) {
     switch (token) {
       case kHelper: *pops = 1; *pushes = 0; return true;
+      case CheckAtomicToken(kHelper): *pops = 1; *pushes = 1; return true;  // Interlocked.Increment
       case kVoid0: *pops = 0; *pushes = 0; return true;
       case kInt0: *pops = 0; *pushes = 1; return true;
       case kVoid1: *pops = 1; *pushes = 0; return true;
@@ -75,7 +76,7 @@ std::vector<uint8_t> FatWithSmallEh(const Code& c, uint16_t max_stack, const std
 // Checks in every probe style: the inline increment (the agent's default) and
 // the helper call; the first failure's reason names its style.
 bool Check(const std::vector<uint8_t>& body, int return_values, std::string* reason) {
-  for (ProbeStyles style : {kInlineProbes, kCallProbes})
+  for (ProbeStyles style : {kInlineProbes, kCallProbes, kAtomicProbes})
     if (!CheckMethodBody(body, CheckStyle(style, kHelper), Resolver(), return_values, reason)) return false;
   return true;
 }
@@ -193,6 +194,8 @@ TEST(RewriteCheck, FailuresNameTheirProbeStyle) {
   EXPECT_NE(reason.find("(inline probes)"), std::string::npos) << reason;
   EXPECT_FALSE(CheckMethodBody(h.b, CheckStyle(kCallProbes, kHelper), Resolver(), 1, &reason));
   EXPECT_NE(reason.find("(call probes)"), std::string::npos) << reason;
+  EXPECT_FALSE(CheckMethodBody(h.b, CheckStyle(kAtomicProbes, kHelper), Resolver(), 1, &reason));
+  EXPECT_NE(reason.find("(atomic probes)"), std::string::npos) << reason;
 }
 
 TEST(RewriteCheck, InlineProbesAreTheIncrementAtTheCountersAddress) {
@@ -207,6 +210,7 @@ TEST(RewriteCheck, InlineProbesAreTheIncrementAtTheCountersAddress) {
       << reason;
   EXPECT_EQ(branches, 2u);
   EXPECT_TRUE(CheckMethodBody(Tiny(c), CheckStyle(kCallProbes, kHelper), Resolver(), 0, &reason)) << reason;
+  EXPECT_TRUE(CheckMethodBody(Tiny(c), CheckStyle(kAtomicProbes, kHelper), Resolver(), 0, &reason)) << reason;
 }
 
 TEST(RewriteCheck, ValueConditionsTakeTheirValueProbes) {
@@ -216,7 +220,7 @@ TEST(RewriteCheck, ValueConditionsTakeTheirValueProbes) {
   Code c;
   c.op(0x16).op(0x2C /*brfalse.s*/).u8(6).op(0x16).op(0x17).op(0xFE04 /*clt*/).op(0x2B /*br.s*/).u8(1);
   c.op(0x16).op(op::kRet);
-  for (auto style : {kInlineProbes, kCallProbes}) {
+  for (auto style : {kInlineProbes, kCallProbes, kAtomicProbes}) {
     std::string reason;
     uint64_t checked = 0;
     EXPECT_TRUE(CheckMethodBody(Tiny(c), CheckStyle(style, kHelper), Resolver(), 1, &reason, &checked)) << reason;
@@ -228,11 +232,14 @@ TEST(RewriteCheck, CheckingBothStylesCountsBranchesOnce) {
   fs::path dll = fs::path(__FILE__).parent_path() / "data" / "portable" / "Sample.dll";
   RewriteCheckResult inline_only = RewriteCheckFile(dll.string(), kInlineProbes);
   RewriteCheckResult call_only = RewriteCheckFile(dll.string(), kCallProbes);
+  RewriteCheckResult atomic_only = RewriteCheckFile(dll.string(), kAtomicProbes);
   RewriteCheckResult both = RewriteCheckFile(dll.string());
   ASSERT_EQ(both.status, RewriteCheckStatus::kChecked) << both.error;
   EXPECT_GT(both.branches_checked, 0u);
   EXPECT_EQ(inline_only.branches_checked, both.branches_checked);
   EXPECT_EQ(call_only.branches_checked, both.branches_checked);
+  EXPECT_EQ(atomic_only.branches_checked, both.branches_checked);
+  EXPECT_TRUE(atomic_only.failures.empty());
   EXPECT_EQ(inline_only.methods_checked, both.methods_checked);
   EXPECT_TRUE(both.failures.empty());
 }

@@ -34,9 +34,15 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
 // where the JIT never inlines the helper; even MinOpts makes it `mov rax, imm64;
 // inc qword ptr [rax]` (a 64-bit constant 1, not `ldc.i4.1; conv.i8`, which
 // MinOpts loads into a register first). Both are stack neutral.
+// Exact (atomic) inline style, when `atomic_token` is also set: the address,
+// then `call <atomic_token>; pop` in place of `dup; ldind.i8; ldc.i8 1; add;
+// stind.i8`, the token a MemberRef to `int64 Interlocked::Increment(int64&)`
+// (a native int passes as the byref): `lock xadd` in optimised code, a call
+// in MinOpts (docs/architecture.md, "The increment is not atomic").
 struct ProbeStyle {
   uint32_t helper_method_token = 0;
   uint64_t counters_base = 0;
+  uint32_t atomic_token = 0;  // inline style only
 
   std::vector<Instruction> Make(uint32_t slot) const;
   // A value probe (MethodBody::InsertAfterValue): counts `false_slot` when the

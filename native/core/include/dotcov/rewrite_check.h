@@ -24,8 +24,14 @@ class MetadataReader;
 enum ProbeStyles : unsigned {
   kInlineProbes = 1,  // the increment itself (the agent's default)
   kCallProbes = 2,    // ldc.i4 slot; call helper
-  kAllProbeStyles = kInlineProbes | kCallProbes,
+  kAtomicProbes = 4,  // the inline address, then call Interlocked.Increment; pop (DOTCOV_EXACT_COUNTS=1)
+  kAllProbeStyles = kInlineProbes | kCallProbes | kAtomicProbes,
 };
+
+// The atomic style's Interlocked.Increment token in checks: next to the helper
+// token (both name no MemberRef of the checked assembly); resolved as
+// int64(int64&) by MetadataCallResolver.
+constexpr uint32_t CheckAtomicToken(uint32_t helper_token) { return helper_token - 1; }
 
 // The inline style's counter base address in checks: any non-zero value does.
 constexpr uint64_t kCheckCountersBase = 0x00007F0000001000ull;
@@ -84,7 +90,8 @@ bool CheckMethodBody(Bytes body, const il::ProbeStyle& style, const il::CallReso
                      const il::BoolTypes& types = {});
 
 // The style of one bit of ProbeStyles in checks (helper_token for the call
-// style, kCheckCountersBase for the inline one).
+// style, kCheckCountersBase for the inline and atomic ones, the atomic one
+// calling CheckAtomicToken(helper_token)).
 il::ProbeStyle CheckStyle(ProbeStyles style, uint32_t helper_token);
 
 // Stack effect of a method signature blob (MethodDefSig / MethodRefSig /
@@ -92,8 +99,9 @@ il::ProbeStyle CheckStyle(ProbeStyles style, uint32_t helper_token);
 bool MethodSigStackEffect(Bytes signature, int* pops, int* pushes);
 
 // A CallResolver over `md` (MethodDef, MemberRef, MethodSpec, StandAloneSig
-// tokens), which also resolves `helper_token` as static void(int32). `md`
-// must outlive the resolver.
+// tokens), which also resolves `helper_token` as static void(int32) and
+// CheckAtomicToken(helper_token) as static int64(int64&). `md` must outlive
+// the resolver.
 il::CallResolver MetadataCallResolver(const MetadataReader& md, uint32_t helper_token);
 
 }  // namespace dotcov
