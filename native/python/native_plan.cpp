@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -111,6 +113,171 @@ py::list PointColumns(const py::handle& points, const py::handle& tokens, const 
   return out;
 }
 
+// An int's value as int64, or a TypeError / OverflowError (the caller falls back to Python).
+int64_t Int64(PyObject* value) {
+  long long v = Long(value);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
+// Continuation lines a file's multi-line points may ask about, in all (a damaged PDB's span of a billion lines is
+// left to the Python reference, which does what it always did).
+constexpr int64_t kMaxContinuationLines = 1 << 24;
+
+// One file's line plan (plan.file_line_plan_py, the reference: lines.deciding_lines on the points `ids` of
+// `points`, then each line's class and method). `owners[k]`: the refs (ints) of the class and method point ids[k]
+// counts for; `free`: the lines without code (`line in free`, asked only about continuation lines).
+// Returns (file lines, each line's first point id, {position: point ids} of lines of several points,
+// {ref: its lines as (first, end) positions when they are file_lines[first:end], else the list}).
+py::tuple LinePlan(const py::handle& points, const py::handle& ids, const py::handle& owners, const py::handle& free) {
+  CheckSequence(points, "points");
+  CheckSequence(ids, "ids");
+  CheckSequence(owners, "owners");
+  Py_ssize_t n_points = PySequence_Fast_GET_SIZE(points.ptr());
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(ids.ptr());
+  if (PySequence_Fast_GET_SIZE(owners.ptr()) != n) throw py::value_error("ids and owners differ in length");
+  std::vector<int64_t> starts(n), ends(n);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    int64_t id = Int64(Item(ids.ptr(), k));
+    if (id < 0 || id >= n_points) throw py::value_error("ids: not a point");
+    PyObject* p = Item(points.ptr(), static_cast<Py_ssize_t>(id));
+    if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) < 4) throw py::type_error("a point is a tuple");
+    starts[k] = Int64(PyTuple_GET_ITEM(p, 1));
+    ends[k] = Int64(PyTuple_GET_ITEM(p, 3));
+    PyObject* o = Item(owners.ptr(), k);
+    if (!PyTuple_Check(o)) throw py::type_error("an owner is a tuple of refs");
+    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(o); ++r) Int64(PyTuple_GET_ITEM(o, r));
+  }
+  // Each start line's points in order (a group per line, in the order lines first start a point; `next` chains
+  // a group's further points).
+  std::unordered_map<int64_t, int32_t> group_of;
+  group_of.reserve(static_cast<size_t>(n) * 2);
+  std::vector<int64_t> group_line;
+  std::vector<int32_t> group_head, group_tail, next(n, -1);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    auto [it, added] = group_of.try_emplace(starts[k], static_cast<int32_t>(group_line.size()));
+    if (added) {
+      group_line.push_back(starts[k]);
+      group_head.push_back(static_cast<int32_t>(k));
+      group_tail.push_back(static_cast<int32_t>(k));
+    } else {
+      next[group_tail[it->second]] = static_cast<int32_t>(k);
+      group_tail[it->second] = static_cast<int32_t>(k);
+    }
+  }
+  size_t n_start_groups = group_line.size();
+  // Continuation lines (lines.deciding_lines): the points starting on the latest line that span it.
+  std::vector<std::vector<int32_t>> inner_points;  // per continuation line, in the order first set
+  std::vector<int64_t> inner_key;
+  std::unordered_map<int64_t, int32_t> inner_of;
+  std::unordered_map<int64_t, bool> is_free;
+  int64_t asked = 0;
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    if (!(starts[k] < ends[k])) continue;
+    int64_t key = starts[k];
+    if (ends[k] - key > kMaxContinuationLines || (asked += ends[k] - key) > kMaxContinuationLines)
+      throw py::value_error("too many continuation lines");
+    for (int64_t line = key + 1; line <= ends[k]; ++line) {
+      if (group_of.count(line)) continue;
+      auto known = is_free.find(line);
+      bool skip;
+      if (known != is_free.end()) {
+        skip = known->second;  // (the test is pure: asked once per line)
+      } else {
+        py::int_ value(static_cast<long long>(line));
+        int c = PySequence_Contains(free.ptr(), value.ptr());
+        if (c < 0) throw py::error_already_set();
+        skip = is_free[line] = c == 1;
+      }
+      if (skip) continue;
+      auto [it, added] = inner_of.try_emplace(line, static_cast<int32_t>(inner_key.size()));
+      if (added) {
+        inner_key.push_back(key);
+        inner_points.push_back({static_cast<int32_t>(k)});
+        group_line.push_back(line);
+      } else if (key > inner_key[it->second]) {
+        inner_key[it->second] = key;
+        inner_points[it->second] = {static_cast<int32_t>(k)};
+      } else if (key == inner_key[it->second]) {
+        inner_points[it->second].push_back(static_cast<int32_t>(k));
+      }
+    }
+  }
+  size_t n_lines = group_line.size();
+  std::vector<int32_t> members;  // (the current line's points)
+  auto members_of = [&](size_t pos) {
+    members.clear();
+    if (pos < n_start_groups) {
+      for (int32_t k = group_head[pos]; k >= 0; k = next[k]) members.push_back(k);
+    } else {
+      members = inner_points[pos - n_start_groups];
+    }
+  };
+  py::list file_lines(n_lines), first(n_lines);
+  py::dict multi;
+  struct Owned {
+    size_t first;
+    std::vector<int64_t> lines;
+  };
+  std::vector<Owned> owned;
+  std::vector<PyObject*> owned_ref;  // (borrowed: owners holds them)
+  std::unordered_map<int64_t, int32_t> owned_of;
+  for (size_t pos = 0; pos < n_lines; ++pos) {
+    int64_t line = group_line[pos];
+    members_of(pos);
+    PyObject* value = PyLong_FromLongLong(line);
+    if (value == nullptr) throw py::error_already_set();
+    PyList_SET_ITEM(file_lines.ptr(), static_cast<Py_ssize_t>(pos), value);
+    PyObject* head = Item(ids.ptr(), members[0]);
+    Py_INCREF(head);
+    PyList_SET_ITEM(first.ptr(), static_cast<Py_ssize_t>(pos), head);
+    if (members.size() > 1) {
+      py::list of(members.size());
+      for (size_t m = 0; m < members.size(); ++m) {
+        PyObject* id = Item(ids.ptr(), members[m]);
+        Py_INCREF(id);
+        PyList_SET_ITEM(of.ptr(), static_cast<Py_ssize_t>(m), id);
+      }
+      multi[py::int_(pos)] = of;
+    }
+    // The line joins each of its points' class and method (once each; a new one's first position is here).
+    for (int32_t k : members) {
+      PyObject* o = Item(owners.ptr(), k);
+      for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(o); ++r) {
+        PyObject* ref = PyTuple_GET_ITEM(o, r);
+        auto [it, added] = owned_of.try_emplace(Int64(ref), static_cast<int32_t>(owned.size()));
+        if (added) {
+          owned.push_back({pos, {}});
+          owned_ref.push_back(ref);
+        }
+        std::vector<int64_t>& lines = owned[it->second].lines;
+        if (lines.empty() || lines.back() != line) lines.push_back(line);  // (file lines are distinct)
+      }
+    }
+  }
+  py::dict specs;
+  for (size_t i = 0; i < owned.size(); ++i) {
+    const Owned& o = owned[i];
+    size_t end = o.first + o.lines.size();
+    bool run = end <= n_lines;
+    for (size_t j = 0; run && j < o.lines.size(); ++j) run = group_line[o.first + j] == o.lines[j];
+    py::object spec;
+    if (run) {
+      spec = py::make_tuple(o.first, end);
+    } else {
+      py::list lines(o.lines.size());
+      for (size_t j = 0; j < o.lines.size(); ++j) {
+        PyObject* value = PyLong_FromLongLong(o.lines[j]);
+        if (value == nullptr) throw py::error_already_set();
+        PyList_SET_ITEM(lines.ptr(), static_cast<Py_ssize_t>(j), value);
+      }
+      spec = lines;
+    }
+    if (PyDict_SetItem(specs.ptr(), owned_ref[i], spec.ptr()) != 0) throw py::error_already_set();
+  }
+  return py::make_tuple(file_lines, first, multi, specs);
+}
+
 }  // namespace
 
 void RegisterPlan(py::module_& m) {
@@ -119,4 +286,8 @@ void RegisterPlan(py::module_& m) {
         "column, end line and column, and each point's counter among the sites of `site_blob` (uint32 tokens, "
         "offsets, kinds, one column after another; -1: none). Raises ValueError for a value outside int32 or a "
         "blob not of three equal uint32 columns.");
+  m.def("line_plan", &LinePlan, py::arg("points"), py::arg("ids"), py::arg("owners"), py::arg("free"),
+        "plan.file_line_plan_py of one file, natively: (file lines, each line's first point id, {position: point "
+        "ids} of lines of several points, {owner ref: its lines as (first, end) or a list}). TypeError, "
+        "ValueError or OverflowError for input it does not take (the caller then runs the Python reference).");
 }

@@ -1,0 +1,154 @@
+"""The cold plan's line plan in native code (`_native.line_plan`, plan.file_line_plan) gives what its Python
+reference (plan.file_line_plan_py: lines.deciding_lines, then each line's class and method) gives, and input it does
+not take falls back to the reference."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_plan_cache import REPO, module_data, snippets  # noqa: E402,F401  (fixture)
+
+from dotcov import _native, lines as line_rule, plan  # noqa: E402
+from dotcov.paths import PathMapper  # noqa: E402
+from dotcov.results import ReportOptions, SourceChecks, load_symbols  # noqa: E402
+
+
+def plans(cov, options: ReportOptions) -> list[dict]:
+    mapper = PathMapper(options.paths, REPO)
+    return [plan.make_plan(m, load_symbols(m, mapper.map(m.path)), options, mapper, SourceChecks())
+            for m in cov.modules.values()]
+
+
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+@pytest.mark.parametrize("options", [ReportOptions(), ReportOptions(all_branches=True)], ids=["user", "all"])
+def test_the_native_line_plan_gives_the_plan_of_the_python_one(snippets, monkeypatch, config, options):
+    cov = module_data(snippets[config])
+    calls = []
+    real = _native.line_plan
+
+    def native(*a):
+        calls.append(1)
+        return real(*a)
+
+    monkeypatch.setattr(_native, "line_plan", native)
+    got = plans(cov, options)
+    assert calls  # (the native one made it)
+    monkeypatch.setattr(_native, "line_plan", lambda *a: (_ for _ in ()).throw(TypeError("no")))
+    assert got == plans(cov, options)
+
+
+def random_file(rng: random.Random, n: int, *, lines: int = 200):
+    """The PDB's points of a made-up file (some multi-line, some sharing a start line) in a plan's `points`, the ids
+    of this file's, and each one's owners (a class and a method per run of points, methods interleaving)."""
+    points = [(rng.randrange(0, 99), 0, 0, 0, 0, 1) for _ in range(rng.randrange(0, 5))]  # (other files' points)
+    ids, owners = [], []
+    method = 0
+    for _ in range(n):
+        start = rng.randrange(1, lines)
+        end = start + (rng.choice([1, 2, 5, 30]) if rng.random() < 0.2 else 0)
+        if rng.random() < 0.03:
+            end = start - 1  # (a point ending before it starts: never a continuation)
+        ids.append(len(points))
+        points.append((rng.randrange(0, 500), start, rng.randrange(1, 40), end, rng.randrange(1, 40), 1))
+        if rng.random() < 0.15:
+            method = rng.randrange(0, 12)
+        owners.append((100 + method // 4, 200 + method) if rng.random() < 0.95 else (100 + method // 4,))
+    if rng.random() < 0.5:
+        order = list(range(len(ids)))
+        rng.shuffle(order)
+        ids = [ids[i] for i in order]
+        owners = [owners[i] for i in order]
+    return points, ids, owners
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_native_line_plan_is_the_python_one_on_made_up_files(seed):
+    rng = random.Random(seed)
+    points, ids, owners = random_file(rng, rng.choice([0, 1, 3, 40, 400]), lines=rng.choice([5, 50, 300]))
+    free = set(rng.sample(range(0, 320), rng.randrange(0, 120)))
+    got = _native.line_plan(points, ids, owners, free)
+    assert got == plan.file_line_plan_py(points, ids, owners, free)
+    assert plan.file_line_plan(points, ids, owners, free) == got
+
+
+def test_the_native_line_plan_asks_the_source_about_continuation_lines_only():
+    text = "class C {\n  int M() {\n    return F(\n      1,\n\n      // two\n      2);\n  }\n}\n"
+    free = line_rule.CodeFreeLines(text, ".cs")
+    points = [(0, 3, 5, 7, 9, 1), (1, 2, 11, 2, 12, 1), (2, 8, 3, 8, 4, 1)]
+    ids, owners = [0, 1, 2], [(1, 2), (1, 2), (1, 3)]
+    got = _native.line_plan(points, ids, owners, free)
+    assert got == plan.file_line_plan_py(points, ids, owners, free)
+    assert got[0] == [3, 2, 8, 4, 7]  # (start lines in order, then the continuation lines holding code)
+    assert got[3] == {1: (0, 5), 2: [3, 2, 4, 7], 3: (2, 3)}  # (a class of all the lines, a method not in a run)
+
+
+class Asked:
+    """A code-free set that counts the questions (the native one asks each line once)."""
+
+    def __init__(self, lines) -> None:
+        self.lines, self.asked = set(lines), []
+
+    def __contains__(self, n) -> bool:
+        self.asked.append(n)
+        return n in self.lines
+
+
+def test_a_failing_code_free_test_raises_as_the_python_one_does():
+    class Broken:
+        def __contains__(self, n):
+            raise RuntimeError("unreadable")
+
+    points, ids, owners = [(0, 1, 1, 3, 1, 1)], [0], [(1, 2)]
+    with pytest.raises(RuntimeError, match="unreadable"):
+        _native.line_plan(points, ids, owners, Broken())
+    with pytest.raises(RuntimeError, match="unreadable"):
+        plan.file_line_plan(points, ids, owners, Broken())
+    asked = Asked({2})
+    assert _native.line_plan([*points, (1, 2, 1, 3, 1, 1)], [0, 1], [(1, 2), (1, 2)], asked) == \
+        plan.file_line_plan_py([*points, (1, 2, 1, 3, 1, 1)], [0, 1], [(1, 2), (1, 2)], {2})
+    assert asked.asked == [3]  # (line 2 starts a point; line 3 asked once for both points spanning it)
+
+
+@pytest.mark.parametrize("case", ["line beyond int64", "line not an int", "owner not a tuple", "ref not an int",
+                                  "id out of range", "negative id", "point too short", "ids not a list",
+                                  "owners too short", "a billion continuation lines"])
+def test_input_the_native_line_plan_does_not_take_falls_back_to_python(case, monkeypatch):
+    points, ids, owners = [(0, 1, 1, 2, 1, 1), (1, 4, 1, 4, 9, 1)], [0, 1], [(1, 2), (1, 2)]
+    if case == "line beyond int64":
+        points[1] = (1, 2**70, 1, 2**70, 9, 1)
+    elif case == "line not an int":
+        points[1] = (1, 4.0, 1, 4, 9, 1)
+    elif case == "owner not a tuple":
+        owners[1] = [1, 2]
+    elif case == "ref not an int":
+        owners[1] = (1, "2")
+    elif case == "id out of range":
+        ids[1] = 2
+    elif case == "negative id":
+        ids[1] = -1
+    elif case == "point too short":
+        points[1] = (1, 4, 1)
+    elif case == "ids not a list":
+        ids = range(2)
+    elif case == "owners too short":
+        owners = owners[:1]
+    else:
+        points[0] = (0, 1, 1, 2**30, 1, 1)
+    with pytest.raises((TypeError, ValueError, OverflowError)):
+        _native.line_plan(points, ids, owners, set())
+    if case == "a billion continuation lines":  # (the reference takes minutes and gigabytes: that it is asked)
+        monkeypatch.setattr(plan, "file_line_plan_py", lambda *a: "the reference's")
+        assert plan.file_line_plan(points, ids, owners, set()) == "the reference's"
+        return
+    try:
+        expected = plan.file_line_plan_py(points, ids, owners, set())
+    except Exception as e:  # noqa: BLE001 - then the fallback raises the reference's exception
+        with pytest.raises(type(e)):
+            plan.file_line_plan(points, ids, owners, set())
+        return
+    assert plan.file_line_plan(points, ids, owners, set()) == expected
