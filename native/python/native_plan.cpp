@@ -124,30 +124,38 @@ int64_t Int64(PyObject* value) {
 // left to the Python reference, which does what it always did).
 constexpr int64_t kMaxContinuationLines = 1 << 24;
 
-// One file's line plan (plan.file_line_plan_py, the reference: lines.deciding_lines on the points `ids` of
-// `points`, then each line's class and method). `owners[k]`: the refs (ints) of the class and method point ids[k]
-// counts for; `free`: the lines without code (`line in free`, asked only about continuation lines).
-// Returns (file lines, each line's first point id, {position: point ids} of lines of several points,
+// One file's line plan (plan.file_line_plan_py, the reference: lines.deciding_lines on the file's points, then each
+// line's class and method). `runs`: the file's points as (first point id, count, owners) in the order read, a run
+// being points[first:first + count], `owners` the refs (ints) of the class and method they count for; `free`: the
+// lines without code (`line in free`, asked only about continuation lines).
+// Returns (file lines, each line's first point id as int32 bytes, {position: point ids} of lines of several points,
 // {ref: its lines as (first, end) positions when they are file_lines[first:end], else the list}).
-py::tuple LinePlan(const py::handle& points, const py::handle& ids, const py::handle& owners, const py::handle& free) {
+py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::handle& free) {
   CheckSequence(points, "points");
-  CheckSequence(ids, "ids");
-  CheckSequence(owners, "owners");
+  CheckSequence(runs, "runs");
   Py_ssize_t n_points = PySequence_Fast_GET_SIZE(points.ptr());
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(ids.ptr());
-  if (PySequence_Fast_GET_SIZE(owners.ptr()) != n) throw py::value_error("ids and owners differ in length");
-  std::vector<int64_t> starts(n), ends(n);
-  for (Py_ssize_t k = 0; k < n; ++k) {
-    int64_t id = Int64(Item(ids.ptr(), k));
-    if (id < 0 || id >= n_points) throw py::value_error("ids: not a point");
-    PyObject* p = Item(points.ptr(), static_cast<Py_ssize_t>(id));
-    if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) < 4) throw py::type_error("a point is a tuple");
-    starts[k] = Int64(PyTuple_GET_ITEM(p, 1));
-    ends[k] = Int64(PyTuple_GET_ITEM(p, 3));
-    PyObject* o = Item(owners.ptr(), k);
-    if (!PyTuple_Check(o)) throw py::type_error("an owner is a tuple of refs");
-    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(o); ++r) Int64(PyTuple_GET_ITEM(o, r));
+  std::vector<int64_t> starts, ends;
+  std::vector<int32_t> ids;
+  std::vector<PyObject*> owner_of;  // (borrowed: runs holds them)
+  for (Py_ssize_t r = 0; r < PySequence_Fast_GET_SIZE(runs.ptr()); ++r) {
+    PyObject* run = Item(runs.ptr(), r);
+    if (!PyTuple_Check(run) || PyTuple_GET_SIZE(run) != 3) throw py::type_error("a run is (first, count, owners)");
+    int64_t first = Int64(PyTuple_GET_ITEM(run, 0)), count = Int64(PyTuple_GET_ITEM(run, 1));
+    PyObject* o = PyTuple_GET_ITEM(run, 2);
+    if (!PyTuple_Check(o)) throw py::type_error("owners: a tuple of refs");
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) Int64(PyTuple_GET_ITEM(o, i));
+    if (first < 0 || count < 0 || first > n_points || count > n_points - first || first + count > INT32_MAX)
+      throw py::value_error("a run of points that are not there");
+    for (int64_t id = first; id < first + count; ++id) {
+      PyObject* p = Item(points.ptr(), static_cast<Py_ssize_t>(id));
+      if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) < 4) throw py::type_error("a point is a tuple");
+      starts.push_back(Int64(PyTuple_GET_ITEM(p, 1)));
+      ends.push_back(Int64(PyTuple_GET_ITEM(p, 3)));
+      ids.push_back(static_cast<int32_t>(id));
+      owner_of.push_back(o);
+    }
   }
+  auto n = static_cast<Py_ssize_t>(ids.size());
   // Each start line's points in order (a group per line, in the order lines first start a point; `next` chains
   // a group's further points).
   std::unordered_map<int64_t, int32_t> group_of;
@@ -213,14 +221,16 @@ py::tuple LinePlan(const py::handle& points, const py::handle& ids, const py::ha
       members = inner_points[pos - n_start_groups];
     }
   };
-  py::list file_lines(n_lines), first(n_lines);
+  py::list file_lines(n_lines);
+  int32_t* first;
+  py::bytes first_bytes = Int32Bytes(n_lines, &first);
   py::dict multi;
   struct Owned {
     size_t first;
     std::vector<int64_t> lines;
   };
   std::vector<Owned> owned;
-  std::vector<PyObject*> owned_ref;  // (borrowed: owners holds them)
+  std::vector<PyObject*> owned_ref;  // (borrowed: runs holds them)
   std::unordered_map<int64_t, int32_t> owned_of;
   for (size_t pos = 0; pos < n_lines; ++pos) {
     int64_t line = group_line[pos];
@@ -228,21 +238,19 @@ py::tuple LinePlan(const py::handle& points, const py::handle& ids, const py::ha
     PyObject* value = PyLong_FromLongLong(line);
     if (value == nullptr) throw py::error_already_set();
     PyList_SET_ITEM(file_lines.ptr(), static_cast<Py_ssize_t>(pos), value);
-    PyObject* head = Item(ids.ptr(), members[0]);
-    Py_INCREF(head);
-    PyList_SET_ITEM(first.ptr(), static_cast<Py_ssize_t>(pos), head);
+    first[pos] = ids[members[0]];
     if (members.size() > 1) {
       py::list of(members.size());
       for (size_t m = 0; m < members.size(); ++m) {
-        PyObject* id = Item(ids.ptr(), members[m]);
-        Py_INCREF(id);
+        PyObject* id = PyLong_FromLong(ids[members[m]]);
+        if (id == nullptr) throw py::error_already_set();
         PyList_SET_ITEM(of.ptr(), static_cast<Py_ssize_t>(m), id);
       }
       multi[py::int_(pos)] = of;
     }
     // The line joins each of its points' class and method (once each; a new one's first position is here).
     for (int32_t k : members) {
-      PyObject* o = Item(owners.ptr(), k);
+      PyObject* o = owner_of[k];
       for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(o); ++r) {
         PyObject* ref = PyTuple_GET_ITEM(o, r);
         auto [it, added] = owned_of.try_emplace(Int64(ref), static_cast<int32_t>(owned.size()));
@@ -275,7 +283,7 @@ py::tuple LinePlan(const py::handle& points, const py::handle& ids, const py::ha
     }
     if (PyDict_SetItem(specs.ptr(), owned_ref[i], spec.ptr()) != 0) throw py::error_already_set();
   }
-  return py::make_tuple(file_lines, first, multi, specs);
+  return py::make_tuple(file_lines, first_bytes, multi, specs);
 }
 
 }  // namespace
@@ -286,8 +294,9 @@ void RegisterPlan(py::module_& m) {
         "column, end line and column, and each point's counter among the sites of `site_blob` (uint32 tokens, "
         "offsets, kinds, one column after another; -1: none). Raises ValueError for a value outside int32 or a "
         "blob not of three equal uint32 columns.");
-  m.def("line_plan", &LinePlan, py::arg("points"), py::arg("ids"), py::arg("owners"), py::arg("free"),
-        "plan.file_line_plan_py of one file, natively: (file lines, each line's first point id, {position: point "
-        "ids} of lines of several points, {owner ref: its lines as (first, end) or a list}). TypeError, "
+  m.def("line_plan", &LinePlan, py::arg("points"), py::arg("runs"), py::arg("free"),
+        "plan.file_line_plan_py of one file, natively: (file lines, each line's first point id as int32 bytes, "
+        "{position: point ids} of lines of several points, {owner ref: its lines as (first, end) or a list}). "
+        "TypeError, "
         "ValueError or OverflowError for input it does not take (the caller then runs the Python reference).");
 }

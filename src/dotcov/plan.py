@@ -55,7 +55,7 @@ class _Method:
     def __init__(self, name: str, signature: str, token: int, ref: int) -> None:
         self.name, self.signature, self.token = name, signature, token
         self.lines: tuple[int, int] | list[int] = []  # its lines (file_line_plan's spec)
-        self.points: list[int] = []  # point ids, in the order read
+        self.points: list[range] = []  # its point ids, in the order read, as runs
         self.index = (0, 0)  # (class, method) in the plan
         self.ref = ref
 
@@ -98,7 +98,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     classes: dict[tuple[int, str], _Class] = {}
     methods: dict[tuple[int, str, int], _Method] = {}
     files: dict[str, dict] = {}  # path -> {"excluded": set, "not_measured": dict}; insertion order is the model's
-    spans: dict[str, tuple[list[int], list[tuple[int, int]]]] = {}  # path -> its point ids, their owners' refs
+    spans: dict[str, list[tuple[int, int, tuple[int, int]]]] = {}  # path -> its points as runs (file_line_plan)
     owners_by_ref: list[_Class | _Method] = []
     points: list[tuple] = []  # id -> the PDB's (offset, start line, start column, end line, end column, document)
     point_tokens: list[int] = []  # id -> its method's token
@@ -114,12 +114,43 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
 
     order = sorted(raw["sequence_points"], key=lambda r: (is_generated(r), r))
     type_names: dict[int, tuple[int, str]] = {}  # type rid -> (its user type, that type's name)
+    # (Bound once: this loop runs once per method, 71,500 times at a million statements.)
+    sequence_points, kickoff, raw_methods = raw["sequence_points"], raw["kickoff"], raw["methods"]
+    attributes = raw.get("attributes", {})
+    generated_member, match_generated, signature = line_rule.generated_member, _GENERATED_METHOD.match, sym.signature
+
+    def owner(path: str, user_type: int, class_name: str, generated, mname: str, owner_rid: int):
+        """The class and method a method's points in `path` count for (their refs), the method, and the file's
+        point lists."""
+        cc = classes.get((user_type, path))
+        if cc is None:
+            cc = classes[(user_type, path)] = _Class(class_name, path, len(owners_by_ref))
+            owners_by_ref.append(cc)
+        if generated:
+            mc = next((m for m in cc.methods if m.name == mname), None)
+            if mc is None:
+                mc = _Method(mname, signature(owner_rid), 0x06000000 | owner_rid, len(owners_by_ref))
+                owners_by_ref.append(mc)
+                cc.methods.append(mc)
+        else:
+            mkey = (user_type, path, owner_rid)
+            mc = methods.get(mkey)
+            if mc is None:
+                mc = methods[mkey] = _Method(mname, signature(owner_rid), 0x06000000 | owner_rid,
+                                             len(owners_by_ref))
+                owners_by_ref.append(mc)
+                cc.methods.append(mc)
+        found = spans.get(path)
+        if found is None:
+            found = spans[path] = []
+        return (cc.ref, mc.ref), mc, found
+
     for rid in order:
-        rid_points = raw["sequence_points"][rid]
+        rid_points = sequence_points[rid]
         token = 0x06000000 | rid
-        owner_rid = _user_method(raw, rid)
-        mname, type_rid, _flags, _sig = raw["methods"][owner_rid - 1]
-        generated = _GENERATED_METHOD.match(mname)
+        owner_rid = kickoff.get(rid, rid)  # (_user_method)
+        mname, type_rid, _flags, _sig = raw_methods[owner_rid - 1]
+        generated = match_generated(mname)
         if generated and generated.group(1):
             mname = generated.group(1)
         named = type_names.get(type_rid)  # (once per type)
@@ -127,37 +158,11 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             user_type = sym.user_type(type_rid) if type_rid else 0
             named = type_names[type_rid] = (user_type, sym.type_full_name(user_type) if user_type else "<Module>")
         user_type, class_name = named
-        if line_rule.generated_member(raw["methods"][rid - 1][0], raw.get("attributes", {}).get(token, [])):
+        its_attributes = attributes.get(token)
+        if its_attributes and generated_member(raw_methods[rid - 1][0], its_attributes):
             continue  # e.g. a record's copy constructor: no statement the user wrote
         is_excluded = rid in excluded
-        why = unmeasured.get(rid) or unmeasured.get(owner_rid)
-
-        def owner(path: str):
-            """The class and method this method's points in `path` count for (their refs), the method, and the
-            file's point lists."""
-            cc = classes.get((user_type, path))
-            if cc is None:
-                cc = classes[(user_type, path)] = _Class(class_name, path, len(owners_by_ref))
-                owners_by_ref.append(cc)
-            if generated:
-                mc = next((m for m in cc.methods if m.name == mname), None)
-                if mc is None:
-                    mc = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid, len(owners_by_ref))
-                    owners_by_ref.append(mc)
-                    cc.methods.append(mc)
-            else:
-                mkey = (user_type, path, owner_rid)
-                mc = methods.get(mkey)
-                if mc is None:
-                    mc = methods[mkey] = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid,
-                                                 len(owners_by_ref))
-                    owners_by_ref.append(mc)
-                    cc.methods.append(mc)
-            found = spans.get(path)
-            if found is None:
-                found = spans[path] = ([], [])
-            return (cc.ref, mc.ref), mc, found
-
+        why = (unmeasured.get(rid) or unmeasured.get(owner_rid)) if unmeasured else None
         docs = set(map(_DOC, rid_points))
         if not is_excluded and why is None and len(docs) == 1:
             doc = docs.pop()
@@ -165,13 +170,12 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             if path is not None:  # (the usual method: its points at once, as the loop below would add them)
                 if path not in files:
                     files[path] = {"excluded": set(), "not_measured": {}}
-                place, mc, found = owner(path)
-                ids = range(len(points), len(points) + len(rid_points))
-                points.extend(rid_points)
-                point_tokens.extend(repeat(token, len(rid_points)))
-                mc.points.extend(ids)
-                found[0].extend(ids)
-                found[1].extend(repeat(place, len(rid_points)))
+                place, mc, found = owner(path, user_type, class_name, generated, mname, owner_rid)
+                n = len(rid_points)
+                mc.points.append(range(len(points), len(points) + n))
+                found.append((len(points), n, place))
+                points += rid_points
+                point_tokens += repeat(token, n)
             continue
         last_path = fc = mc = place = found = None
         for p in rid_points:
@@ -194,19 +198,18 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                     fc["not_measured"].setdefault(line, why)
                 continue
             if mc is None:
-                place, mc, found = owner(path)
+                place, mc, found = owner(path, user_type, class_name, generated, mname, owner_rid)
             pid = len(points)
             points.append(p)
             point_tokens.append(token)
-            mc.points.append(pid)
-            found[0].append(pid)
-            found[1].append(place)
+            mc.points.append(range(pid, pid + 1))
+            found.append((pid, 1, place))
     # Each line decided by its own points (lines.py): the line's points, and the classes and methods it joins.
     line_plan: dict[str, tuple[list[int], list[int], dict[int, list[int]]]] = {}
-    for path, (ids, owners_of) in spans.items():
+    for path, runs in spans.items():
         text = line_rule.read_source(path)
         free = line_rule.CodeFreeLines(text, Path(path).suffix) if text is not None else set()
-        file_lines, first, multi, specs = file_line_plan(points, ids, owners_of, free)
+        file_lines, first, multi, specs = file_line_plan(points, runs, free)
         for ref, spec in specs.items():
             owners_by_ref[ref].lines = spec
         line_plan[path] = (file_lines, first, multi)
@@ -239,7 +242,8 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         method_rows = []
         for mc in cc.methods:
             start = len(order)
-            order += mc.points
+            for run in mc.points:
+                order += run
             method_rows.append((mc.name, mc.signature, mc.token, mc.lines, start, len(order)))
         class_rows.append((cc.name, cc.filename, cc.lines, method_rows))
     renumber = [0] * len(points)
@@ -335,27 +339,33 @@ def point_columns(points: list[tuple], point_tokens: list[int], order: list[int]
     return [array("i", c).tobytes() for c in (tokens, offsets, *spans, counters)]
 
 
-def file_line_plan(points: list[tuple], ids: list[int], owners: list[tuple[int, ...]], free) -> tuple:
-    """One file's line plan: lines.deciding_lines on the points `ids` (of `points`, the PDB's tuples) with `free`
-    (the lines known to hold no code), then each line joins the classes and methods of its deciding points
-    (`owners[k]`: the refs of point ids[k]'s). Returns (the file's lines, each one's first point id, {position: point
-    ids} of the lines decided by several points, {ref: its lines}), an owner's lines as (first, end) when they are
-    the file's lines[first:end] (the usual case), else their list. Natively; file_line_plan_py for what that does
-    not take."""
+def file_line_plan(points: list[tuple], runs: list[tuple[int, int, tuple[int, ...]]], free) -> tuple:
+    """One file's line plan: lines.deciding_lines on the file's points with `free` (the lines known to hold no
+    code), then each line joins the classes and methods of its deciding points. `runs`: the file's points as (first
+    point id, count, owners) in the order read, a run being points[first:first + count] and `owners` the refs of the
+    class and method they count for. Returns (the file's lines, each one's first point id (array "i"), {position:
+    point ids} of the lines decided by several points, {ref: its lines}), an owner's lines as (first, end) when they
+    are the file's lines[first:end] (the usual case), else their list. Natively; file_line_plan_py for what that
+    does not take."""
     try:
-        return _native.line_plan(points, ids, owners, free)
+        file_lines, first, multi, specs = _native.line_plan(points, runs, free)
     except (TypeError, ValueError, OverflowError):
-        return file_line_plan_py(points, ids, owners, free)
+        return file_line_plan_py(points, runs, free)
+    ids = array("i")
+    ids.frombytes(first)
+    return file_lines, ids, multi, specs
 
 
-def file_line_plan_py(points: list[tuple], ids: list[int], owners: list[tuple[int, ...]], free) -> tuple:
+def file_line_plan_py(points: list[tuple], runs: list[tuple[int, int, tuple[int, ...]]], free) -> tuple:
     """file_line_plan in Python: the reference _native.line_plan is tested against."""
+    ids = [i for first, count, _owners in runs for i in range(first, first + count)]
+    owners = [o for _first, count, o in runs for _ in range(count)]
     of_file = list(map(points.__getitem__, ids))
     deciding = line_rule.deciding_lines(list(map(_START, of_file)), list(map(_END, of_file)), free)
     file_lines = list(deciding)
     groups = list(deciding.values())
     heads = list(map(_FIRST, groups))
-    first = list(map(ids.__getitem__, heads))
+    first = array("i", map(ids.__getitem__, heads))
     shared = list(compress(range(len(groups)), map((1).__lt__, map(len, groups))))  # lines of several points
     multi = {pos: [ids[i] for i in groups[pos]] for pos in shared}
     # Each line joins its point's class and method; runs of lines of one method at once (C-level updates in the
