@@ -247,6 +247,16 @@ def test_native_point_columns_are_the_python_ones():
     given = data.ModuleHits(b"m" * 16, b"p" * 20, "m.dll", list(sites), [0] * len(sites))
     assert plan.point_columns(points, point_tokens, order, given) == got
     assert plan.point_columns([], [], [], SimpleNamespace(sites=sites)) == python_point_columns([], [], [], sites)
+    # The order as int32 values in an array (make_plan's: no int object per point), and arrays it does not take.
+    blob = read.site_blob()
+    assert _native.point_columns(points, point_tokens, array("i", order), blob) == got
+    assert _native.point_columns(points, point_tokens, array("i"), blob) == python_point_columns([], [], [], sites)
+    for other in (array("q", order), array("h", order[:5]), memoryview(array("i", order))[::2]):
+        with pytest.raises(TypeError):
+            _native.point_columns(points, point_tokens, other, blob)
+    assert plan.point_columns(points, point_tokens, array("q", order), read) == got  # (in Python)
+    with pytest.raises(ValueError):
+        _native.point_columns(points, point_tokens, array("i", [*order[:3], len(points)]), blob)
 
 
 @pytest.mark.parametrize("case", ["site beyond 32 bits", "negative site", "point beyond int32"])

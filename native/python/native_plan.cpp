@@ -59,22 +59,38 @@ py::list PointColumns(const py::handle& points, const py::handle& tokens, const 
                       const py::handle& site_blob) {
   CheckSequence(points, "points");
   CheckSequence(tokens, "tokens");
-  CheckSequence(order, "order");
+  // `order`: a list of ints, or int32 values in a buffer (array("i"): no int object per point).
+  std::vector<int32_t> order_values;
+  bool order_buffer = !PyList_Check(order.ptr()) && !PyTuple_Check(order.ptr());
+  if (order_buffer) {
+    if (!PyObject_CheckBuffer(order.ptr())) throw py::type_error("order: list, tuple or int32 buffer");
+    py::buffer_info info = py::reinterpret_borrow<py::buffer>(order).request();
+    if (info.ndim != 1 || info.itemsize != 4 || (info.format != "i" && info.format != "=i" && info.format != "@i") ||
+        info.strides[0] != 4)
+      throw py::type_error("order: an int32 buffer");
+    order_values.resize(static_cast<size_t>(info.shape[0]));
+    if (!order_values.empty()) std::memcpy(order_values.data(), info.ptr, order_values.size() * sizeof(int32_t));
+  }
   if (!PyBytes_Check(site_blob.ptr())) throw py::type_error("site_blob: bytes");
   const char* blob = PyBytes_AS_STRING(site_blob.ptr());
   auto blob_size = static_cast<size_t>(PyBytes_GET_SIZE(site_blob.ptr()));
   if (blob_size % (3 * sizeof(uint32_t)) != 0) throw py::value_error("site_blob: not three uint32 columns");
   Py_ssize_t n_points = PySequence_Fast_GET_SIZE(points.ptr());
   if (PySequence_Fast_GET_SIZE(tokens.ptr()) != n_points) throw py::value_error("points and tokens differ in length");
-  auto n = static_cast<size_t>(PySequence_Fast_GET_SIZE(order.ptr()));
+  auto n = order_buffer ? order_values.size() : static_cast<size_t>(PySequence_Fast_GET_SIZE(order.ptr()));
   size_t n_sites = blob_size / (3 * sizeof(uint32_t));
   if (n_sites > INT32_MAX) throw py::value_error("too many sites");
   py::list out;
   int32_t* col[7];
   for (int32_t*& c : col) out.append(Int32Bytes(n, &c));
   for (size_t i = 0; i < n; ++i) {
-    long long k = Long(Item(order.ptr(), static_cast<Py_ssize_t>(i)));
-    if (k == -1 && PyErr_Occurred()) throw py::error_already_set();
+    long long k;
+    if (order_buffer) {
+      k = order_values[i];
+    } else {
+      k = Long(Item(order.ptr(), static_cast<Py_ssize_t>(i)));
+      if (k == -1 && PyErr_Occurred()) throw py::error_already_set();
+    }
     if (k < 0 || k >= n_points) throw py::value_error("order: not a point");
     PyObject* p = Item(points.ptr(), static_cast<Py_ssize_t>(k));
     if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) < 5) throw py::type_error("a point is a tuple");
@@ -290,7 +306,8 @@ py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::h
 
 void RegisterPlan(py::module_& m) {
   m.def("point_columns", &PointColumns, py::arg("points"), py::arg("tokens"), py::arg("order"), py::arg("site_blob"),
-        "make_plan's per-point columns in `order` as int32 bytes: tokens, the points' offset, start line and "
+        "make_plan's per-point columns in `order` (point ids: a list, or an int32 buffer) as int32 bytes: "
+        "tokens, the points' offset, start line and "
         "column, end line and column, and each point's counter among the sites of `site_blob` (uint32 tokens, "
         "offsets, kinds, one column after another; -1: none). Raises ValueError for a value outside int32 or a "
         "blob not of three equal uint32 columns.");

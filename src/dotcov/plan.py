@@ -237,18 +237,17 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     # Per-point columns, each method's points together (in the order read). (Before the branch rows are asked for:
     # with a worker (plan_worker.py), this is done while it still analyses branches.)
     class_rows = []
-    order: list[int] = []  # new point number -> point id
+    order = array("i")  # new point number -> point id
+    renumber = array("i", bytes(4 * len(points)))  # point id -> new point number (runs of ids stay runs)
     for cc in ordered:
         method_rows = []
         for mc in cc.methods:
             start = len(order)
             for run in mc.points:
-                order += run
+                renumber[run.start:run.stop] = array("i", range(len(order), len(order) + len(run)))
+                order.extend(run)
             method_rows.append((mc.name, mc.signature, mc.token, mc.lines, start, len(order)))
         class_rows.append((cc.name, cc.filename, cc.lines, method_rows))
-    renumber = [0] * len(points)
-    for new, pid in enumerate(order):
-        renumber[pid] = new
     columns = point_columns(points, point_tokens, order, module)
     file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
                   {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
