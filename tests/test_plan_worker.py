@@ -299,3 +299,45 @@ def test_point_columns_of_values_that_are_not_ints_fall_back_to_python():
     points, point_tokens, order = [(2, 10, 1, 10, 5, 1)], [7], [0]
     assert plan.point_columns(points, point_tokens, order, SimpleNamespace(sites=sites)) == python_point_columns(points, point_tokens,
                                                                                           order, sites)
+
+
+def test_with_a_cache_the_worker_then_colours_the_sources_for_a_later_html_report(snippets, monkeypatch, tmp_path):
+    from dotcov import html, html_cache
+
+    cov = module_data(snippets["Debug"])
+    monkeypatch.setattr(results, "WORKER_MIN_SITES", 0)
+    cache = tmp_path / "cache"
+    result, problems = results.build(cov, REPO, cache_dir=cache)
+    assert not problems
+    [proc] = plan_worker._released  # (left to colour; stopped at exit at the latest)
+    assert proc.wait(120) == 0 and len(plan_worker._released) == 1
+    plan_worker._stop_released()
+    assert plan_worker._released == []
+    kept = sorted((cache / html_cache.SUBDIR).glob("*" + html_cache.SUFFIX))
+    paths = {f.path for a in result.assemblies for f in a.files.values()}
+    assert len(kept) >= len({p for p in paths if Path(p).is_file()}) > 0
+    coloured = []
+    real = html.highlight_lines
+    monkeypatch.setattr(html, "highlight_lines", lambda text, path: coloured.append(path) or real(text, path))
+    html.write_html(result, tmp_path / "kept", version="9", timestamp=0, jobs=1, cache_dir=cache)
+    assert coloured == []  # (every source's colours were kept by the worker)
+    html.write_html(result, tmp_path / "plain", version="9", timestamp=0, jobs=1)
+    assert coloured  # (coloured here without the cache)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "kept").iterdir()} == \
+        {p.name: p.read_bytes() for p in (tmp_path / "plain").iterdir()}
+
+
+def test_a_worker_left_colouring_is_stopped_at_exit(one_module, monkeypatch, tmp_path):
+    module, sym, mapper, serial = one_module
+    from dotcov import html
+
+    monkeypatch.setattr(html, "keep_colours", None)  # (not the worker's: it imports its own)
+    worker = plan_worker.BranchWorker(module, mapper, colour_dir=str(tmp_path / "html"))
+    assert worker.result(sym) == serial
+    [proc] = plan_worker._released
+    plan_worker._stop_released()  # (what atexit runs)
+    assert proc.poll() is not None and plan_worker._released == []
+    closed = plan_worker.BranchWorker(module, mapper, colour_dir=str(tmp_path / "html"))
+    proc = closed._proc
+    closed.close()  # (before result(): stopped as any worker)
+    assert proc.poll() is not None and plan_worker._released == []
