@@ -309,6 +309,10 @@ def main() -> None:
         stdout.flush()
         c, holding = c + 1, stdin.read(1) == _GRANT
     if colour_dir is not None:  # (the parent has every chunk's rows: it finishes the report meanwhile)
+        try:
+            os.nice(19)  # (only what the machine leaves idle: never at the expense of the report or others)
+        except OSError:
+            pass
         from dotcov import html
 
         html.keep_colours(dict.fromkeys(mapper.map(d, near=module_path) for d in raw["documents"]), colour_dir)
