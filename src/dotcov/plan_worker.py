@@ -15,6 +15,10 @@ up, the parent (once the rest of its plan is made) from the last one down, until
 together whatever each one's speed. Records are per method, in method order, so the chunks' rows concatenated
 are the rows of one serial branch_rows.
 
+With a plan cache (`colour_dir`), the worker then colours the module's sources into the HTML colour cache at the
+lowest priority, on the core the parent leaves idle while it finishes the report, until it is done or the parent
+exits (html.keep_colours: `dotcov html` reads them instead of making them).
+
 When the worker cannot be started, fails, or answers anything else, the parent computes the chunks it is missing;
 when the parent's own chunk raises, it runs the serial branch_rows, so the caller gets the very rows, or
 exception, a serial run gives.
