@@ -327,11 +327,8 @@ def test_with_a_cache_the_worker_then_colours_the_sources_for_a_later_html_repor
         {p.name: p.read_bytes() for p in (tmp_path / "plain").iterdir()}
 
 
-def test_a_worker_left_colouring_is_stopped_at_exit(one_module, monkeypatch, tmp_path):
+def test_a_worker_left_colouring_is_stopped_at_exit(one_module, tmp_path):
     module, sym, mapper, serial = one_module
-    from dotcov import html
-
-    monkeypatch.setattr(html, "keep_colours", None)  # (not the worker's: it imports its own)
     worker = plan_worker.BranchWorker(module, mapper, colour_dir=str(tmp_path / "html"))
     assert worker.result(sym) == serial
     [proc] = plan_worker._released

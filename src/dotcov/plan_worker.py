@@ -259,12 +259,7 @@ def _stop_released() -> None:
         proc = _released.pop()
         if proc.poll() is None:
             proc.kill()
-        proc.wait()
-        for f in (proc.stdin, proc.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
+        proc.wait()  # (its pipes are left to the exit: the thread reading them ends with the process)
 
 
 def _sites(indexes) -> list:
