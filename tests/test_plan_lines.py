@@ -123,6 +123,15 @@ def test_a_failing_code_free_test_raises_as_the_python_one_does():
     assert asked.asked == [3]  # (line 2 starts a point; line 3 asked once for both points spanning it)
 
 
+def test_lines_at_the_ends_of_int64_are_planned_as_in_python():
+    points = [(0, -2**63, 1, -2**63 + 2, 1, 1), (1, 2**63 - 3, 1, 2**63 - 1, 1, 1), (2, 5, 1, 5, 2, 1)]
+    runs = [(0, 3, (1, 2))]
+    assert native(points, runs, set()) == plan.file_line_plan_py(points, runs, set())
+    points.append((3, -2**63, 1, 2**63 - 1, 1, 1))  # (a span of 2^64 - 1 lines: refused, not wrapped round)
+    with pytest.raises(ValueError):
+        _native.line_plan(points, [(0, 4, (1, 2))], set())
+
+
 @pytest.mark.parametrize("case", ["line beyond int64", "line not an int", "owners not a tuple", "ref not an int",
                                   "run beyond the points", "negative first", "negative count", "point too short",
                                   "runs not a list", "run not a triple", "a billion continuation lines"])

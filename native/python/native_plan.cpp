@@ -171,6 +171,7 @@ py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::h
       owner_of.push_back(o);
     }
   }
+  if (ids.size() > static_cast<size_t>(INT32_MAX)) throw py::value_error("too many points");
   auto n = static_cast<Py_ssize_t>(ids.size());
   // Each start line's points in order (a group per line, in the order lines first start a point; `next` chains
   // a group's further points).
@@ -199,9 +200,13 @@ py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::h
   for (Py_ssize_t k = 0; k < n; ++k) {
     if (!(starts[k] < ends[k])) continue;
     int64_t key = starts[k];
-    if (ends[k] - key > kMaxContinuationLines || (asked += ends[k] - key) > kMaxContinuationLines)
+    // (the span in unsigned arithmetic: no overflow between int64's ends; key < end, so it is the true span)
+    uint64_t span = static_cast<uint64_t>(ends[k]) - static_cast<uint64_t>(key);
+    if (span > static_cast<uint64_t>(kMaxContinuationLines) ||
+        (asked += static_cast<int64_t>(span)) > kMaxContinuationLines)
       throw py::value_error("too many continuation lines");
-    for (int64_t line = key + 1; line <= ends[k]; ++line) {
+    for (int64_t d = 1; d <= static_cast<int64_t>(span); ++d) {
+      int64_t line = key + d;
       if (group_of.count(line)) continue;
       auto known = is_free.find(line);
       bool skip;
