@@ -338,3 +338,23 @@ def test_a_worker_left_colouring_is_stopped_at_exit(one_module, tmp_path):
     proc = closed._proc
     closed.close()  # (before result(): stopped as any worker)
     assert proc.poll() is not None and plan_worker._released == []
+
+
+@pytest.mark.parametrize("tables", ["one table", "two tables"])
+def test_the_job_orders_the_branch_counters_by_method_row(monkeypatch, tables):
+    rng = random.Random(5)
+    tops = [0x06000000] if tables == "one table" else [0x06000000, 0x2B000000]
+    sites = [(rng.choice(tops) | rng.randrange(1, 300), rng.randrange(0, 90), rng.choice([0, 0, 1, 2, 5]))
+             for _ in range(4000)]
+    module = SimpleNamespace(path="m.dll", mvid=b"m" * 16, pdb_id=b"p" * 20, sites=sites, hits=[0] * len(sites))
+    jobs = []
+    real_dumps = plan_worker.pickle.dumps
+    monkeypatch.setattr(plan_worker.pickle, "dumps", lambda job, **k: jobs.append(job) or real_dumps(job, **k))
+    monkeypatch.setattr(plan_worker.sys, "executable", "/bin/false")
+    worker = plan_worker.BranchWorker(module, PathMapper(None, REPO))
+    worker.close()
+    index = sorted((i for i, s in enumerate(sites) if s[2]), key=lambda i: sites[i][0] & 0x00FFFFFF)  # (main's)
+    assert worker._index == index
+    [job] = jobs
+    assert job[5] == array("q", [v for i in index for v in sites[i]]).tobytes()
+    assert job[7] == plan_worker.chunk_bounds([sites[i][0] for i in index])

@@ -38,8 +38,8 @@ import subprocess
 import sys
 import threading
 from array import array
-from itertools import compress
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import itemgetter, rshift
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -89,11 +89,19 @@ class BranchWorker:
         index = list(compress(range(len(kinds)), kinds))  # (kind >= 1)
         if not index:
             return  # no branches: nothing to share
-        index.sort(key=lambda i: tokens[i] & 0x00FFFFFF)  # by method (stable: each method's in their order)
+        # By method (stable: each method's in their order); when the tokens are of one table (MethodDef: always the
+        # agent's), ordering by the token is ordering by its row, and the key is C code.
+        if len(set(map(rshift, map(tokens.__getitem__, index), repeat(24)))) == 1:
+            index.sort(key=tokens.__getitem__)
+        else:
+            index.sort(key=lambda i: tokens[i] & 0x00FFFFFF)
         self._index = index
         self._bounds = chunk_bounds(list(map(tokens.__getitem__, index)))
         try:
-            flat = array("q", [c[i] for i in index for c in (tokens, offsets, kinds)]).tobytes()
+            flat = array("q", bytes(24 * len(index)))  # (token, offset, kind) per branch counter
+            for k, column in enumerate((tokens, offsets, kinds)):
+                flat[k::3] = array("q", map(column.__getitem__, index))
+            flat = flat.tobytes()
             job = pickle.dumps((mapper.map(module.path), module.path, module.mvid, module.pdb_id, mapper, flat,
                                 array("q", index).tobytes(), self._bounds, colour_dir),
                                protocol=pickle.HIGHEST_PROTOCOL)
