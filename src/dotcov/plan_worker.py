@@ -188,9 +188,10 @@ class BranchWorker:
     def _release(self) -> None:
         """Leaves the worker to its after-work (it exits when done); stopped at this process's exit at the latest."""
         proc, self._proc = self._proc, None
+        _released[:] = [p for p in _released if p.poll() is None]  # (those done are reaped: no zombies pile up)
         _released.append(proc)
-        if len(_released) == 1:
-            atexit.register(_stop_released)
+        atexit.unregister(_stop_released)  # (registered once)
+        atexit.register(_stop_released)
 
     def _share(self, sym) -> list:
         from dotcov import _native
