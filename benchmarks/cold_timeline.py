@@ -12,6 +12,7 @@ figures alone, when the parent and the worker would finish the branch analysis t
 (the worker starts after the former and works on until T; the parent from the latter), at least the parent's CPU
 at its share; then the rest of the build is added. (For a dotcov whose worker analyses every branch, main before
 the split: the join is at the worker's start plus its CPU.) With DOTCOV_NO_WORKERS=1 it times the serial build.
+The worker is started without its colouring of the sources after the chunks (plan_worker.py: niced, on the idle core).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def main() -> None:
 
     def init(self, *a, **k):
         mark("counters known")
+        k.pop("colour_dir", None)  # (its colouring after the chunks, niced on the idle core, is not the build's)
         real_init(self, *a, **k)
         workers.append(self)
         mark("worker started" if self.started else "no worker")

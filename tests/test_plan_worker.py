@@ -247,6 +247,16 @@ def test_native_point_columns_are_the_python_ones():
     given = data.ModuleHits(b"m" * 16, b"p" * 20, "m.dll", list(sites), [0] * len(sites))
     assert plan.point_columns(points, point_tokens, order, given) == got
     assert plan.point_columns([], [], [], SimpleNamespace(sites=sites)) == python_point_columns([], [], [], sites)
+    # The order as int32 values in an array (make_plan's: no int object per point), and arrays it does not take.
+    blob = read.site_blob()
+    assert _native.point_columns(points, point_tokens, array("i", order), blob) == got
+    assert _native.point_columns(points, point_tokens, array("i"), blob) == python_point_columns([], [], [], sites)
+    for other in (array("q", order), array("h", order[:5]), memoryview(array("i", order))[::2]):
+        with pytest.raises(TypeError):
+            _native.point_columns(points, point_tokens, other, blob)
+    assert plan.point_columns(points, point_tokens, array("q", order), read) == got  # (in Python)
+    with pytest.raises(ValueError):
+        _native.point_columns(points, point_tokens, array("i", [*order[:3], len(points)]), blob)
 
 
 @pytest.mark.parametrize("case", ["site beyond 32 bits", "negative site", "point beyond int32"])
@@ -289,3 +299,62 @@ def test_point_columns_of_values_that_are_not_ints_fall_back_to_python():
     points, point_tokens, order = [(2, 10, 1, 10, 5, 1)], [7], [0]
     assert plan.point_columns(points, point_tokens, order, SimpleNamespace(sites=sites)) == python_point_columns(points, point_tokens,
                                                                                           order, sites)
+
+
+def test_with_a_cache_the_worker_then_colours_the_sources_for_a_later_html_report(snippets, monkeypatch, tmp_path):
+    from dotcov import html, html_cache
+
+    cov = module_data(snippets["Debug"])
+    monkeypatch.setattr(results, "WORKER_MIN_SITES", 0)
+    cache = tmp_path / "cache"
+    result, problems = results.build(cov, REPO, cache_dir=cache)
+    assert not problems
+    [proc] = plan_worker._released  # (left to colour; stopped at exit at the latest)
+    assert proc.wait(120) == 0 and len(plan_worker._released) == 1
+    plan_worker._stop_released()
+    assert plan_worker._released == []
+    kept = sorted((cache / html_cache.SUBDIR).glob("*" + html_cache.SUFFIX))
+    paths = {f.path for a in result.assemblies for f in a.files.values()}
+    assert len(kept) >= len({p for p in paths if Path(p).is_file()}) > 0
+    coloured = []
+    real = html.highlight_lines
+    monkeypatch.setattr(html, "highlight_lines", lambda text, path: coloured.append(path) or real(text, path))
+    html.write_html(result, tmp_path / "kept", version="9", timestamp=0, jobs=1, cache_dir=cache)
+    assert coloured == []  # (every source's colours were kept by the worker)
+    html.write_html(result, tmp_path / "plain", version="9", timestamp=0, jobs=1)
+    assert coloured  # (coloured here without the cache)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "kept").iterdir()} == \
+        {p.name: p.read_bytes() for p in (tmp_path / "plain").iterdir()}
+
+
+def test_a_worker_left_colouring_is_stopped_at_exit(one_module, tmp_path):
+    module, sym, mapper, serial = one_module
+    worker = plan_worker.BranchWorker(module, mapper, colour_dir=str(tmp_path / "html"))
+    assert worker.result(sym) == serial
+    [proc] = plan_worker._released
+    plan_worker._stop_released()  # (what atexit runs)
+    assert proc.poll() is not None and plan_worker._released == []
+    closed = plan_worker.BranchWorker(module, mapper, colour_dir=str(tmp_path / "html"))
+    proc = closed._proc
+    closed.close()  # (before result(): stopped as any worker)
+    assert proc.poll() is not None and plan_worker._released == []
+
+
+@pytest.mark.parametrize("tables", ["one table", "two tables"])
+def test_the_job_orders_the_branch_counters_by_method_row(monkeypatch, tables):
+    rng = random.Random(5)
+    tops = [0x06000000] if tables == "one table" else [0x06000000, 0x2B000000]
+    sites = [(rng.choice(tops) | rng.randrange(1, 300), rng.randrange(0, 90), rng.choice([0, 0, 1, 2, 5]))
+             for _ in range(4000)]
+    module = SimpleNamespace(path="m.dll", mvid=b"m" * 16, pdb_id=b"p" * 20, sites=sites, hits=[0] * len(sites))
+    jobs = []
+    real_dumps = plan_worker.pickle.dumps
+    monkeypatch.setattr(plan_worker.pickle, "dumps", lambda job, **k: jobs.append(job) or real_dumps(job, **k))
+    monkeypatch.setattr(plan_worker.sys, "executable", "/bin/false")
+    worker = plan_worker.BranchWorker(module, PathMapper(None, REPO))
+    worker.close()
+    index = sorted((i for i, s in enumerate(sites) if s[2]), key=lambda i: sites[i][0] & 0x00FFFFFF)  # (main's)
+    assert worker._index == index
+    [job] = jobs
+    assert job[5] == array("q", [v for i in index for v in sites[i]]).tobytes()
+    assert job[7] == plan_worker.chunk_bounds([sites[i][0] for i in index])

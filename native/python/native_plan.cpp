@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -57,22 +59,38 @@ py::list PointColumns(const py::handle& points, const py::handle& tokens, const 
                       const py::handle& site_blob) {
   CheckSequence(points, "points");
   CheckSequence(tokens, "tokens");
-  CheckSequence(order, "order");
+  // `order`: a list of ints, or int32 values in a buffer (array("i"): no int object per point).
+  std::vector<int32_t> order_values;
+  bool order_buffer = !PyList_Check(order.ptr()) && !PyTuple_Check(order.ptr());
+  if (order_buffer) {
+    if (!PyObject_CheckBuffer(order.ptr())) throw py::type_error("order: list, tuple or int32 buffer");
+    py::buffer_info info = py::reinterpret_borrow<py::buffer>(order).request();
+    if (info.ndim != 1 || info.itemsize != 4 || (info.format != "i" && info.format != "=i" && info.format != "@i") ||
+        info.strides[0] != 4)
+      throw py::type_error("order: an int32 buffer");
+    order_values.resize(static_cast<size_t>(info.shape[0]));
+    if (!order_values.empty()) std::memcpy(order_values.data(), info.ptr, order_values.size() * sizeof(int32_t));
+  }
   if (!PyBytes_Check(site_blob.ptr())) throw py::type_error("site_blob: bytes");
   const char* blob = PyBytes_AS_STRING(site_blob.ptr());
   auto blob_size = static_cast<size_t>(PyBytes_GET_SIZE(site_blob.ptr()));
   if (blob_size % (3 * sizeof(uint32_t)) != 0) throw py::value_error("site_blob: not three uint32 columns");
   Py_ssize_t n_points = PySequence_Fast_GET_SIZE(points.ptr());
   if (PySequence_Fast_GET_SIZE(tokens.ptr()) != n_points) throw py::value_error("points and tokens differ in length");
-  auto n = static_cast<size_t>(PySequence_Fast_GET_SIZE(order.ptr()));
+  auto n = order_buffer ? order_values.size() : static_cast<size_t>(PySequence_Fast_GET_SIZE(order.ptr()));
   size_t n_sites = blob_size / (3 * sizeof(uint32_t));
   if (n_sites > INT32_MAX) throw py::value_error("too many sites");
   py::list out;
   int32_t* col[7];
   for (int32_t*& c : col) out.append(Int32Bytes(n, &c));
   for (size_t i = 0; i < n; ++i) {
-    long long k = Long(Item(order.ptr(), static_cast<Py_ssize_t>(i)));
-    if (k == -1 && PyErr_Occurred()) throw py::error_already_set();
+    long long k;
+    if (order_buffer) {
+      k = order_values[i];
+    } else {
+      k = Long(Item(order.ptr(), static_cast<Py_ssize_t>(i)));
+      if (k == -1 && PyErr_Occurred()) throw py::error_already_set();
+    }
     if (k < 0 || k >= n_points) throw py::value_error("order: not a point");
     PyObject* p = Item(points.ptr(), static_cast<Py_ssize_t>(k));
     if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) < 5) throw py::type_error("a point is a tuple");
@@ -111,12 +129,196 @@ py::list PointColumns(const py::handle& points, const py::handle& tokens, const 
   return out;
 }
 
+// An int's value as int64, or a TypeError / OverflowError (the caller falls back to Python).
+int64_t Int64(PyObject* value) {
+  long long v = Long(value);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
+// Continuation lines a file's multi-line points may ask about, in all (a damaged PDB's span of a billion lines is
+// left to the Python reference, which does what it always did).
+constexpr int64_t kMaxContinuationLines = 1 << 24;
+
+// One file's line plan (plan.file_line_plan_py, the reference: lines.deciding_lines on the file's points, then each
+// line's class and method). `runs`: the file's points as (first point id, count, owners) in the order read, a run
+// being points[first:first + count], `owners` the refs (ints) of the class and method they count for; `free`: the
+// lines without code (`line in free`, asked only about continuation lines).
+// Returns (file lines, each line's first point id as int32 bytes, {position: point ids} of lines of several points,
+// {ref: its lines as (first, end) positions when they are file_lines[first:end], else the list}).
+py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::handle& free) {
+  CheckSequence(points, "points");
+  CheckSequence(runs, "runs");
+  Py_ssize_t n_points = PySequence_Fast_GET_SIZE(points.ptr());
+  std::vector<int64_t> starts, ends;
+  std::vector<int32_t> ids;
+  std::vector<PyObject*> owner_of;  // (borrowed: runs holds them)
+  for (Py_ssize_t r = 0; r < PySequence_Fast_GET_SIZE(runs.ptr()); ++r) {
+    PyObject* run = Item(runs.ptr(), r);
+    if (!PyTuple_Check(run) || PyTuple_GET_SIZE(run) != 3) throw py::type_error("a run is (first, count, owners)");
+    int64_t first = Int64(PyTuple_GET_ITEM(run, 0)), count = Int64(PyTuple_GET_ITEM(run, 1));
+    PyObject* o = PyTuple_GET_ITEM(run, 2);
+    if (!PyTuple_Check(o)) throw py::type_error("owners: a tuple of refs");
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) Int64(PyTuple_GET_ITEM(o, i));
+    if (first < 0 || count < 0 || first > n_points || count > n_points - first || first + count > INT32_MAX)
+      throw py::value_error("a run of points that are not there");
+    for (int64_t id = first; id < first + count; ++id) {
+      PyObject* p = Item(points.ptr(), static_cast<Py_ssize_t>(id));
+      if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) < 4) throw py::type_error("a point is a tuple");
+      starts.push_back(Int64(PyTuple_GET_ITEM(p, 1)));
+      ends.push_back(Int64(PyTuple_GET_ITEM(p, 3)));
+      ids.push_back(static_cast<int32_t>(id));
+      owner_of.push_back(o);
+    }
+  }
+  if (ids.size() > static_cast<size_t>(INT32_MAX)) throw py::value_error("too many points");
+  auto n = static_cast<Py_ssize_t>(ids.size());
+  // Each start line's points in order (a group per line, in the order lines first start a point; `next` chains
+  // a group's further points).
+  std::unordered_map<int64_t, int32_t> group_of;
+  group_of.reserve(static_cast<size_t>(n) * 2);
+  std::vector<int64_t> group_line;
+  std::vector<int32_t> group_head, group_tail, next(n, -1);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    auto [it, added] = group_of.try_emplace(starts[k], static_cast<int32_t>(group_line.size()));
+    if (added) {
+      group_line.push_back(starts[k]);
+      group_head.push_back(static_cast<int32_t>(k));
+      group_tail.push_back(static_cast<int32_t>(k));
+    } else {
+      next[group_tail[it->second]] = static_cast<int32_t>(k);
+      group_tail[it->second] = static_cast<int32_t>(k);
+    }
+  }
+  size_t n_start_groups = group_line.size();
+  // Continuation lines (lines.deciding_lines): the points starting on the latest line that span it.
+  std::vector<std::vector<int32_t>> inner_points;  // per continuation line, in the order first set
+  std::vector<int64_t> inner_key;
+  std::unordered_map<int64_t, int32_t> inner_of;
+  std::unordered_map<int64_t, bool> is_free;
+  int64_t asked = 0;
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    if (!(starts[k] < ends[k])) continue;
+    int64_t key = starts[k];
+    // (the span in unsigned arithmetic: no overflow between int64's ends; key < end, so it is the true span)
+    uint64_t span = static_cast<uint64_t>(ends[k]) - static_cast<uint64_t>(key);
+    if (span > static_cast<uint64_t>(kMaxContinuationLines) ||
+        (asked += static_cast<int64_t>(span)) > kMaxContinuationLines)
+      throw py::value_error("too many continuation lines");
+    for (int64_t d = 1; d <= static_cast<int64_t>(span); ++d) {
+      int64_t line = key + d;
+      if (group_of.count(line)) continue;
+      auto known = is_free.find(line);
+      bool skip;
+      if (known != is_free.end()) {
+        skip = known->second;  // (the test is pure: asked once per line)
+      } else {
+        py::int_ value(static_cast<long long>(line));
+        int c = PySequence_Contains(free.ptr(), value.ptr());
+        if (c < 0) throw py::error_already_set();
+        skip = is_free[line] = c == 1;
+      }
+      if (skip) continue;
+      auto [it, added] = inner_of.try_emplace(line, static_cast<int32_t>(inner_key.size()));
+      if (added) {
+        inner_key.push_back(key);
+        inner_points.push_back({static_cast<int32_t>(k)});
+        group_line.push_back(line);
+      } else if (key > inner_key[it->second]) {
+        inner_key[it->second] = key;
+        inner_points[it->second] = {static_cast<int32_t>(k)};
+      } else if (key == inner_key[it->second]) {
+        inner_points[it->second].push_back(static_cast<int32_t>(k));
+      }
+    }
+  }
+  size_t n_lines = group_line.size();
+  std::vector<int32_t> members;  // (the current line's points)
+  auto members_of = [&](size_t pos) {
+    members.clear();
+    if (pos < n_start_groups) {
+      for (int32_t k = group_head[pos]; k >= 0; k = next[k]) members.push_back(k);
+    } else {
+      members = inner_points[pos - n_start_groups];
+    }
+  };
+  py::list file_lines(n_lines);
+  int32_t* first;
+  py::bytes first_bytes = Int32Bytes(n_lines, &first);
+  py::dict multi;
+  struct Owned {
+    size_t first;
+    std::vector<int64_t> lines;
+  };
+  std::vector<Owned> owned;
+  std::vector<PyObject*> owned_ref;  // (borrowed: runs holds them)
+  std::unordered_map<int64_t, int32_t> owned_of;
+  for (size_t pos = 0; pos < n_lines; ++pos) {
+    int64_t line = group_line[pos];
+    members_of(pos);
+    PyObject* value = PyLong_FromLongLong(line);
+    if (value == nullptr) throw py::error_already_set();
+    PyList_SET_ITEM(file_lines.ptr(), static_cast<Py_ssize_t>(pos), value);
+    first[pos] = ids[members[0]];
+    if (members.size() > 1) {
+      py::list of(members.size());
+      for (size_t m = 0; m < members.size(); ++m) {
+        PyObject* id = PyLong_FromLong(ids[members[m]]);
+        if (id == nullptr) throw py::error_already_set();
+        PyList_SET_ITEM(of.ptr(), static_cast<Py_ssize_t>(m), id);
+      }
+      multi[py::int_(pos)] = of;
+    }
+    // The line joins each of its points' class and method (once each; a new one's first position is here).
+    for (int32_t k : members) {
+      PyObject* o = owner_of[k];
+      for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(o); ++r) {
+        PyObject* ref = PyTuple_GET_ITEM(o, r);
+        auto [it, added] = owned_of.try_emplace(Int64(ref), static_cast<int32_t>(owned.size()));
+        if (added) {
+          owned.push_back({pos, {}});
+          owned_ref.push_back(ref);
+        }
+        std::vector<int64_t>& lines = owned[it->second].lines;
+        if (lines.empty() || lines.back() != line) lines.push_back(line);  // (file lines are distinct)
+      }
+    }
+  }
+  py::dict specs;
+  for (size_t i = 0; i < owned.size(); ++i) {
+    const Owned& o = owned[i];
+    size_t end = o.first + o.lines.size();
+    bool run = end <= n_lines;
+    for (size_t j = 0; run && j < o.lines.size(); ++j) run = group_line[o.first + j] == o.lines[j];
+    py::object spec;
+    if (run) {
+      spec = py::make_tuple(o.first, end);
+    } else {
+      py::list lines(o.lines.size());
+      for (size_t j = 0; j < o.lines.size(); ++j) {
+        PyObject* value = PyLong_FromLongLong(o.lines[j]);
+        if (value == nullptr) throw py::error_already_set();
+        PyList_SET_ITEM(lines.ptr(), static_cast<Py_ssize_t>(j), value);
+      }
+      spec = lines;
+    }
+    if (PyDict_SetItem(specs.ptr(), owned_ref[i], spec.ptr()) != 0) throw py::error_already_set();
+  }
+  return py::make_tuple(file_lines, first_bytes, multi, specs);
+}
+
 }  // namespace
 
 void RegisterPlan(py::module_& m) {
   m.def("point_columns", &PointColumns, py::arg("points"), py::arg("tokens"), py::arg("order"), py::arg("site_blob"),
-        "make_plan's per-point columns in `order` as int32 bytes: tokens, the points' offset, start line and "
+        "make_plan's per-point columns in `order` (point ids: a list, or an int32 buffer) as int32 bytes: "
+        "tokens, the points' offset, start line and "
         "column, end line and column, and each point's counter among the sites of `site_blob` (uint32 tokens, "
         "offsets, kinds, one column after another; -1: none). Raises ValueError for a value outside int32 or a "
         "blob not of three equal uint32 columns.");
+  m.def("line_plan", &LinePlan, py::arg("points"), py::arg("runs"), py::arg("free"),
+        "plan.file_line_plan_py of one file, natively: (file lines, each line's first point id as int32 bytes, "
+        "{position: point ids} of lines of several points, {owner ref: its lines as (first, end) or a list}). "
+        "TypeError, "
+        "ValueError or OverflowError for input it does not take (the caller then runs the Python reference).");
 }

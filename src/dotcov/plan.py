@@ -41,22 +41,23 @@ def _user_method(raw: dict, rid: int) -> int:
 
 
 class _Class:
-    __slots__ = ("name", "filename", "methods", "lines", "first")
+    __slots__ = ("name", "filename", "methods", "lines", "ref")
 
-    def __init__(self, name: str, filename: str) -> None:
-        self.name, self.filename, self.methods, self.lines = name, filename, [], {}
-        self.first = 0  # the position of its first line in its file's lines (set with that line)
+    def __init__(self, name: str, filename: str, ref: int) -> None:
+        self.name, self.filename, self.methods = name, filename, []
+        self.lines: tuple[int, int] | list[int] = []  # its lines (file_line_plan's spec)
+        self.ref = ref  # its number among the plan's classes and methods (file_line_plan's owners)
 
 
 class _Method:
-    __slots__ = ("name", "signature", "token", "lines", "points", "index", "first")
+    __slots__ = ("name", "signature", "token", "lines", "points", "index", "ref")
 
-    def __init__(self, name: str, signature: str, token: int) -> None:
+    def __init__(self, name: str, signature: str, token: int, ref: int) -> None:
         self.name, self.signature, self.token = name, signature, token
-        self.lines: dict[int, None] = {}  # (an ordered set)
-        self.points: list[int] = []  # point ids, in the order read
+        self.lines: tuple[int, int] | list[int] = []  # its lines (file_line_plan's spec)
+        self.points: list[range] = []  # its point ids, in the order read, as runs
         self.index = (0, 0)  # (class, method) in the plan
-        self.first = 0  # the position of its first line in its file's lines (set with that line)
+        self.ref = ref
 
 
 # A module with at least this many counters has its branches analysed by a worker meanwhile (plan_worker.py).
@@ -97,7 +98,8 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     classes: dict[tuple[int, str], _Class] = {}
     methods: dict[tuple[int, str, int], _Method] = {}
     files: dict[str, dict] = {}  # path -> {"excluded": set, "not_measured": dict}; insertion order is the model's
-    spans: dict[str, tuple[list[int], list[tuple[_Class, _Method]]]] = {}  # path -> its point ids, their owners
+    spans: dict[str, list[tuple[int, int, tuple[int, int]]]] = {}  # path -> its points as runs (file_line_plan)
+    owners_by_ref: list[_Class | _Method] = []
     points: list[tuple] = []  # id -> the PDB's (offset, start line, start column, end line, end column, document)
     point_tokens: list[int] = []  # id -> its method's token
 
@@ -112,12 +114,43 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
 
     order = sorted(raw["sequence_points"], key=lambda r: (is_generated(r), r))
     type_names: dict[int, tuple[int, str]] = {}  # type rid -> (its user type, that type's name)
+    # (Bound once: this loop runs once per method, 71,500 times at a million statements.)
+    sequence_points, kickoff, raw_methods = raw["sequence_points"], raw["kickoff"], raw["methods"]
+    attributes = raw.get("attributes", {})
+    generated_member, match_generated, signature = line_rule.generated_member, _GENERATED_METHOD.match, sym.signature
+
+    def owner(path: str, user_type: int, class_name: str, generated, mname: str, owner_rid: int):
+        """The class and method a method's points in `path` count for (their refs), the method, and the file's
+        point lists."""
+        cc = classes.get((user_type, path))
+        if cc is None:
+            cc = classes[(user_type, path)] = _Class(class_name, path, len(owners_by_ref))
+            owners_by_ref.append(cc)
+        if generated:
+            mc = next((m for m in cc.methods if m.name == mname), None)
+            if mc is None:
+                mc = _Method(mname, signature(owner_rid), 0x06000000 | owner_rid, len(owners_by_ref))
+                owners_by_ref.append(mc)
+                cc.methods.append(mc)
+        else:
+            mkey = (user_type, path, owner_rid)
+            mc = methods.get(mkey)
+            if mc is None:
+                mc = methods[mkey] = _Method(mname, signature(owner_rid), 0x06000000 | owner_rid,
+                                             len(owners_by_ref))
+                owners_by_ref.append(mc)
+                cc.methods.append(mc)
+        found = spans.get(path)
+        if found is None:
+            found = spans[path] = []
+        return (cc.ref, mc.ref), mc, found
+
     for rid in order:
-        rid_points = raw["sequence_points"][rid]
+        rid_points = sequence_points[rid]
         token = 0x06000000 | rid
-        owner_rid = _user_method(raw, rid)
-        mname, type_rid, _flags, _sig = raw["methods"][owner_rid - 1]
-        generated = _GENERATED_METHOD.match(mname)
+        owner_rid = kickoff.get(rid, rid)  # (_user_method)
+        mname, type_rid, _flags, _sig = raw_methods[owner_rid - 1]
+        generated = match_generated(mname)
         if generated and generated.group(1):
             mname = generated.group(1)
         named = type_names.get(type_rid)  # (once per type)
@@ -125,32 +158,11 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             user_type = sym.user_type(type_rid) if type_rid else 0
             named = type_names[type_rid] = (user_type, sym.type_full_name(user_type) if user_type else "<Module>")
         user_type, class_name = named
-        if line_rule.generated_member(raw["methods"][rid - 1][0], raw.get("attributes", {}).get(token, [])):
+        its_attributes = attributes.get(token)
+        if its_attributes and generated_member(raw_methods[rid - 1][0], its_attributes):
             continue  # e.g. a record's copy constructor: no statement the user wrote
         is_excluded = rid in excluded
-        why = unmeasured.get(rid) or unmeasured.get(owner_rid)
-
-        def owner(path: str):
-            """The class and method this method's points in `path` count for, and the file's point lists."""
-            cc = classes.get((user_type, path))
-            if cc is None:
-                cc = classes[(user_type, path)] = _Class(class_name, path)
-            if generated:
-                mc = next((m for m in cc.methods if m.name == mname), None)
-                if mc is None:
-                    mc = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
-                    cc.methods.append(mc)
-            else:
-                mkey = (user_type, path, owner_rid)
-                mc = methods.get(mkey)
-                if mc is None:
-                    mc = methods[mkey] = _Method(mname, sym.signature(owner_rid), 0x06000000 | owner_rid)
-                    cc.methods.append(mc)
-            found = spans.get(path)
-            if found is None:
-                found = spans[path] = ([], [])
-            return (cc, mc), found
-
+        why = (unmeasured.get(rid) or unmeasured.get(owner_rid)) if unmeasured else None
         docs = set(map(_DOC, rid_points))
         if not is_excluded and why is None and len(docs) == 1:
             doc = docs.pop()
@@ -158,13 +170,12 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             if path is not None:  # (the usual method: its points at once, as the loop below would add them)
                 if path not in files:
                     files[path] = {"excluded": set(), "not_measured": {}}
-                place, found = owner(path)
-                ids = range(len(points), len(points) + len(rid_points))
-                points.extend(rid_points)
-                point_tokens.extend(repeat(token, len(rid_points)))
-                place[1].points.extend(ids)
-                found[0].extend(ids)
-                found[1].extend(repeat(place, len(rid_points)))
+                place, mc, found = owner(path, user_type, class_name, generated, mname, owner_rid)
+                n = len(rid_points)
+                mc.points.append(range(len(points), len(points) + n))
+                found.append((len(points), n, place))
+                points += rid_points
+                point_tokens += repeat(token, n)
             continue
         last_path = fc = mc = place = found = None
         for p in rid_points:
@@ -187,50 +198,20 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                     fc["not_measured"].setdefault(line, why)
                 continue
             if mc is None:
-                place, found = owner(path)
-                mc = place[1]
+                place, mc, found = owner(path, user_type, class_name, generated, mname, owner_rid)
             pid = len(points)
             points.append(p)
             point_tokens.append(token)
-            mc.points.append(pid)
-            found[0].append(pid)
-            found[1].append(place)
+            mc.points.append(range(pid, pid + 1))
+            found.append((pid, 1, place))
     # Each line decided by its own points (lines.py): the line's points, and the classes and methods it joins.
     line_plan: dict[str, tuple[list[int], list[int], dict[int, list[int]]]] = {}
-    for path, (ids, owners_of) in spans.items():
+    for path, runs in spans.items():
         text = line_rule.read_source(path)
         free = line_rule.CodeFreeLines(text, Path(path).suffix) if text is not None else set()
-        of_file = list(map(points.__getitem__, ids))
-        deciding = line_rule.deciding_lines(list(map(_START, of_file)), list(map(_END, of_file)), free)
-        file_lines = list(deciding)
-        groups = list(deciding.values())
-        heads = list(map(_FIRST, groups))
-        first = list(map(ids.__getitem__, heads))
-        shared = list(compress(range(len(groups)), map((1).__lt__, map(len, groups))))  # lines of several points
-        multi = {pos: [ids[i] for i in groups[pos]] for pos in shared}
-        # Each line joins its point's class and method; runs of lines of one method at once (C-level updates in
-        # the same order as line by line), a line of several points joins each point's.
-        places = list(map(owners_of.__getitem__, heads))
-        for pos in shared:
-            places[pos] = None
-        # (`pos`: the run's position in file_lines, kept as each class's and method's first: _lines_of.)
-        pos = 0
-        for place, run in groupby(zip(file_lines, places, groups), key=_SECOND):
-            if place is not None:
-                run_lines = dict.fromkeys(map(_FIRST, run))
-                for owner in place:
-                    if not owner.lines:
-                        owner.first = pos
-                    owner.lines.update(run_lines)
-                pos += len(run_lines)
-                continue
-            for line, _none, ix in run:
-                for i in ix:
-                    for owner in owners_of[i]:
-                        if not owner.lines:
-                            owner.first = pos
-                        owner.lines[line] = None
-                pos += 1
+        file_lines, first, multi, specs = file_line_plan(points, runs, free)
+        for ref, spec in specs.items():
+            owners_by_ref[ref].lines = spec
         line_plan[path] = (file_lines, first, multi)
     hashes = raw.get("document_hashes") or []
     stale: dict[str, str | None] = {}
@@ -256,20 +237,17 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     # Per-point columns, each method's points together (in the order read). (Before the branch rows are asked for:
     # with a worker (plan_worker.py), this is done while it still analyses branches.)
     class_rows = []
-    order: list[int] = []  # new point number -> point id
+    order = array("i")  # new point number -> point id
+    renumber = array("i", bytes(4 * len(points)))  # point id -> new point number (runs of ids stay runs)
     for cc in ordered:
         method_rows = []
-        file_lines = line_plan[cc.filename][0]
         for mc in cc.methods:
             start = len(order)
-            order += mc.points
-            method_rows.append((mc.name, mc.signature, mc.token, _lines_of(mc.lines, file_lines, mc.first),
-                                start, len(order)))
-        class_rows.append((cc.name, cc.filename, _lines_of(cc.lines, file_lines, cc.first),
-                           method_rows))
-    renumber = [0] * len(points)
-    for new, pid in enumerate(order):
-        renumber[pid] = new
+            for run in mc.points:
+                renumber[run.start:run.stop] = array("i", range(len(order), len(order) + len(run)))
+                order.extend(run)
+            method_rows.append((mc.name, mc.signature, mc.token, mc.lines, start, len(order)))
+        class_rows.append((cc.name, cc.filename, cc.lines, method_rows))
     columns = point_columns(points, point_tokens, order, module)
     file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
                   {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
@@ -288,8 +266,10 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     for cc in classes.values():
         lines_wanted = wanted.get(cc.filename)
         if lines_wanted:
+            file_lines = line_plan[cc.filename][0]
             for mc in cc.methods:
-                for line in lines_wanted.intersection(mc.lines):
+                spec = mc.lines
+                for line in lines_wanted.intersection(file_lines[spec[0]:spec[1]] if type(spec) is tuple else spec):
                     methods_at.setdefault((cc.filename, line), []).append(mc)
     owners: dict[tuple[str, int], list[_Method]] = {}
     for cc in classes.values():
@@ -358,13 +338,65 @@ def point_columns(points: list[tuple], point_tokens: list[int], order: list[int]
     return [array("i", c).tobytes() for c in (tokens, offsets, *spans, counters)]
 
 
-def _lines_of(lines: dict[int, None], file_lines: list[int], first: int):
-    """A class's or method's lines: (first, end) when they are file_lines[first:end] (the usual case: copied at
-    C speed), else the list of lines. `first`: the position of its first line in file_lines."""
-    if lines:
-        if file_lines[first:first + len(lines)] == list(lines):
-            return (first, first + len(lines))
-    return list(lines)
+def file_line_plan(points: list[tuple], runs: list[tuple[int, int, tuple[int, ...]]], free) -> tuple:
+    """One file's line plan: lines.deciding_lines on the file's points with `free` (the lines known to hold no
+    code), then each line joins the classes and methods of its deciding points. `runs`: the file's points as (first
+    point id, count, owners) in the order read, a run being points[first:first + count] and `owners` the refs of the
+    class and method they count for. Returns (the file's lines, each one's first point id (array "i"), {position:
+    point ids} of the lines decided by several points, {ref: its lines}), an owner's lines as (first, end) when they
+    are the file's lines[first:end] (the usual case), else their list. Natively; file_line_plan_py for what that
+    does not take."""
+    try:
+        file_lines, first, multi, specs = _native.line_plan(points, runs, free)
+    except (TypeError, ValueError, OverflowError):
+        return file_line_plan_py(points, runs, free)
+    ids = array("i")
+    ids.frombytes(first)
+    return file_lines, ids, multi, specs
+
+
+def file_line_plan_py(points: list[tuple], runs: list[tuple[int, int, tuple[int, ...]]], free) -> tuple:
+    """file_line_plan in Python: the reference _native.line_plan is tested against."""
+    ids = [i for first, count, _owners in runs for i in range(first, first + count)]
+    owners = [o for _first, count, o in runs for _ in range(count)]
+    of_file = list(map(points.__getitem__, ids))
+    deciding = line_rule.deciding_lines(list(map(_START, of_file)), list(map(_END, of_file)), free)
+    file_lines = list(deciding)
+    groups = list(deciding.values())
+    heads = list(map(_FIRST, groups))
+    first = array("i", map(ids.__getitem__, heads))
+    shared = list(compress(range(len(groups)), map((1).__lt__, map(len, groups))))  # lines of several points
+    multi = {pos: [ids[i] for i in groups[pos]] for pos in shared}
+    # Each line joins its point's class and method; runs of lines of one method at once (C-level updates in the
+    # same order as line by line), a line of several points joins each point's.
+    places = list(map(owners.__getitem__, heads))
+    for pos in shared:
+        places[pos] = None
+    owned: dict[int, tuple[int, dict[int, None]]] = {}  # ref -> (the position of its first line, its lines)
+    pos = 0
+    for place, run in groupby(zip(file_lines, places, groups), key=_SECOND):
+        if place is not None:
+            run_lines = dict.fromkeys(map(_FIRST, run))
+            for ref in place:
+                have = owned.get(ref)
+                if have is None:
+                    have = owned[ref] = (pos, {})
+                have[1].update(run_lines)
+            pos += len(run_lines)
+            continue
+        for line, _none, ix in run:
+            for i in ix:
+                for ref in owners[i]:
+                    have = owned.get(ref)
+                    if have is None:
+                        have = owned[ref] = (pos, {})
+                    have[1][line] = None
+            pos += 1
+    specs = {}
+    for ref, (at, lines) in owned.items():
+        lines = list(lines)
+        specs[ref] = (at, at + len(lines)) if file_lines[at:at + len(lines)] == lines else lines
+    return file_lines, first, multi, specs
 
 
 def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverage:

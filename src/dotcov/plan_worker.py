@@ -15,6 +15,10 @@ up, the parent (once the rest of its plan is made) from the last one down, until
 together whatever each one's speed. Records are per method, in method order, so the chunks' rows concatenated
 are the rows of one serial branch_rows.
 
+With a plan cache (`colour_dir`), the worker then colours the module's sources into the HTML colour cache at the
+lowest priority, on the core the parent leaves idle while it finishes the report, until it is done or the parent
+exits (html.keep_colours: `dotcov html` reads them instead of making them).
+
 When the worker cannot be started, fails, or answers anything else, the parent computes the chunks it is missing;
 when the parent's own chunk raises, it runs the serial branch_rows, so the caller gets the very rows, or
 exception, a serial run gives.
@@ -26,6 +30,7 @@ byte per claim: 1 granted, 0 refused (the worker then answers what it holds and 
 
 from __future__ import annotations
 
+import atexit
 import marshal
 import os
 import pickle
@@ -33,8 +38,8 @@ import subprocess
 import sys
 import threading
 from array import array
-from itertools import compress
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import itemgetter, rshift
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -64,12 +69,18 @@ def chunk_bounds(tokens: list[int], chunks: int | None = None) -> list[int]:
 
 class BranchWorker:
     """plan.branch_rows of one module, shared with a worker process when `start` is true (else computed by
-    result() alone)."""
+    result() alone).
 
-    def __init__(self, module, mapper, *, start: bool = True) -> None:
+    `colour_dir` (DATA_DIR/cache/html): once the chunks are shared, the worker goes on colouring the module's
+    source files into that colour cache (html.keep_colours) for a later `dotcov html`, on the core it would leave
+    idle while this process finishes the report; it is stopped when this process exits (or by close() before
+    result())."""
+
+    def __init__(self, module, mapper, *, start: bool = True, colour_dir: str | None = None) -> None:
         self._module, self._mapper = module, mapper
         self._proc = None
         self._thread = None
+        self._after = colour_dir is not None  # result() leaves the worker to its after-work
         if not start or not sys.executable or os.environ.get("DOTCOV_NO_WORKERS"):
             return
         # (the columns, not the site tuples: a million of those take half a second to make)
@@ -78,13 +89,22 @@ class BranchWorker:
         index = list(compress(range(len(kinds)), kinds))  # (kind >= 1)
         if not index:
             return  # no branches: nothing to share
-        index.sort(key=lambda i: tokens[i] & 0x00FFFFFF)  # by method (stable: each method's in their order)
+        # By method (stable: each method's in their order); when the tokens are of one table (MethodDef: always the
+        # agent's), ordering by the token is ordering by its row, and the key is C code.
+        if len(set(map(rshift, map(tokens.__getitem__, index), repeat(24)))) == 1:
+            index.sort(key=tokens.__getitem__)
+        else:
+            index.sort(key=lambda i: tokens[i] & 0x00FFFFFF)
         self._index = index
         self._bounds = chunk_bounds(list(map(tokens.__getitem__, index)))
         try:
-            flat = array("q", [c[i] for i in index for c in (tokens, offsets, kinds)]).tobytes()
+            flat = array("q", bytes(24 * len(index)))  # (token, offset, kind) per branch counter
+            for k, column in enumerate((tokens, offsets, kinds)):
+                flat[k::3] = array("q", map(column.__getitem__, index))
+            flat = flat.tobytes()
             job = pickle.dumps((mapper.map(module.path), module.path, module.mvid, module.pdb_id, mapper, flat,
-                                array("q", index).tobytes(), self._bounds), protocol=pickle.HIGHEST_PROTOCOL)
+                                array("q", index).tobytes(), self._bounds, colour_dir),
+                               protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 - a value beyond int64, a mapper that cannot be pickled: no worker
             return
         package_parent = str(Path(__file__).resolve().parents[1])  # this dotcov, whatever sys.path says
@@ -159,8 +179,19 @@ class BranchWorker:
             rows = self._share(sym)
         except Exception:  # noqa: BLE001 - the serial run gives the rows, or its own exception
             rows = None
-        self.close()
+        if rows is not None and self._after:
+            self._release()
+        else:
+            self.close()
         return branch_rows(module, sym, mapper) if rows is None else rows
+
+    def _release(self) -> None:
+        """Leaves the worker to its after-work (it exits when done); stopped at this process's exit at the latest."""
+        proc, self._proc = self._proc, None
+        _released[:] = [p for p in _released if p.poll() is None]  # (those done are reaped: no zombies pile up)
+        _released.append(proc)
+        atexit.unregister(_stop_released)  # (registered once)
+        atexit.register(_stop_released)
 
     def _share(self, sym) -> list:
         from dotcov import _native
@@ -228,6 +259,18 @@ class BranchWorker:
                 pass
 
 
+_released: list[subprocess.Popen] = []  # workers left to colour sources (BranchWorker._release)
+
+
+def _stop_released() -> None:
+    """Stops the workers still colouring (what they kept stays: each colour file is written whole or not at all)."""
+    while _released:
+        proc = _released.pop()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()  # (its pipes are left to the exit: the thread reading them ends with the process)
+
+
 def _sites(indexes) -> list:
     from dotcov.hit_exprs import Site
 
@@ -239,7 +282,7 @@ def main() -> None:
 
     gc.disable()  # (as api._no_gc: millions of objects kept, none freed)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    assembly, module_path, mvid, pdb_id, mapper, flat, index, bounds = pickle.load(stdin)
+    assembly, module_path, mvid, pdb_id, mapper, flat, index, bounds, colour_dir = pickle.load(stdin)
     from dotcov import _native
     from dotcov.plan import branch_rows
     from dotcov.results import Symbols
@@ -273,6 +316,14 @@ def main() -> None:
         stdout.write(b"R" + len(rows).to_bytes(8, "little") + rows)
         stdout.flush()
         c, holding = c + 1, stdin.read(1) == _GRANT
+    if colour_dir is not None:  # (the parent has every chunk's rows: it finishes the report meanwhile)
+        try:
+            os.nice(19)  # (only what the machine leaves idle: never at the expense of the report or others)
+        except OSError:
+            pass
+        from dotcov import html
+
+        html.keep_colours(dict.fromkeys(mapper.map(d, near=module_path) for d in raw["documents"]), colour_dir)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from dotcov import __version__, _native, plan_cache
+from dotcov import __version__, _native, html_cache, plan_cache
 from dotcov.analysis import add_branches, add_contexts, add_lines
 from dotcov.data import CoverageData, ModuleHits
 from dotcov.paths import PathMapper
@@ -184,7 +184,10 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
                 the_plan = None  # a kept plan that does not add up (packed_plan.apply checks it): made again
         if the_plan is None:
             # The branch analysis starts in a worker now, while this process reads the symbols (plan_worker.py).
-            worker = BranchWorker(module, mapper, start=len(module.hits) >= WORKER_MIN_SITES)
+            # With a cache, it then colours the sources for a later `dotcov html` (html_cache.py) while this process
+            # finishes: the core it would leave idle.
+            colour_dir = str(cache_dir / html_cache.SUBDIR) if key is not None else None
+            worker = BranchWorker(module, mapper, start=len(module.hits) >= WORKER_MIN_SITES, colour_dir=colour_dir)
             try:
                 sym = load_symbols(module, assembly)
             except SymbolsError as e:
