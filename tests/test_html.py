@@ -201,6 +201,21 @@ def test_page_workers_write_what_one_process_writes(tmp_path, monkeypatch, show_
     assert b"Stale source" in serial[page_name("Lib/Util.fs")]
 
 
+
+def test_page_workers_import_this_dotcov_whatever_the_working_directory_holds(tmp_path, monkeypatch):
+    from dotcov import html_workers
+
+    started = []
+    start = html_workers.start
+    monkeypatch.setattr(html_workers, "start", lambda count: started.append(count) or start(count))
+    serial = directory_bytes(render(tmp_path / "one", many_states_result(), jobs=1).parent)
+    shadow = tmp_path / "shadow"
+    (shadow / "dotcov").mkdir(parents=True)
+    (shadow / "dotcov" / "__init__.py").write_text("raise SystemExit(7)\n")  # (a user's folder could hold one)
+    monkeypatch.chdir(shadow)
+    assert directory_bytes(render(tmp_path / "two", many_states_result(), jobs=2).parent) == serial
+    assert started == [2]
+
 def test_page_shares_cover_every_page_once_and_balance_lines():
     from dotcov.html import PageJob, _shares
     from dotcov.analysis import Numbers

@@ -114,6 +114,24 @@ def test_the_worker_alone_gives_the_serial_rows(one_module, monkeypatch):
     assert worker.shares[2] == 0
 
 
+
+def shadowing_directory(tmp_path: Path) -> Path:
+    """A working directory holding a `dotcov` package that is not dotcov (as a user's folder could)."""
+    shadow = tmp_path / "shadow"
+    (shadow / "dotcov").mkdir(parents=True)
+    (shadow / "dotcov" / "__init__.py").write_text("raise SystemExit(7)\n")
+    return shadow
+
+
+def test_the_worker_imports_this_dotcov_whatever_the_working_directory_holds(one_module, monkeypatch, tmp_path):
+    module, sym, mapper, serial = one_module
+    monkeypatch.chdir(shadowing_directory(tmp_path))
+    monkeypatch.setattr(plan_worker, "CHUNKS", 8)
+    worker = plan_worker.BranchWorker(module, mapper)
+    wait_for(lambda: worker.shares[1] == worker.shares[0], "the worker claims every chunk")
+    monkeypatch.setattr(plan, "branch_rows", None)  # (this process computes nothing)
+    assert worker.result(sym) == serial
+
 FAKE_WORKERS = {
     "exits after a claim": "printf C; head -c 1 >/dev/null; exit 3",
     "answers what marshal cannot read": r"printf C; sleep 0.2; printf 'R\003\000\000\000\000\000\000\000abc'",

@@ -179,7 +179,9 @@ def _spawn(count: int) -> list[subprocess.Popen]:
         return []
     if not sys.executable:
         raise OSError("no Python interpreter to start page workers with")
-    package_parent = str(Path(__file__).resolve().parents[1])  # this dotcov, whatever sys.path the worker gets
+    # This dotcov, whatever sys.path the worker gets; -P: no working directory first on it (a `dotcov` or `json`
+    # there would be imported instead).
+    package_parent = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
     # A page's strings (its rows, the encoded page: ~300 KB each) are freed after every page. glibc then gives
@@ -190,7 +192,7 @@ def _spawn(count: int) -> list[subprocess.Popen]:
     procs: list[subprocess.Popen] = []
     try:
         for _ in range(count):
-            procs.append(subprocess.Popen([sys.executable, "-m", "dotcov.html_workers"], env=env,
+            procs.append(subprocess.Popen([sys.executable, "-P", "-m", "dotcov.html_workers"], env=env,
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
     except OSError:
         Workers(procs).abort()

@@ -107,11 +107,13 @@ class BranchWorker:
                                protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 - a value beyond int64, a mapper that cannot be pickled: no worker
             return
-        package_parent = str(Path(__file__).resolve().parents[1])  # this dotcov, whatever sys.path says
+        # This dotcov, whatever sys.path says; -P: no working directory first on it (a `dotcov` or `json` there would
+        # be imported instead).
+        package_parent = str(Path(__file__).resolve().parents[1])
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
         try:
-            self._proc = subprocess.Popen([sys.executable, "-m", "dotcov.plan_worker"], env=env,
+            self._proc = subprocess.Popen([sys.executable, "-P", "-m", "dotcov.plan_worker"], env=env,
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         except OSError:
             return
