@@ -307,6 +307,15 @@ def with_contexts(cov: CoverageData) -> CoverageData:
     return cov
 
 
+def plans(cov: CoverageData, options: ReportOptions) -> list[dict]:
+    """Each module's cold plan, made as results.build makes it (test_plan_worker, test_plan_lines)."""
+    from dotcov import plan
+
+    mapper = results.PathMapper(options.paths, REPO)
+    return [plan.make_plan(m, results.load_symbols(m, mapper.map(m.path)), options, mapper, results.SourceChecks())
+            for m in cov.modules.values()]
+
+
 def plan_of(dll: Path, cov: CoverageData, options: ReportOptions) -> dict:
     from dotcov import plan
 

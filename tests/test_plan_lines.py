@@ -13,17 +13,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_plan_cache import REPO, module_data, snippets  # noqa: E402,F401  (fixture)
+from test_plan_cache import REPO, module_data, plans, snippets  # noqa: E402,F401  (fixture)
 
 from dotcov import _native, lines as line_rule, plan  # noqa: E402
-from dotcov.paths import PathMapper  # noqa: E402
-from dotcov.results import ReportOptions, SourceChecks, load_symbols  # noqa: E402
-
-
-def plans(cov, options: ReportOptions) -> list[dict]:
-    mapper = PathMapper(options.paths, REPO)
-    return [plan.make_plan(m, load_symbols(m, mapper.map(m.path)), options, mapper, SourceChecks())
-            for m in cov.modules.values()]
+from dotcov.results import ReportOptions  # noqa: E402
 
 
 @pytest.mark.parametrize("config", ["Debug", "Release"])
