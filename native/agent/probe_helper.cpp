@@ -342,40 +342,39 @@ bool ProbeHelper::InjectContexts(clr::ICorProfilerInfo5* info, clr::ModuleID cor
   return true;
 }
 
-namespace {
-// The module's AssemblyRef to CoreLib (an existing identical one is reused: META_S_DUPLICATE).
-bool CoreLibRef(clr::IMetaDataAssemblyEmit* asm_emit, const std::vector<uint8_t>& public_key,
-                const uint16_t (&version)[4], uint32_t flags, clr::mdAssemblyRef* asm_ref, std::string* error) {
+bool ProbeHelper::CoreLibTypeRef(clr::ICorProfilerInfo5* info, clr::ModuleID module, const char16_t* type,
+                                 const char* type_name, ComPtr<clr::IMetaDataEmit>* emit, uint32_t* type_ref,
+                                 std::string* error) {
+  ComPtr<clr::IUnknown> unk;
+  clr::HRESULT hr = info->GetModuleMetaData(module, clr::ofRead | clr::ofWrite, clr::IID_IMetaDataEmit, unk.Out());
+  if (hr != clr::S_OK) return *error = "GetModuleMetaData failed " + Hr(hr), false;
+  ComPtr<clr::IMetaDataAssemblyEmit> asm_emit;
+  if (!unk.As(clr::IID_IMetaDataEmit, emit) || !unk.As(clr::IID_IMetaDataAssemblyEmit, &asm_emit))
+    return *error = "module metadata is not writable", false;
+  // (an existing identical AssemblyRef is reused: META_S_DUPLICATE)
   clr::ASSEMBLYMETADATA md{};
-  md.usMajorVersion = version[0];
-  md.usMinorVersion = version[1];
-  md.usBuildNumber = version[2];
-  md.usRevisionNumber = version[3];
-  clr::HRESULT hr =
-      asm_emit->DefineAssemblyRef(public_key.empty() ? nullptr : public_key.data(),
-                                  static_cast<clr::ULONG>(public_key.size()), u"System.Private.CoreLib", &md, nullptr, 0,
-                                  flags, asm_ref);
+  md.usMajorVersion = version_[0];
+  md.usMinorVersion = version_[1];
+  md.usBuildNumber = version_[2];
+  md.usRevisionNumber = version_[3];
+  clr::mdAssemblyRef asm_ref = 0;
+  hr = asm_emit->DefineAssemblyRef(public_key_.empty() ? nullptr : public_key_.data(),
+                                   static_cast<clr::ULONG>(public_key_.size()), u"System.Private.CoreLib", &md,
+                                   nullptr, 0, assembly_flags_, &asm_ref);
   if (hr < 0) return *error = "DefineAssemblyRef(System.Private.CoreLib) failed " + Hr(hr), false;
+  hr = (*emit)->DefineTypeRefByName(asm_ref, type, type_ref);
+  if (hr < 0) return *error = std::string("DefineTypeRefByName(") + type_name + ") failed " + Hr(hr), false;
   return true;
 }
-}  // namespace
 
 bool ProbeHelper::ReferenceInterlocked(clr::ICorProfilerInfo5* info, clr::ModuleID module, uint32_t* member_ref,
                                        std::string* error) {
   if (!identity_ready_) return *error = "CoreLib's identity is not known", false;
-  ComPtr<clr::IUnknown> unk;
-  clr::HRESULT hr = info->GetModuleMetaData(module, clr::ofRead | clr::ofWrite, clr::IID_IMetaDataEmit, unk.Out());
-  if (hr != clr::S_OK) return *error = "GetModuleMetaData failed " + Hr(hr), false;
   ComPtr<clr::IMetaDataEmit> emit;
-  ComPtr<clr::IMetaDataAssemblyEmit> asm_emit;
-  if (!unk.As(clr::IID_IMetaDataEmit, &emit) || !unk.As(clr::IID_IMetaDataAssemblyEmit, &asm_emit))
-    return *error = "module metadata is not writable", false;
-  clr::mdAssemblyRef asm_ref = 0;
-  if (!CoreLibRef(asm_emit.get(), public_key_, version_, assembly_flags_, &asm_ref, error)) return false;
   clr::mdTypeRef type_ref = 0;
-  hr = emit->DefineTypeRefByName(asm_ref, kInterlockedType, &type_ref);
-  if (hr < 0) return *error = "DefineTypeRefByName(System.Threading.Interlocked) failed " + Hr(hr), false;
-  hr = emit->DefineMemberRef(type_ref, u"Increment", kIncrementSig, sizeof kIncrementSig, member_ref);
+  if (!CoreLibTypeRef(info, module, kInterlockedType, "System.Threading.Interlocked", &emit, &type_ref, error))
+    return false;
+  clr::HRESULT hr = emit->DefineMemberRef(type_ref, u"Increment", kIncrementSig, sizeof kIncrementSig, member_ref);
   if (hr < 0) return *error = "DefineMemberRef(Interlocked.Increment) failed " + Hr(hr), false;
   return true;
 }
@@ -391,19 +390,10 @@ bool ProbeHelper::ReferenceFrom(clr::ICorProfilerInfo5* info, clr::ModuleID modu
 bool ProbeHelper::ReferenceFrom(clr::ICorProfilerInfo5* info, clr::ModuleID module, Refs* refs,
                                 std::string* error) {
   if (!ready_) return *error = "the CoreLib helper is not available", false;
-  ComPtr<clr::IUnknown> unk;
-  clr::HRESULT hr = info->GetModuleMetaData(module, clr::ofRead | clr::ofWrite, clr::IID_IMetaDataEmit, unk.Out());
-  if (hr != clr::S_OK) return *error = "GetModuleMetaData failed " + Hr(hr), false;
   ComPtr<clr::IMetaDataEmit> emit;
-  ComPtr<clr::IMetaDataAssemblyEmit> asm_emit;
-  if (!unk.As(clr::IID_IMetaDataEmit, &emit) || !unk.As(clr::IID_IMetaDataAssemblyEmit, &asm_emit))
-    return *error = "module metadata is not writable", false;
-  clr::mdAssemblyRef asm_ref = 0;
-  if (!CoreLibRef(asm_emit.get(), public_key_, version_, assembly_flags_, &asm_ref, error)) return false;
   clr::mdTypeRef type_ref = 0;
-  hr = emit->DefineTypeRefByName(asm_ref, kHelperType, &type_ref);
-  if (hr < 0) return *error = "DefineTypeRefByName(DotCov.Probes) failed " + Hr(hr), false;
-  hr = emit->DefineMemberRef(type_ref, kHelperMethod, kHelperSig, sizeof kHelperSig, &refs->hit);
+  if (!CoreLibTypeRef(info, module, kHelperType, "DotCov.Probes", &emit, &type_ref, error)) return false;
+  clr::HRESULT hr = emit->DefineMemberRef(type_ref, kHelperMethod, kHelperSig, sizeof kHelperSig, &refs->hit);
   if (hr < 0) return *error = "DefineMemberRef(Hit) failed " + Hr(hr), false;
   if (contexts_ready_ &&
       ((hr = emit->DefineMemberRef(type_ref, u"HitCtx", kVoidIntSig, sizeof kVoidIntSig, &refs->hit_ctx)) < 0 ||

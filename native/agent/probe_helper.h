@@ -13,6 +13,9 @@
 
 namespace dotcov::agent {
 
+template <typename T>
+class ComPtr;
+
 class ProbeHelper {
  public:
   // Adds the helper to CoreLib. Its IL increments the 64-bit counter at
@@ -57,6 +60,10 @@ class ProbeHelper {
 
  private:
   bool TakeIdentity(clr::IMetaDataAssemblyImport* asm_import, std::string* error);
+  // In `module`: its emit interface, and a TypeRef to CoreLib's `type` through an AssemblyRef made from
+  // CoreLib's identity (`type_name`: the same name, for the error).
+  bool CoreLibTypeRef(clr::ICorProfilerInfo5* info, clr::ModuleID module, const char16_t* type, const char* type_name,
+                      ComPtr<clr::IMetaDataEmit>* emit, uint32_t* type_ref, std::string* error);
 
   bool ready_ = false;
   bool contexts_ready_ = false;
