@@ -51,7 +51,7 @@ class CMakeBuild(build_ext):
 class BuildPyWithTemplates(build_py):
     """Ships the repository's templates/ (the HTML report's) inside the package as dotcov/templates.
 
-    An editable install needs no copy: dotcov.html.templates_dir() finds <repo>/templates.
+    An editable install needs no copy: dotcov.html.report.templates_dir() finds <repo>/templates.
     """
 
     def run(self):

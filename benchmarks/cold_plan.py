@@ -35,11 +35,11 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
 
-    from dotcov import data as data_mod
-    from dotcov.paths import PathMapper
-    from dotcov.plan import make_plan
-    from dotcov.results import ReportOptions, SourceChecks, load_symbols
-    from dotcov.unloaded import never_loaded
+    from dotcov.data import datafiles as data_mod
+    from dotcov.analysis.paths import PathMapper
+    from dotcov.analysis.plans.plan import make_plan
+    from dotcov.analysis.results import ReportOptions, SourceChecks, load_symbols
+    from dotcov.analysis.unloaded import never_loaded
 
     root = (args.root or Path.cwd()).resolve()
     gc.disable()

@@ -31,7 +31,10 @@ def main() -> None:
     args = ap.parse_args()
     shutil.rmtree(args.data / "cache", ignore_errors=True)
 
-    from dotcov import api, plan, plan_worker, results
+    from dotcov import api
+    from dotcov.analysis.plans import plan
+    from dotcov.analysis.plans import worker as plan_worker
+    from dotcov.analysis import results
 
     t0, c0 = time.perf_counter(), time.process_time()
     marks: list[tuple[str, float, float]] = []

@@ -39,7 +39,8 @@ def measure(cmd: list[str]) -> tuple[float, float]:
 
 
 def first_line_hits(data_dir: Path) -> int:
-    from dotcov import data, results
+    from dotcov.data import datafiles as data
+    from dotcov.analysis import results
 
     result, _ = results.build(data.load(data_dir), SAMPLES)
     work = {fc.path: fc for fc in result.all_files()}[str(SAMPLES / "Contention" / "Work.cs")]

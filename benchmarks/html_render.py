@@ -25,10 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from dotcov import html_search
-from dotcov.analysis import Analysis
-from dotcov.html import search_text, write_html
-from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage
+from dotcov.html import search as html_search
+from dotcov.analysis.numbers import Analysis
+from dotcov.html.report import search_text, write_html
+from dotcov.analysis.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage
 
 METHOD = '''
         /// <summary>Computes {name} for the given input.</summary>
@@ -75,7 +75,7 @@ def _cpu() -> float:
 
 
 def colour_only(directory: Path) -> None:
-    from dotcov.html import highlight_lines, read_source
+    from dotcov.html.report import highlight_lines, read_source
 
     paths = sorted(directory.rglob("*.cs"))
     texts = [(read_source(str(p)), str(p)) for p in paths]
@@ -89,9 +89,9 @@ def real_data(data_dir: Path, out: Path, jobs: int | None, source_root: Path | N
     import os
     import shutil
 
-    from dotcov import html_cache
+    from dotcov.html import cache as html_cache
     from dotcov.api import Coverage
-    from dotcov.plan_cache import CACHE_DIR
+    from dotcov.analysis.plans.cache import CACHE_DIR
 
     data_dir = data_dir.resolve()
     os.chdir(source_root or data_dir.parent)  # as `dotcov html` run in the project

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from dotcov.lines import Span, code_free_lines, line_hits
+from dotcov.analysis.lines import Span, code_free_lines, line_hits
 
 METHOD = '''
     public int M{k}(int a, string label)

@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from dotcov.agent import profiler_environment
+from dotcov.measure.agent import profiler_environment
 
 DERIVED = 1 << 63
 SUMMED = 1 << 62

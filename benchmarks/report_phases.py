@@ -37,10 +37,10 @@ def main() -> None:
                     help="time only these phases (repeatable; default: all)")
     args = ap.parse_args()
 
-    from dotcov.analysis import Analysis
+    from dotcov.analysis.numbers import Analysis
     from dotcov.api import Coverage, _no_gc
-    from dotcov.cobertura import cobertura_xml, write_cobertura
-    from dotcov.report import render_table
+    from dotcov.reports.cobertura import cobertura_xml, write_cobertura
+    from dotcov.reports.text import render_table
 
     cov = Coverage(args.data, source_root=args.root, warn=lambda m: None)
     t = time.perf_counter()

@@ -360,7 +360,7 @@ def summarize(samples: dict[str, list[dict]]) -> dict:
 
 def synthetic(files: int = 5000, points_per_file: int = 200, methods_per_file: int = 10):
     sys.path.insert(0, str(ROOT / "src"))
-    from dotcov.model import (AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage,
+    from dotcov.analysis.model import (AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage,
                               PointCoverage)
 
     rng = random.Random(1)
@@ -394,8 +394,8 @@ def synthetic(files: int = 5000, points_per_file: int = 200, methods_per_file: i
 def bench_writers(scratch: Path) -> dict:
     sys.path.insert(0, str(ROOT / "src"))
     from dotcov import __version__
-    from dotcov.cobertura import cobertura_xml
-    from dotcov.report import render_table
+    from dotcov.reports.cobertura import cobertura_xml
+    from dotcov.reports.text import render_table
 
     t = time.perf_counter()
     result = synthetic()
@@ -413,7 +413,7 @@ def bench_writers(scratch: Path) -> dict:
     out["render_table_s"] = time.perf_counter() - t
     out["table_bytes"] = len(table)
     try:
-        from dotcov.html import write_html  # not yet reachable from the CLI when this harness was written
+        from dotcov.html.report import write_html  # not yet reachable from the CLI when this harness was written
     except ImportError:
         out["write_html_s"] = None
     else:

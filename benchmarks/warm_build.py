@@ -36,14 +36,16 @@ def main() -> None:
 
         _native.use_huge_pages()
 
-    from dotcov import __version__, data, plan_cache
-    from dotcov.paths import PathMapper
+    from dotcov import __version__
+    from dotcov.data import datafiles as data
+    from dotcov.analysis.plans import cache as plan_cache
+    from dotcov.analysis.paths import PathMapper
     try:
-        from dotcov.packed_plan import apply as apply_plan
+        from dotcov.analysis.plans.packed import apply as apply_plan
     except ImportError:  # (before the packed plans: to compare)
-        from dotcov.plan import apply_plan
-    from dotcov.config import load_config
-    from dotcov.settings import report_options
+        from dotcov.analysis.plans.plan import apply_plan
+    from dotcov.cli.config import load_config
+    from dotcov.cli.settings import report_options
 
     # The options a report command without flags has (dotcov.toml read as the CLI reads it): the same cache keys.
     options = report_options(load_config())

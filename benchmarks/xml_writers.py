@@ -3,7 +3,7 @@
 
     .venv/bin/python benchmarks/xml_writers.py [N]
 
-Writes N (default 280,000) Cobertura `<line number hits branch />` elements four ways: dotcov.xmlwriter's
+Writes N (default 280,000) Cobertura `<line number hits branch />` elements four ways: dotcov.reports.xmlwriter's
 XmlWriter, lxml's etree.xmlfile (one Element per line, indentation written as text), formatted strings (what
 cobertura.py did for lines without branches until 2026-11-25), and `_native.cobertura_class` (what it does now: a
 class whose `<lines>` are the N lines); then N OpenCover `<SequencePoint>`s (eleven attributes) with lxml's xmlfile
@@ -20,7 +20,7 @@ from typing import Callable
 from lxml import etree
 
 from dotcov._native import cobertura_class
-from dotcov.xmlwriter import XmlWriter
+from dotcov.reports.xmlwriter import XmlWriter
 
 
 # Each way: made with N, it does its untimed setup and returns the work to time.

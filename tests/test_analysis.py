@@ -12,18 +12,18 @@ from pathlib import Path
 import pytest
 
 from dotcov import _native
-from dotcov.analysis import Analysis, Numbers, merge_branch, merge_files
+from dotcov.analysis.numbers import Analysis, Numbers, merge_branch, merge_files
 from dotcov.api import Coverage, CoverageError, DataLostError
-from dotcov.cobertura import cobertura_xml
-from dotcov.data import ModuleHits
-from dotcov.html import write_html
-from dotcov.json_report import json_report
-from dotcov.lcov import lcov_text
-from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage
-from dotcov.report import print_table, render_markdown, render_table, summarize
-from dotcov.opencover import opencover_xml
-from dotcov.paths import PathMapper
-from dotcov.results import Symbols, module_coverage
+from dotcov.reports.cobertura import cobertura_xml
+from dotcov.data.datafiles import ModuleHits
+from dotcov.html.report import write_html
+from dotcov.reports.json_report import json_report
+from dotcov.reports.lcov import lcov_text
+from dotcov.analysis.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage
+from dotcov.reports.text import print_table, render_markdown, render_table, summarize
+from dotcov.reports.opencover import opencover_xml
+from dotcov.analysis.paths import PathMapper
+from dotcov.analysis.results import Symbols, module_coverage
 
 REPO = Path(__file__).resolve().parents[1]
 SNIPPETS = REPO / "tests" / "branch_samples" / "Snippets"
@@ -270,7 +270,7 @@ def test_a_source_changed_after_the_build_is_a_warning_in_every_report(snippets_
 
 
 def test_ignore_errors_reports_damaged_data_and_says_what_was_lost(snippets_dll, tmp_path):
-    from dotcov import data
+    from dotcov.data import datafiles as data
 
     raw = _native.read_symbols(str(snippets_dll))
     sites = [(0x06000000 | rid, p[0], 0) for rid, points in sorted(raw["sequence_points"].items()) for p in points]

@@ -12,9 +12,9 @@ from lxml import etree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_report import check_gold, one_file, covered_of, sample_result  # noqa: E402
 
-from dotcov.analysis import Analysis  # noqa: E402
+from dotcov.analysis.numbers import Analysis  # noqa: E402
 from dotcov.api import Coverage  # noqa: E402
-from dotcov.badge import badge_colour, badge_svg  # noqa: E402
+from dotcov.reports.badge import badge_colour, badge_svg  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 

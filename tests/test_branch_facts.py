@@ -17,8 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dotcov import _native, branches
-from dotcov.branches import RECOGNISERS, MethodIL
+from dotcov import _native
+from dotcov.analysis.branches import analyse as branches
+from dotcov.analysis.branches.analyse import RECOGNISERS, MethodIL
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "samples"

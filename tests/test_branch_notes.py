@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dotcov.branch_notes import conditions, jump_means, notes
+from dotcov.analysis.branches.notes import conditions, jump_means, notes
 
 BRTRUE, BRFALSE, BLT, BGE, BLE = 0x2D, 0x2C, 0x32, 0x2F, 0x31
 

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from dotcov import _native, branches
-from dotcov.branches import MethodIL
-from dotcov.data import CoverageData, ModuleHits
-from dotcov.model import BranchCoverage
-from dotcov.results import Symbols, build
+from dotcov import _native
+from dotcov.analysis.branches import analyse as branches
+from dotcov.analysis.branches.analyse import MethodIL
+from dotcov.data.datafiles import CoverageData, ModuleHits
+from dotcov.analysis.model import BranchCoverage
+from dotcov.analysis.results import Symbols, build
 
 REPO = Path(__file__).resolve().parents[1]
 SNIPPETS = REPO / "tests" / "branch_samples" / "Snippets"
@@ -417,7 +418,7 @@ def test_short_circuits_compiled_to_or_and_count_each_operand(snippets, config):
     two outcomes, the right one counted only when the source evaluates it; the branch on the combined value is no
     outcome of its own; `a | flag` (no short circuit in the source, the same IL) reports nothing. The same outcome
     sets and notes in Debug and Release."""
-    from dotcov import short_circuit
+    from dotcov.analysis.branches import short_circuit
 
     dll = snippets[config]
     raw = _native.read_symbols(str(dll))

@@ -9,11 +9,11 @@ import zlib
 
 import pytest
 
-from dotcov import cache_files
-from dotcov.cache_files import FramedFiles
+from dotcov.data import cache_files
+from dotcov.data.cache_files import FramedFiles
 
-FILES = FramedFiles(b"test-frame-1\n", prefix="t.", suffix=".bin", temp="t")
-COUNTED = FramedFiles(b"test-frame-1\n", prefix="", suffix=".c", temp="c", meta=4)
+FILES = FramedFiles(b"dotcov-test-frame-1\n", prefix="t.", suffix=".bin", temp="t")
+COUNTED = FramedFiles(b"dotcov-test-frame-1\n", prefix="", suffix=".c", temp="c", meta=4)
 
 
 def test_a_written_file_reads_back(tmp_path):

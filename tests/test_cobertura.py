@@ -20,10 +20,10 @@ from lxml import etree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_report import ROOT, check_gold, sample_result  # noqa: E402
 
-from dotcov import cobertura  # noqa: E402
-from dotcov.cobertura import cobertura_xml, rate, write_cobertura  # noqa: E402
-from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage  # noqa: E402
-from dotcov.report import render_table  # noqa: E402
+from dotcov.reports import cobertura  # noqa: E402
+from dotcov.reports.cobertura import cobertura_xml, rate, write_cobertura  # noqa: E402
+from dotcov.analysis.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage  # noqa: E402
+from dotcov.reports.text import render_table  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DECLARATION = b'<?xml version="1.0" encoding="utf-8"?>\n'

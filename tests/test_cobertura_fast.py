@@ -17,14 +17,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_cobertura import assert_valid  # noqa: E402
 from test_report import sample_result  # noqa: E402
 
-from dotcov import cobertura, output  # noqa: E402
-from dotcov.analysis import (Analysis, ClassAnalysis, MethodAnalysis, _set_unsorted_points,  # noqa: E402
+from dotcov.reports import cobertura  # noqa: E402
+from dotcov.reports import output
+from dotcov.analysis.numbers import (Analysis, ClassAnalysis, MethodAnalysis, _set_unsorted_points,  # noqa: E402
                              crap_score, cyclomatic_complexity, line_numbers, merge_classes, point_order)
-from dotcov.cobertura import cobertura_xml, line_branches, write_cobertura  # noqa: E402
-from dotcov.model import (AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult,  # noqa: E402
+from dotcov.reports.cobertura import cobertura_xml, line_branches, write_cobertura  # noqa: E402
+from dotcov.analysis.model import (AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult,  # noqa: E402
                           FileCoverage, MethodCoverage, PointCoverage)
-from dotcov.output import relative_path, truncated_percent  # noqa: E402
-from dotcov.xmlwriter import INDENT, XmlWriter  # noqa: E402
+from dotcov.reports.output import relative_path, truncated_percent  # noqa: E402
+from dotcov.reports.xmlwriter import INDENT, XmlWriter  # noqa: E402
 
 HUGE = 2 ** 64 + 7  # beyond any counter: formatted as it is
 

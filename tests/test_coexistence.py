@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dotcov.coexistence import in_command_line
+from dotcov.measure.coexistence import in_command_line
 
 
 @pytest.mark.parametrize("argv, tool", [

@@ -14,14 +14,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_branches import SNIPPETS, dotnet, every_branch, snippets  # noqa: E402,F401  (fixtures)
 
 from dotcov import _native  # noqa: E402
-from dotcov.analysis import Analysis, crap_score, crap_shown, cyclomatic_complexity  # noqa: E402
-from dotcov.cobertura import cobertura_xml  # noqa: E402
-from dotcov.data import CoverageData  # noqa: E402
-from dotcov.json_report import json_report  # noqa: E402
-from dotcov.model import (AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage,  # noqa: E402
+from dotcov.analysis.numbers import Analysis, crap_score, crap_shown, cyclomatic_complexity  # noqa: E402
+from dotcov.reports.cobertura import cobertura_xml  # noqa: E402
+from dotcov.data.datafiles import CoverageData  # noqa: E402
+from dotcov.reports.json_report import json_report  # noqa: E402
+from dotcov.analysis.model import (AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage,  # noqa: E402
                           MethodCoverage)
-from dotcov.opencover import opencover_xml  # noqa: E402
-from dotcov.results import build  # noqa: E402
+from dotcov.reports.opencover import opencover_xml  # noqa: E402
+from dotcov.analysis.results import build  # noqa: E402
 
 ROOT = "/src/proj"
 

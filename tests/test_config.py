@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from dotcov.config import ConfigError, load_config
-from dotcov.filters import FilterError, Filters, TypeFilter
-from dotcov.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage
-from dotcov.paths import PathMapper
-from dotcov.thresholds import check, percentages
+from dotcov.cli.config import ConfigError, load_config
+from dotcov.analysis.filters import FilterError, Filters, TypeFilter
+from dotcov.analysis.model import AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage
+from dotcov.analysis.paths import PathMapper
+from dotcov.analysis.thresholds import check, percentages
 
 
 def test_config_is_found_upward_and_read(tmp_path):
@@ -130,7 +130,7 @@ def test_fail_under_kinds_and_scopes():
 
 
 def test_run_contexts_setting(tmp_path):
-    from dotcov.config import UsageError
+    from dotcov.cli.config import UsageError
 
     cfg_file = tmp_path / "dotcov.toml"
     assert load_config(tmp_path).run_contexts is None  # no file: off

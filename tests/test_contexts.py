@@ -14,14 +14,15 @@ from pathlib import Path
 import pytest
 from lxml import html as lxml_html
 
-from dotcov import _native, data
-from dotcov.analysis import Analysis, merge_files
+from dotcov import _native
+from dotcov.data import datafiles as data
+from dotcov.analysis.numbers import Analysis, merge_files
 from dotcov.api import Coverage, CoverageError
-from dotcov.contexts import ContextError, limit_data, parse_patterns
-from dotcov.data import CoverageData, ModuleHits
-from dotcov.json_report import json_report
-from dotcov.model import AssemblyCoverage, CoverageResult, FileCoverage
-from dotcov.results import ReportOptions, build
+from dotcov.analysis.contexts import ContextError, limit_data, parse_patterns
+from dotcov.data.datafiles import CoverageData, ModuleHits
+from dotcov.reports.json_report import json_report
+from dotcov.analysis.model import AssemblyCoverage, CoverageResult, FileCoverage
+from dotcov.analysis.results import ReportOptions, build
 
 REPO = Path(__file__).resolve().parents[1]
 SNIPPETS = REPO / "tests" / "branch_samples" / "Snippets"
@@ -191,7 +192,7 @@ def _page(index: Path, path: str) -> Path:
 
 
 def test_html_show_contexts_lists_the_tests_of_each_covered_line(snippets_dll, tmp_path):
-    from dotcov.html import write_html
+    from dotcov.html.report import write_html
 
     a = analysis(data_of(module_with_contexts(snippets_dll)), contexts=True)
     index = write_html(a, tmp_path / "html", show_contexts=True, relative_to=str(SNIPPETS))
@@ -212,7 +213,7 @@ def test_html_show_contexts_lists_the_tests_of_each_covered_line(snippets_dll, t
 
 
 def test_html_names_each_test_once_per_page_however_many_lines_it_ran(tmp_path):
-    from dotcov.html import write_html
+    from dotcov.html.report import write_html
 
     src = tmp_path / "x.cs"
     src.write_text("".join(f"int a{n} = {n};\n" for n in range(1, 201)))
@@ -228,7 +229,7 @@ def test_html_names_each_test_once_per_page_however_many_lines_it_ran(tmp_path):
 
 
 def test_html_contexts_are_escaped(tmp_path):
-    from dotcov.html import write_html
+    from dotcov.html.report import write_html
 
     src = tmp_path / "x.cs"
     src.write_text("class X {}\n")
@@ -245,7 +246,7 @@ def test_html_contexts_open_in_a_real_browser(tmp_path):
     """dotcov.js lists a count's tests when it is opened (Chromium: every count opened once the page loaded)."""
     from test_html import CHROMIUM, _chromium
 
-    from dotcov.html import write_html
+    from dotcov.html.report import write_html
 
     src = tmp_path / "x.cs"
     src.write_text("int a = 1;\nint b = 2;\nint c = 3;\n")
@@ -283,7 +284,7 @@ def cli_with_contexts(snippets_dll, tmp_path, monkeypatch):
     """Runs `dotcov ARGS` in-process on Snippets data whose contexts are given back to every load."""
     from click.testing import CliRunner
 
-    from dotcov.cli import cli
+    from dotcov.cli.commands import cli
 
     module = module_with_contexts(snippets_dll)
     d = _write_data(tmp_path, module)
@@ -379,9 +380,9 @@ def test_release_switch_lines_without_a_sequence_point_take_their_dispatchs_test
     subprocess.run(["dotnet", "build", str(SNIPPETS), "-c", "Release", "-nologo", "-v", "quiet", "-clp:ErrorsOnly"],
                    env=env, check=True)
     dll = SNIPPETS / "bin" / "Release" / "net10.0" / "Snippets.dll"
-    from dotcov import branches
-    from dotcov.branches import MethodIL
-    from dotcov.results import Symbols
+    from dotcov.analysis.branches import analyse as branches
+    from dotcov.analysis.branches.analyse import MethodIL
+    from dotcov.analysis.results import Symbols
 
     raw = _native.read_symbols(str(dll))
     sites = [(0x06000000 | rid, p[0], 0) for rid, points in sorted(raw["sequence_points"].items()) for p in points]

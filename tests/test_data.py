@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dotcov import _native, data
+from dotcov import _native
+from dotcov.data import datafiles as data
 
 MVID = b"m" * 16
 PDB = b"p" * 20

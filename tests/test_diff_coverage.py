@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from dotcov import diff_coverage, gitdiff
-from dotcov.model import AssemblyCoverage, CoverageResult, FileCoverage
+from dotcov.reports import diff_coverage
+from dotcov.data import gitdiff
+from dotcov.analysis.model import AssemblyCoverage, CoverageResult, FileCoverage
 
 
 def git(repo: Path, *args: str) -> str:

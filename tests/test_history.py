@@ -14,12 +14,12 @@ from click.testing import CliRunner
 from lxml import etree
 from lxml import html as lxml_html
 
-from dotcov import history
-from dotcov.analysis import Numbers
+from dotcov.reports import history
+from dotcov.analysis.numbers import Numbers
 from dotcov.api import Coverage
-from dotcov.cli import cli
-from dotcov.html import page_name, write_html
-from dotcov.model import CoverageResult
+from dotcov.cli.commands import cli
+from dotcov.html.report import page_name, write_html
+from dotcov.analysis.model import CoverageResult
 from test_html import sample_result
 
 GOLD = Path(__file__).resolve().parent / "gold"
@@ -219,7 +219,7 @@ def test_dotcov_html_history_three_times(tmp_path, monkeypatch):
 
 
 def test_the_html_section_of_dotcov_toml(tmp_path):
-    from dotcov.config import ConfigError, load_config
+    from dotcov.cli.config import ConfigError, load_config
 
     (tmp_path / "dotcov.toml").write_text('[html]\nhistory = "ci/history"\n')
     assert load_config(tmp_path).html_history == str(tmp_path / "ci" / "history")

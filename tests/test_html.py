@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 from lxml import html as lxml_html
 
-from dotcov import html_dir
-from dotcov.analysis import Analysis
+from dotcov.html import directory as html_dir
+from dotcov.analysis.numbers import Analysis
 from dotcov.api import Coverage, CoverageError
-from dotcov.html import highlight_lines, page_name, read_source, templates_dir, write_html
-from dotcov.model import (
+from dotcov.html.report import highlight_lines, page_name, read_source, templates_dir, write_html
+from dotcov.analysis.model import (
     AssemblyCoverage,
     BranchCoverage,
     ClassCoverage,
@@ -31,7 +31,7 @@ from dotcov.model import (
     FileCoverage,
     MethodCoverage,
 )
-from dotcov.report import display_percent, summarize
+from dotcov.reports.text import display_percent, summarize
 
 GOLD = Path(__file__).resolve().parent / "gold" / "html"
 SRC = GOLD / "src"  # the sample's source files (checked in, read by the report)
@@ -180,7 +180,7 @@ def directory_bytes(d: Path) -> dict[str, bytes]:
 def test_page_workers_write_what_one_process_writes(tmp_path, monkeypatch, show_contexts):
     """The pages written by worker processes (html_workers.py), however the files are dealt to them, are
     byte for byte those one process writes."""
-    from dotcov import html_workers
+    from dotcov.html import workers as html_workers
 
     started = []
     start = html_workers.start
@@ -203,7 +203,7 @@ def test_page_workers_write_what_one_process_writes(tmp_path, monkeypatch, show_
 
 
 def test_page_workers_import_this_dotcov_whatever_the_working_directory_holds(tmp_path, monkeypatch):
-    from dotcov import html_workers
+    from dotcov.html import workers as html_workers
 
     started = []
     start = html_workers.start
@@ -217,8 +217,8 @@ def test_page_workers_import_this_dotcov_whatever_the_working_directory_holds(tm
     assert started == [2]
 
 def test_page_shares_cover_every_page_once_and_balance_lines():
-    from dotcov.html import PageJob, _shares
-    from dotcov.analysis import Numbers
+    from dotcov.html.report import PageJob, _shares
+    from dotcov.analysis.numbers import Numbers
 
     jobs = [PageJob(name=f"f{i}", path=f"/f{i}", page=f"f{i}.html", assemblies=[], namespaces=[], stale=None,
                     numbers=Numbers(), lines=dict.fromkeys(range(n), 1), excluded=set(), not_measured={},
@@ -255,7 +255,7 @@ def test_pages_written_in_process_when_no_worker_can_start(tmp_path, monkeypatch
 
 
 def test_workers_started_early_are_taken_by_the_report_or_stopped(tmp_path, monkeypatch):
-    from dotcov import html_workers
+    from dotcov.html import workers as html_workers
 
     started = []
     real = subprocess.Popen
@@ -287,7 +287,7 @@ def test_workers_started_early_are_taken_by_the_report_or_stopped(tmp_path, monk
 
 
 def test_workers_start_early_only_for_large_data(tmp_path, monkeypatch):
-    from dotcov import html_workers
+    from dotcov.html import workers as html_workers
 
     calls = []
     monkeypatch.setattr(html_workers, "start_early", calls.append)
@@ -517,7 +517,7 @@ def test_fast_lexing_gives_pygments_tokens(lexer_name):
     """The combined-regex driver must yield exactly the tokens of Pygments' own loop."""
     from pygments.lexers import get_lexer_by_name
 
-    from dotcov.html_pygments import _FastRegexDriver, _token_stream
+    from dotcov.html.pygments_colours import _FastRegexDriver, _token_stream
 
     lexer = get_lexer_by_name(lexer_name, stripnl=False, ensurenl=False)
     assert any(state is not None for state in _FastRegexDriver(lexer).states.values())
@@ -705,7 +705,7 @@ def test_paths_may_wrap_only_after_a_separator(tmp_path):
     assert '<span class="path">Calc/<wbr>Calculator.cs</span>' in page
     css = (index.parent / "style.css").read_text("utf-8")
     assert "overflow-wrap: anywhere" not in css  # which would break names anywhere, mid-word
-    from dotcov.html import wrap_points
+    from dotcov.html.report import wrap_points
     assert str(wrap_points("a<b/c&d")) == "a&lt;b/<wbr>c&amp;d"
 
 
@@ -794,8 +794,9 @@ def test_search_index_lists_files_classes_methods_and_source(tmp_path):
 def test_method_rows_count_as_the_analysis_and_give_the_search_its_covers():
     """html_methods counts a method's lines and outcomes itself (no Numbers per method): the same as
     MethodAnalysis.numbers, covers included, on lines with merged builds, partial and missed branches."""
-    from dotcov import html_methods, html_search
-    from dotcov.html import wrap_name
+    from dotcov.html import methods as html_methods
+    from dotcov.html import search as html_search
+    from dotcov.html.report import wrap_name
 
     result = methods_result()
     result.assemblies[1].classes[0].methods = [
@@ -822,7 +823,7 @@ def test_method_rows_count_as_the_analysis_and_give_the_search_its_covers():
 
 
 def test_search_source_is_split_into_chunks_and_old_chunks_go(tmp_path, monkeypatch):
-    from dotcov import html_search
+    from dotcov.html import search as html_search
 
     monkeypatch.setattr(html_search, "CHUNK_CHARS", 10)  # every file its own chunk
     monkeypatch.setattr(html_search, "FIRST_CHUNK_CHARS", 10)
@@ -863,7 +864,7 @@ def test_search_index_escapes_odd_names_and_skips_unreadable_sources(tmp_path):
 def test_long_type_and_method_names_wrap_between_their_parts(tmp_path):
     """The methods page fits 1300 px (the browser test measures it): names break after `.`, `,`, `(`, `<`,
     never inside a word."""
-    from dotcov.html import wrap_name
+    from dotcov.html.report import wrap_name
 
     assert str(wrap_name("N.C`1<T>.M(A,B&C)")) == "N.<wbr>C`1&lt;<wbr>T&gt;<wbr>.<wbr>M(<wbr>A,<wbr>B&amp;C)"
     out = render(tmp_path, methods_result()).parent

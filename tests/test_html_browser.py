@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from dotcov import html_search
-from dotcov.html import write_html
-from dotcov.model import MethodCoverage
+from dotcov.html import search as html_search
+from dotcov.html.report import write_html
+from dotcov.analysis.model import MethodCoverage
 from test_html import CHROMIUM, SRC, methods_result
 
 BROWSER = Path(__file__).resolve().parent / "browser"

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from dotcov import data, html, html_cache
-from dotcov.analysis import Analysis
+from dotcov.data import datafiles as data
+from dotcov.html import report as html
+from dotcov.html import cache as html_cache
+from dotcov.analysis.numbers import Analysis
 from dotcov.api import Coverage
-from dotcov.html import page_name, write_html
-from dotcov.plan_cache import CACHE_DIR
+from dotcov.html.report import page_name, write_html
+from dotcov.analysis.plans.cache import CACHE_DIR
 from test_html import SRC, directory_bytes, many_states_result
 
 SOURCES = ("Calc/Calculator.cs", "Calc/Parser.cs", "Lib/Shared.cs", "Lib/Util.fs")
@@ -186,7 +188,7 @@ def test_a_source_that_cannot_be_read_is_not_stored(tmp_path, src):
 def test_the_key_covers_every_colouring_module():
     # An edited colouring module (an edited checkout) must colour anew: each is in the stamp with its size and time.
     stamp = html_cache.code_stamp()
-    for name in ("html.py", "html_csharp.py", "html_pygments.py"):
+    for name in ("report.py", "csharp.py", "pygments_colours.py"):
         assert f"{name}:".encode() in stamp
 
 

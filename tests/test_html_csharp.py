@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from pygments.lexers import CSharpLexer
 
-from dotcov import html_pygments
-from dotcov import html_csharp
+from dotcov.html import pygments_colours as html_pygments
+from dotcov.html import csharp as html_csharp
 
 ROOT = Path(__file__).resolve().parents[1]
 _GROUPS = {}

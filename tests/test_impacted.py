@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from dotcov import data
-from dotcov.cli import cli
-from dotcov.gitdiff import Base
-from dotcov.impacted import compute_impact, filter_value, render_filter, render_json, render_text
-from dotcov.results import ReportOptions, build
-from dotcov.analysis import Analysis
+from dotcov.data import datafiles as data
+from dotcov.cli.commands import cli
+from dotcov.data.gitdiff import Base
+from dotcov.reports.impacted import compute_impact, filter_value, render_filter, render_json, render_text
+from dotcov.analysis.results import ReportOptions, build
+from dotcov.analysis.numbers import Analysis
 
 from test_contexts import SNIPPETS, data_of, module_with_contexts, snippets_dll  # noqa: F401 (a fixture)
 
@@ -63,7 +63,7 @@ def test_filter_expression_and_its_escaping():
 
 
 def _impact_with(tests):
-    from dotcov.impacted import Impact
+    from dotcov.reports.impacted import Impact
 
     return Impact(BASE, tests, 1, [], [], [])
 

@@ -16,8 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_report import ROOT, check_gold, sample_result  # noqa: E402
 
-from dotcov.json_report import FORMAT, FORMAT_VERSION, json_report, json_text, merge_classes, write_json  # noqa: E402
-from dotcov.model import (  # noqa: E402
+from dotcov.reports.json_report import FORMAT, FORMAT_VERSION, json_report, json_text, merge_classes, write_json  # noqa: E402
+from dotcov.analysis.model import (  # noqa: E402
     AssemblyCoverage,
     BranchCoverage,
     ClassCoverage,
@@ -26,7 +26,7 @@ from dotcov.model import (  # noqa: E402
     MethodCoverage,
     PointCoverage,
 )
-from dotcov.report import render_table, summarize  # noqa: E402
+from dotcov.reports.text import render_table, summarize  # noqa: E402
 
 ADD = 0x06000001
 DIV = 0x06000002

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from dotcov import launcher
-from dotcov.cli import cli
+from dotcov.cli import launcher
+from dotcov.cli.commands import cli
 
 # Each argument list either parses without click exactly as click parses it, or is handed to click.
 CASES = [
@@ -70,7 +70,7 @@ def test_the_data_dir_variable_is_read_as_click_reads_it(monkeypatch, tmp_path):
 
 def test_run_does_not_import_click(tmp_path):
     code = ("import sys; sys.argv = ['dotcov', 'run', '--no-report', '--data-dir', sys.argv[1], '--', 'true']\n"
-            "from dotcov import launcher\n"
+            "from dotcov.cli import launcher\n"
             "try:\n    launcher.main()\nexcept SystemExit as e:\n    status = e.code\n"
             "print(status, 'click' in sys.modules)")
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "d")], capture_output=True, text=True,

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_json_report import rich_result  # noqa: E402
 from test_report import ROOT, check_gold, sample_result  # noqa: E402
 
-from dotcov.lcov import lcov_text, write_lcov  # noqa: E402
-from dotcov.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage  # noqa: E402
-from dotcov.report import summarize  # noqa: E402
+from dotcov.reports.lcov import lcov_text, write_lcov  # noqa: E402
+from dotcov.analysis.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage  # noqa: E402
+from dotcov.reports.text import summarize  # noqa: E402
 
 # geninfo(1)'s record lines, as genhtml 1.x matches them (a function name cannot hold a comma).
 GRAMMAR = [

@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dotcov.lines import Span, code_free_lines, deciding_points, generated_member, line_hits
+from dotcov.analysis.lines import Span, code_free_lines, deciding_points, generated_member, line_hits
 
 FIELD_LAMBDA = """\
 public static readonly Func<string, int> NeverCalled = s =>
@@ -136,7 +136,7 @@ def test_deciding_points_name_the_points():
 
 
 def test_code_free_lines_asked_line_by_line_agree_with_the_set():
-    from dotcov.lines import CodeFreeLines
+    from dotcov.analysis.lines import CodeFreeLines
 
     texts = [('var s = "// not a comment";\n/* a\n   block */\n#region x\n  } ;\nx(); // c\n', ".cs"),
              ("a();\n  }; // x\n#region r\n  ( [ ] ) ,\nvar c = '{';\n  /// doc\n", ".cs"),

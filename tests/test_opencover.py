@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_json_report import DIV, LAMBDA, awkward_result, rich_result  # noqa: E402
 from test_report import ROOT, check_gold, sample_result  # noqa: E402
 
-from dotcov.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage  # noqa: E402
-from dotcov.opencover import XSI, opencover_xml, write_opencover  # noqa: E402
-from dotcov.report import summarize  # noqa: E402
+from dotcov.analysis.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage  # noqa: E402
+from dotcov.reports.opencover import XSI, opencover_xml, write_opencover  # noqa: E402
+from dotcov.reports.text import summarize  # noqa: E402
 
 DECLARATION = b'<?xml version="1.0" encoding="utf-8"?>\n'
 SUMMARY_ATTRS = ["numSequencePoints", "visitedSequencePoints", "numBranchPoints", "visitedBranchPoints",

@@ -14,12 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from dotcov import _native, data, plan_cache, results
-from dotcov.branches import VALUE_FALSE, VALUE_TRUE, MethodIL
-from dotcov.data import CoverageData, ModuleHits
-from dotcov.filters import Filters
-from dotcov.results import ReportOptions
-from dotcov.short_circuit import OPERAND_FALSE, OPERAND_SKIPPED, OPERAND_TRUE
+from dotcov import _native
+from dotcov.data import datafiles as data
+from dotcov.analysis.plans import cache as plan_cache
+from dotcov.analysis import results
+from dotcov.analysis.branches.analyse import VALUE_FALSE, VALUE_TRUE, MethodIL
+from dotcov.data.datafiles import CoverageData, ModuleHits
+from dotcov.analysis.filters import Filters
+from dotcov.analysis.results import ReportOptions
+from dotcov.analysis.branches.short_circuit import OPERAND_FALSE, OPERAND_SKIPPED, OPERAND_TRUE
 
 REPO = Path(__file__).resolve().parents[1]
 SNIPPETS = REPO / "tests" / "branch_samples" / "Snippets"
@@ -204,8 +207,8 @@ def test_an_unwritable_cache_directory_is_no_error(snippets, tmp_path):
 WARM_BUILD = """
 import sys
 from pathlib import Path
-from dotcov import results
-from dotcov.data import CoverageData, ModuleHits
+from dotcov.analysis import results
+from dotcov.data.datafiles import CoverageData, ModuleHits
 import ast
 def no_pdb_reading(*_a, **_k):
     raise SystemExit("a cached plan needs no PDB")
@@ -241,7 +244,7 @@ def test_points_read_when_needed_are_the_pdb_points_with_their_hits(snippets, tm
     """MethodCoverage.points are made from the plan's columns only when read (model.defer_points): read after the
     build (and after the analysis took them unread), each method has exactly its PDB points with their sites' hits,
     every non-hidden point of a method the model keeps is in one of them, and the analysis sorts the same objects."""
-    from dotcov.analysis import Analysis, point_order
+    from dotcov.analysis.numbers import Analysis, point_order
 
     cov = module_data(snippets[config])
     if cached:
@@ -289,7 +292,7 @@ def test_points_read_when_needed_are_the_pdb_points_with_their_hits(snippets, tm
 
 def reference_build(cov: CoverageData, options: ReportOptions | None = None, monkeypatch=None):
     """results.build with the unpacked plan applied by plan.apply_plan (no cache)."""
-    from dotcov import plan
+    from dotcov.analysis.plans import plan
 
     monkeypatch.setattr(results, "pack", lambda p: p)
     monkeypatch.setattr(results, "apply_plan", plan.apply_plan)
@@ -309,7 +312,7 @@ def with_contexts(cov: CoverageData) -> CoverageData:
 
 def plans(cov: CoverageData, options: ReportOptions) -> list[dict]:
     """Each module's cold plan, made as results.build makes it (test_plan_worker, test_plan_lines)."""
-    from dotcov import plan
+    from dotcov.analysis.plans import plan
 
     mapper = results.PathMapper(options.paths, REPO)
     return [plan.make_plan(m, results.load_symbols(m, mapper.map(m.path)), options, mapper, results.SourceChecks())
@@ -317,7 +320,7 @@ def plans(cov: CoverageData, options: ReportOptions) -> list[dict]:
 
 
 def plan_of(dll: Path, cov: CoverageData, options: ReportOptions) -> dict:
-    from dotcov import plan
+    from dotcov.analysis.plans import plan
 
     module = next(iter(cov.modules.values()))
     return plan.make_plan(module, results.load_symbols(module, str(dll)), options, results.PathMapper(None, REPO),
@@ -339,7 +342,7 @@ def test_the_native_apply_gives_the_python_reference_model(snippets, monkeypatch
     # The sample has what the packed form encodes apart: lines decided by several points, Release switch lines
     # without a point (fixed from their outcomes), outcomes that are expressions of counters, missed-outcome
     # texts said differently when nothing ran.
-    from dotcov import packed_plan
+    from dotcov.analysis.plans import packed as packed_plan
 
     packed = packed_plan.pack(plan_of(snippets[config], cov, options))
     assert any(row[3] for row in packed["files"])  # multi-point lines
@@ -382,7 +385,7 @@ def test_other_hits_give_the_reference_model(snippets, monkeypatch):
 
 
 def test_a_packed_plan_that_does_not_add_up_is_an_error_not_a_crash(snippets):
-    from dotcov import packed_plan
+    from dotcov.analysis.plans import packed as packed_plan
 
     cov = module_data(snippets["Debug"])
     module = next(iter(cov.modules.values()))
@@ -401,8 +404,8 @@ def test_a_packed_plan_that_does_not_add_up_is_an_error_not_a_crash(snippets):
 
 def apply_args(packed: dict, module) -> tuple:
     """_native.apply_plan's and apply_methods' arguments for a packed plan, as packed_plan.apply makes them."""
-    from dotcov import hit_exprs
-    from dotcov.model import BranchCoverage
+    from dotcov.analysis import hit_exprs
+    from dotcov.analysis.model import BranchCoverage
 
     return ([(row[1], row[2], row[3]) for row in packed["files"]], [(row[1], row[2], row[3]) for row in packed["classes"]],
             packed["records"], packed["missed"], module.hits,
@@ -413,7 +416,7 @@ def test_a_packed_plan_that_does_not_add_up_fails_before_its_methods_are_made(sn
     # The methods are made later, when a writer reads them (packed_plan.apply): whatever they would read is
     # checked when the plan is applied, so a damaged kept plan is still made again (results.build), and
     # apply_methods refuses it too.
-    from dotcov import packed_plan
+    from dotcov.analysis.plans import packed as packed_plan
 
     cov = module_data(snippets["Debug"])
     module = next(iter(cov.modules.values()))
@@ -448,7 +451,7 @@ def test_methods_are_made_when_read_and_the_analysis_counts_them_without(snippet
     """A Debug build (no switch line to fix): the table's analysis makes no method (apply_methods is not called)
     and gives the reference's numbers from the counts of apply_plan (ClassCoverage.method_numbers), which are
     those of the methods made later: with lines, run, and their cyclomatic complexity."""
-    from dotcov.analysis import Analysis, cyclomatic_complexity
+    from dotcov.analysis.numbers import Analysis, cyclomatic_complexity
 
     cov = module_data(snippets["Debug"])
     want = Analysis.of(reference_build(cov, options, monkeypatch))
@@ -473,7 +476,7 @@ def test_methods_are_made_when_read_and_the_analysis_counts_them_without(snippet
 
 def test_a_class_with_methods_of_one_name_and_signature_is_counted_from_its_methods(snippets):
     # (analysis merges such methods, so their count is not the native one)
-    from dotcov import packed_plan
+    from dotcov.analysis.plans import packed as packed_plan
 
     cov = module_data(snippets["Debug"])
     module = next(iter(cov.modules.values()))
@@ -493,22 +496,26 @@ def test_dotcov_run_keeps_the_cache_and_erase_does_not(tmp_path):
     (cache / "html").mkdir(parents=True)
     plan = cache / "plan.0123.bin"
     colours = cache / "html" / "0123.lines"
-    plan.write_bytes(b"kept")
-    colours.write_bytes(b"kept")
+    plan.write_bytes(b"dotcov-plan-2\nkept")  # (erase removes only files a cache wrote: they start with its magic)
+    colours.write_bytes(b"dotcov-colour-1\nkept")
+    theirs = cache / "notes.txt"  # (not the caches': kept)
+    theirs.write_bytes(b"kept")
     old = tmp_path / "dotcov.old.cov"
     old.write_bytes(b"")
     r = subprocess.run([sys.executable, "-m", "dotcov", "run", "--no-report", "--data-dir", str(tmp_path), "--",
                         "true"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert not old.exists() and plan.read_bytes() == b"kept" and colours.read_bytes() == b"kept"
+    assert not old.exists() and plan.read_bytes().endswith(b"kept") and colours.read_bytes().endswith(b"kept")
     data.erase(tmp_path)
-    assert not plan.exists() and not colours.exists()
+    assert not plan.exists() and not colours.exists() and not (cache / "html").exists()
+    assert theirs.read_bytes() == b"kept"
 
 
 def test_a_switch_line_fixed_for_its_class_is_not_written_into_another_sharing_the_file_map(snippets):
     # A class holding every line of its file shares the file's map (packed_plan.apply); a Release switch line
     # fixed for its owner must reach the file and the owner only, as in the reference apply.
-    from dotcov import packed_plan, plan
+    from dotcov.analysis.plans import packed as packed_plan
+    from dotcov.analysis.plans import plan
 
     cov = module_data(snippets["Release"])
     module = next(iter(cov.modules.values()))

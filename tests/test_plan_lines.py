@@ -15,8 +15,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from test_plan_cache import REPO, module_data, plans, snippets  # noqa: E402,F401  (fixture)
 
-from dotcov import _native, lines as line_rule, plan  # noqa: E402
-from dotcov.results import ReportOptions  # noqa: E402
+from dotcov import _native  # noqa: E402
+from dotcov.analysis import lines as line_rule
+from dotcov.analysis.plans import plan
+from dotcov.analysis.results import ReportOptions  # noqa: E402
 
 
 @pytest.mark.parametrize("config", ["Debug", "Release"])

@@ -18,9 +18,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from test_plan_cache import REPO, module_data, plans, snippets  # noqa: E402,F401  (fixture)
 
-from dotcov import _native, data, plan, plan_worker, results  # noqa: E402
-from dotcov.paths import PathMapper  # noqa: E402
-from dotcov.results import ReportOptions, load_symbols  # noqa: E402
+from dotcov import _native  # noqa: E402
+from dotcov.data import datafiles as data
+from dotcov.analysis.plans import plan
+from dotcov.analysis.branches import analyse as branch_analysis
+from dotcov.analysis.plans import worker as plan_worker
+from dotcov.analysis import results
+from dotcov.analysis.paths import PathMapper  # noqa: E402
+from dotcov.analysis.results import ReportOptions, load_symbols  # noqa: E402
 
 
 @pytest.mark.parametrize("config", ["Debug", "Release"])
@@ -92,7 +97,7 @@ def test_the_worker_and_this_process_share_the_chunks(one_module, monkeypatch):
         wait_for(lambda: worker.shares[1] >= 1, "the worker claims a chunk")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(plan, "branch_rows", branch_rows)
+    monkeypatch.setattr(branch_analysis, "branch_rows", branch_rows)
     assert worker.result(sym) == serial
     n, theirs, mine = worker.shares
     assert theirs >= 1 and mine >= 1 and theirs + mine == n
@@ -103,7 +108,7 @@ def test_the_worker_alone_gives_the_serial_rows(one_module, monkeypatch):
     monkeypatch.setattr(plan_worker, "CHUNKS", 8)
     worker = plan_worker.BranchWorker(module, mapper)
     wait_for(lambda: worker.shares[1] == worker.shares[0], "the worker claims every chunk")
-    monkeypatch.setattr(plan, "branch_rows", None)  # (this process computes nothing)
+    monkeypatch.setattr(branch_analysis, "branch_rows", None)  # (this process computes nothing)
     assert worker.result(sym) == serial
     assert worker.shares[2] == 0
 
@@ -123,7 +128,7 @@ def test_the_worker_imports_this_dotcov_whatever_the_working_directory_holds(one
     monkeypatch.setattr(plan_worker, "CHUNKS", 8)
     worker = plan_worker.BranchWorker(module, mapper)
     wait_for(lambda: worker.shares[1] == worker.shares[0], "the worker claims every chunk")
-    monkeypatch.setattr(plan, "branch_rows", None)  # (this process computes nothing)
+    monkeypatch.setattr(branch_analysis, "branch_rows", None)  # (this process computes nothing)
     assert worker.result(sym) == serial
 
 FAKE_WORKERS = {
@@ -163,7 +168,7 @@ def test_a_chunk_failing_here_gives_the_serial_run(one_module, monkeypatch):
             raise RuntimeError("a chunk failed")
         return real(module, sym, mapper)
 
-    monkeypatch.setattr(plan, "branch_rows", branch_rows)
+    monkeypatch.setattr(branch_analysis, "branch_rows", branch_rows)
     worker = plan_worker.BranchWorker(module, mapper)
     assert worker.result(sym) == serial
 
@@ -311,45 +316,6 @@ def test_point_columns_of_values_that_are_not_ints_fall_back_to_python():
     points, point_tokens, order = [(2, 10, 1, 10, 5, 1)], [7], [0]
     assert plan.point_columns(points, point_tokens, order, SimpleNamespace(sites=sites)) == python_point_columns(points, point_tokens,
                                                                                           order, sites)
-
-
-def test_with_a_cache_the_worker_then_colours_the_sources_for_a_later_html_report(snippets, monkeypatch, tmp_path):
-    from dotcov import html, html_cache
-
-    cov = module_data(snippets["Debug"])
-    monkeypatch.setattr(results, "WORKER_MIN_SITES", 0)
-    cache = tmp_path / "cache"
-    result, problems = results.build(cov, REPO, cache_dir=cache)
-    assert not problems
-    [proc] = plan_worker._released  # (left to colour; stopped at exit at the latest)
-    assert proc.wait(120) == 0 and len(plan_worker._released) == 1
-    plan_worker._stop_released()
-    assert plan_worker._released == []
-    kept = sorted((cache / html_cache.SUBDIR).glob("*" + html_cache.SUFFIX))
-    paths = {f.path for a in result.assemblies for f in a.files.values()}
-    assert len(kept) >= len({p for p in paths if Path(p).is_file()}) > 0
-    coloured = []
-    real = html.highlight_lines
-    monkeypatch.setattr(html, "highlight_lines", lambda text, path: coloured.append(path) or real(text, path))
-    html.write_html(result, tmp_path / "kept", version="9", timestamp=0, jobs=1, cache_dir=cache)
-    assert coloured == []  # (every source's colours were kept by the worker)
-    html.write_html(result, tmp_path / "plain", version="9", timestamp=0, jobs=1)
-    assert coloured  # (coloured here without the cache)
-    assert {p.name: p.read_bytes() for p in (tmp_path / "kept").iterdir()} == \
-        {p.name: p.read_bytes() for p in (tmp_path / "plain").iterdir()}
-
-
-def test_a_worker_left_colouring_is_stopped_at_exit(one_module, tmp_path):
-    module, sym, mapper, serial = one_module
-    worker = plan_worker.BranchWorker(module, mapper, colour_dir=str(tmp_path / "html"))
-    assert worker.result(sym) == serial
-    [proc] = plan_worker._released
-    plan_worker._stop_released()  # (what atexit runs)
-    assert proc.poll() is not None and plan_worker._released == []
-    closed = plan_worker.BranchWorker(module, mapper, colour_dir=str(tmp_path / "html"))
-    proc = closed._proc
-    closed.close()  # (before result(): stopped as any worker)
-    assert proc.poll() is not None and plan_worker._released == []
 
 
 @pytest.mark.parametrize("tables", ["one table", "two tables"])

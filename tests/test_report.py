@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from dotcov.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage
-from dotcov.report import (
+from dotcov.analysis.model import AssemblyCoverage, ClassCoverage, CoverageResult, FileCoverage, MethodCoverage
+from dotcov.reports.text import (
     display_percent,
     format_ranges,
     relative_path,

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from dotcov import _native
-from dotcov.cli import cli
+from dotcov.cli.commands import cli
 
 DATA = Path(__file__).resolve().parents[1] / "native" / "core" / "tests" / "data"
 

@@ -120,7 +120,7 @@ def test_options_after_the_command_belong_to_the_command(tmp_path):
 
 
 def test_sources_root_is_the_enclosing_git_work_tree(tmp_path):
-    from dotcov.run import sources_root
+    from dotcov.measure.run import sources_root
 
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
@@ -135,7 +135,7 @@ def test_sources_root_is_the_enclosing_git_work_tree(tmp_path):
 
 
 def test_sources_root_without_a_repository_is_the_folder_itself(tmp_path):
-    from dotcov.run import sources_root
+    from dotcov.measure.run import sources_root
 
     folder = tmp_path / "a" / "b"
     folder.mkdir(parents=True)

@@ -7,10 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dotcov import cli, run_command, settings
-from dotcov.config import Config
-from dotcov.filters import Filters
-from dotcov.results import ReportOptions
+from dotcov.cli import commands as cli
+from dotcov.cli import run_command
+from dotcov.cli import settings
+from dotcov.cli.config import Config
+from dotcov.analysis.filters import Filters
+from dotcov.analysis.results import ReportOptions
 
 TOML = Config(include=["[Calc]*"], exclude=["[*]Calc.Legacy*"], exclude_by_attribute=["Obsolete"],
               exclude_by_file=["**/Generated/*.cs"], skip_auto_properties=True, all_branches=True,
@@ -67,8 +69,8 @@ def test_dotcov_runs_summary_has_a_report_commands_options(tmp_path, monkeypatch
 
 
 def test_the_run_path_imports_no_click():
-    code = ("import sys, dotcov.launcher, dotcov.run_command, dotcov.settings; "
-            "from dotcov.config import Config; dotcov.settings.data_dir(None, Config()); "
+    code = ("import sys, dotcov.cli.launcher, dotcov.cli.run_command, dotcov.cli.settings; "
+            "from dotcov.cli.config import Config; dotcov.cli.settings.data_dir(None, Config()); "
             "print('click' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -1,4 +1,4 @@
-from dotcov.signatures import SignatureError, method_signature
+from dotcov.analysis.signatures import SignatureError, method_signature
 
 import pytest
 

@@ -4,7 +4,7 @@ guard points passed through. The whole grouping on compiled code is proven by te
 
 from __future__ import annotations
 
-from dotcov import switch_arms
+from dotcov.analysis.branches import switch_arms
 
 LINES = [
     "    let grade score =",

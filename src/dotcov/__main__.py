@@ -1,3 +1,3 @@
-from dotcov.launcher import main
+from dotcov.cli.launcher import main
 
 main()

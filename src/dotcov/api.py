@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Callable
 
-from dotcov.analysis import Analysis
-from dotcov.output import write_atomic
+from dotcov.analysis.numbers import Analysis
+from dotcov.reports.output import write_atomic
 
 __all__ = ["Coverage", "CoverageError", "DataLostError", "use_huge_pages"]
 
@@ -109,7 +109,7 @@ class Coverage:
     def load(self) -> Coverage:
         """Reads the data files; raises CoverageError when there are none, DataLostError when some were
         cut short or corrupt (unless ignore_errors)."""
-        from dotcov import data
+        from dotcov.data import datafiles as data
 
         if not data.data_files(self.data_dir):
             raise CoverageError(f"no coverage data in {self.data_dir}; run your tests with "
@@ -135,12 +135,12 @@ class Coverage:
     def result(self):
         """The line and branch model (`model.CoverageResult`) of the data."""
         if self._result is None:
-            from dotcov import results
-            from dotcov.plan_cache import CACHE_DIR
+            from dotcov.analysis import results
+            from dotcov.analysis.plans.cache import CACHE_DIR
 
             if self._data is None:
                 self.load()
-            from dotcov.unloaded import never_loaded
+            from dotcov.analysis.unloaded import never_loaded
 
             with _no_gc():
                 unloaded = never_loaded(self._data, self.source_root, self.source_dirs,
@@ -159,7 +159,7 @@ class Coverage:
         """The data, limited to the tests `contexts` matches when it is given."""
         if not self.contexts:
             return self._data
-        from dotcov.contexts import ContextError, limit_data, parse_patterns
+        from dotcov.analysis.contexts import ContextError, limit_data, parse_patterns
 
         try:
             limited = limit_data(self._data, parse_patterns(self.contexts))
@@ -175,20 +175,20 @@ class Coverage:
         """Makes the analysis carry each line's tests (computed again if it was made without)."""
         import dataclasses
 
-        from dotcov.results import ReportOptions
+        from dotcov.analysis.results import ReportOptions
 
         options = self.options or ReportOptions()
         if not options.contexts:
             self.options = dataclasses.replace(options, contexts=True)
             self._result = self._analysis = None
-        from dotcov.contexts import NO_CONTEXTS
+        from dotcov.analysis.contexts import NO_CONTEXTS
 
         if not self.has_contexts():
             self._warn(f"--show-contexts: {NO_CONTEXTS}")
 
     def has_contexts(self) -> bool:
         """Whether the data holds per-test contexts (`dotcov run --contexts test`)."""
-        from dotcov.contexts import has_contexts
+        from dotcov.analysis.contexts import has_contexts
 
         if self._data is None:
             self.load()
@@ -215,7 +215,7 @@ class Coverage:
                sort: str | None = None, color: bool | None = None) -> float:
         """Writes the summary table (fmt "text" or "markdown") to `file` (default standard output);
         returns the total line coverage in percent."""
-        from dotcov.report import print_table, render_markdown
+        from dotcov.reports.text import print_table, render_markdown
 
         kwargs = dict(show_missing=show_missing, skip_covered=skip_covered, skip_empty=skip_empty,
                       precision=precision, sort=sort, relative_to=str(self.source_root))
@@ -250,18 +250,18 @@ class Coverage:
 
     def xml_report(self, outfile: str | Path = "coverage.cobertura.xml") -> float:
         """Cobertura XML to `outfile` ('-': standard output); returns the total line coverage in percent."""
-        from dotcov.cobertura import write_cobertura
+        from dotcov.reports.cobertura import write_cobertura
 
         return self._write_report(write_cobertura, outfile, version=self.version)
 
     def lcov_report(self, outfile: str | Path = "lcov.info") -> float:
-        from dotcov.lcov import write_lcov
+        from dotcov.reports.lcov import write_lcov
 
         return self._write_report(write_lcov, outfile)
 
     def json_report(self, outfile: str | Path = "coverage.json", *, show_contexts: bool = False) -> float:
         """`show_contexts`: each file object gains `contexts` (line -> the tests that ran it)."""
-        from dotcov.json_report import write_json
+        from dotcov.reports.json_report import write_json
 
         if show_contexts:
             self._with_contexts()
@@ -269,13 +269,13 @@ class Coverage:
                                   show_contexts=show_contexts)
 
     def opencover_report(self, outfile: str | Path = "coverage.opencover.xml") -> float:
-        from dotcov.opencover import write_opencover
+        from dotcov.reports.opencover import write_opencover
 
         return self._write_report(write_opencover, outfile, version=self.version)
 
     def badge(self, outfile: str | Path = "coverage.svg", *, precision: int = 0) -> float:
         """Writes the SVG coverage badge (the total line coverage, coloured by threshold)."""
-        from dotcov.badge import badge_svg
+        from dotcov.reports.badge import badge_svg
 
         self.write_output(outfile, badge_svg(self.analysis(), precision=precision))
         return self.total_percent()
@@ -286,10 +286,10 @@ class Coverage:
         """Writes the HTML report; returns the path of its index.html. `show_contexts`: each line run by
         tests lists them. `history`: a directory keeping a record of each run (history.py); `warn(message)`
         hears of history records that cannot be read."""
-        from dotcov.history import HistoryError
-        from dotcov.html import write_html
-        from dotcov.html_dir import ReportDirectoryError
-        from dotcov.plan_cache import CACHE_DIR
+        from dotcov.reports.history import HistoryError
+        from dotcov.html.report import write_html
+        from dotcov.html.directory import ReportDirectoryError
+        from dotcov.analysis.plans.cache import CACHE_DIR
 
         if show_contexts:
             self._with_contexts()
@@ -309,7 +309,7 @@ class Coverage:
 
     def check_fail_under(self, minimums: dict[str, float], scope: str = "total") -> list[str]:
         """Messages for every --fail-under minimum not met (empty when all are)."""
-        from dotcov.thresholds import check
+        from dotcov.analysis.thresholds import check
 
         return check(self.analysis(), minimums, scope)
 
@@ -321,7 +321,7 @@ def lost_data(cov, data_dir: Path) -> list[str]:
     lost += [f"{p}: kept by combine because it was damaged; its data is missing from the report"
              for p in sorted(Path(data_dir).glob("*.cov.damaged"))]
     if cov.lost_records:  # the agent could not grow a data file (full disk, quota): see data.py
-        from dotcov.data import lost_records_message
+        from dotcov.data.datafiles import lost_records_message
 
         lost.append(lost_records_message(cov.lost_records, cov.lost_errno))
     return lost

@@ -94,7 +94,8 @@ def assert_matches_marks(files, project_dir: Path) -> None:
 
 
 def coverage_by_file(data_dir: Path, source_root: Path):
-    from dotcov import data, results
+    from dotcov.data import datafiles as data
+    from dotcov.analysis import results
 
     result, problems = results.build(data.load(data_dir), source_root)
     assert not problems, problems

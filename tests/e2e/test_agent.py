@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dotcov import data
+from dotcov.data import datafiles as data
 
 from .conftest import SAMPLES, coverage_by_file
 from .marks import read_marks

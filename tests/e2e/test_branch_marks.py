@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from dotcov import data, results
+from dotcov.data import datafiles as data
+from dotcov.analysis import results
 
 from .conftest import SAMPLES
 from .marks import marked_sources

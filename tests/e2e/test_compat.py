@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from dotcov import data, results
+from dotcov.data import datafiles as data
+from dotcov.analysis import results
 
 from .conftest import SAMPLES, _dotnet_env, coverage_by_file
 from .marks import read_marks

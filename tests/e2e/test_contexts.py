@@ -27,7 +27,8 @@ LIBRARY = SAMPLES / "Contexts"
 
 def context_lines(data_dir) -> tuple[dict[str, dict[int, set[str]]], dict[str, set[int]]]:
     """(file -> line -> tests that ran it, file -> lines that ran at all), from the data directory."""
-    from dotcov import data, results
+    from dotcov.data import datafiles as data
+    from dotcov.analysis import results
 
     cov = data.load(data_dir)
     names = sorted({n for m in cov.modules.values() for n in m.contexts})
@@ -112,7 +113,7 @@ def test_contexts_merge_across_combined_shards(built_samples, dotcov_run, dotnet
 def test_off_by_default_records_no_context(built_samples, dotcov_run, dotnet):
     run = dotcov_run([dotnet, "test", "Contexts.Tests", "--no-build", "--nologo"], cwd=SAMPLES)
     assert run.status == 0, run.stdout + run.stderr
-    from dotcov import data
+    from dotcov.data import datafiles as data
 
     cov = data.load(run.data_dir)
     assert cov.modules and all(not m.contexts for m in cov.modules.values())

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from dotcov import agent, data
+from dotcov.measure import agent
+from dotcov.data import datafiles as data
 
 from .conftest import SAMPLES, _dotnet_env
 

@@ -16,7 +16,8 @@ import subprocess
 
 import pytest
 
-from dotcov import data, results
+from dotcov.data import datafiles as data
+from dotcov.analysis import results
 
 from .conftest import SAMPLES, _dotnet_env
 from .marks import (debug_only_lines, marked_sources, read_branch_marks, read_counts, read_marks, release_counts,

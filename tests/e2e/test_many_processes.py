@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from dotcov import data
+from dotcov.data import datafiles as data
 
 from .conftest import SAMPLES, _dotnet_env, assert_matches_marks, coverage_by_file
 

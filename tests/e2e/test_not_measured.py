@@ -26,7 +26,7 @@ def test_a_failed_rewrite_is_recorded_with_its_reason(built_samples, dotcov_run,
     assert d.returncode == 0, d.stderr
     assert "not measured (the agent could not instrument them): 1 method(s)" in d.stdout, d.stdout
     assert "Calc.Calculator.Add: rewrite failed on purpose (DOTCOV_TEST_FAIL_REWRITE)" in d.stdout
-    from dotcov import data
+    from dotcov.data import datafiles as data
 
     cov = data.load(run.data_dir)
     calc = next(m for m in cov.modules.values() if m.path.endswith("/Calc.dll"))

@@ -57,7 +57,7 @@ def test_reportgenerator_shows_our_complexity_and_crap(built_samples, dotcov_run
 
     from lxml import etree
 
-    from dotcov.analysis import crap_shown
+    from dotcov.analysis.numbers import crap_shown
 
     run = dotcov_run([dotnet, "test", "Calc.Tests", "--no-build", "--nologo"], cwd=SAMPLES)
     assert run.status == 0, run.stderr

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from dotcov import data, results
-from dotcov.json_report import json_report
+from dotcov.data import datafiles as data
+from dotcov.analysis import results
+from dotcov.reports.json_report import json_report
 
 from .conftest import SAMPLES, _dotnet_env
 

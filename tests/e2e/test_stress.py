@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from dotcov import data, results
-from dotcov.branches import VALUE_FALSE, VALUE_TRUE
+from dotcov.data import datafiles as data
+from dotcov.analysis import results
+from dotcov.analysis.branches.analyse import VALUE_FALSE, VALUE_TRUE
 
 from .conftest import SAMPLES, _dotnet_env, assert_matches_marks
 

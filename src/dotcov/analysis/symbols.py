@@ -1,0 +1,122 @@
+"""A module build's symbols: its portable PDB and metadata as read by the native core, checked against the data.
+
+`load_symbols` refuses an assembly or PDB rebuilt since the coverage run (MVID, PDB id); `SourceChecks` tells a
+source file changed since it was compiled (the checksum its PDB records).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass
+
+from dotcov import _native
+from dotcov.analysis.signatures import SignatureError, decode_type, method_signature
+
+
+@dataclass
+class Symbols:
+    raw: dict
+
+    @property
+    def mvid(self) -> bytes:
+        return self.raw["mvid"]
+
+    @property
+    def pdb_id(self) -> bytes:
+        return self.raw["pdb_id"]
+
+    def type_full_name(self, rid: int) -> str:
+        ns, name, enclosing, _flags = self.raw["types"][rid - 1]
+        if enclosing:
+            return f"{self.type_full_name(enclosing)}/{name}"
+        return f"{ns}.{name}" if ns else name
+
+    def user_type(self, rid: int) -> int:
+        """The outermost type that is not compiler-generated (`<>c`, `<M>d__1`, display classes)."""
+        types = self.raw["types"]
+        while True:
+            _ns, name, enclosing, _flags = types[rid - 1]
+            if name.startswith("<") and enclosing:
+                rid = enclosing
+            else:
+                return rid
+
+    def type_ref_name(self, tag: int, rid: int) -> str:
+        try:
+            if tag == 0:
+                return self.type_full_name(rid)
+            if tag == 1:
+                ns, name = self.raw["typerefs"][rid - 1]
+                return f"{ns}.{name}" if ns else name
+            if tag == 2:
+                return decode_type(self.raw["typespecs"][rid - 1], self.type_ref_name)
+        except (IndexError, SignatureError):
+            pass
+        return "?"
+
+    def signature(self, method_rid: int) -> str:
+        _name, _type, _flags, sig = self.raw["methods"][method_rid - 1]
+        known = self.__dict__.setdefault("_signatures", {})  # (one decoding per distinct blob: most methods share)
+        found = known.get(sig)
+        if found is None:
+            try:
+                _ret, params = method_signature(sig, self.type_ref_name)
+            except SignatureError:
+                found = known[sig] = "(?)"
+            else:
+                found = known[sig] = "(" + ",".join(params) + ")"
+        return found
+
+
+class SymbolsError(Exception):
+    pass
+
+
+# Portable PDB document hash algorithms (the Document table's HashAlgorithm GUID).
+_HASHES = {
+    "ff1816ec-aa5e-4d10-87f7-6f4963833460": "sha1",
+    "8829d00f-11b8-4213-878b-770e8597ac16": "sha256",
+}
+
+
+class SourceChecks:
+    """Checks each source file once against the checksum its PDB records (stale sources)."""
+
+    def __init__(self) -> None:
+        self._digests: dict[tuple[str, str], str | None] = {}
+
+    def stale(self, path: str, algorithm: bytes, expected: bytes) -> str | None:
+        """Why `path` is not the file that was compiled, or None (it is, or it cannot be told)."""
+        name = _HASHES.get(str(uuid.UUID(bytes_le=algorithm))) if len(algorithm) == 16 else None
+        if name is None or not expected:
+            return None
+        key = (path, name)
+        if key not in self._digests:
+            try:
+                with open(path, "rb") as f:
+                    self._digests[key] = hashlib.file_digest(f, name).hexdigest()
+            except OSError:
+                self._digests[key] = None  # missing: the reports say so where they show source
+        digest = self._digests[key]
+        if digest is None or digest == expected.hex():
+            return None
+        return f"changed since it was compiled (its {name.upper()} differs from the one in the PDB); " \
+               "line numbers may not match: rebuild and run the tests again"
+
+
+def load_symbols(module, path: str | None = None) -> Symbols:
+    """Reads the module's symbols from `path` (its recorded path, or where [paths] maps it)."""
+    path = path or module.path
+    try:
+        raw = _native.read_symbols(path)
+    except (OSError, ValueError) as e:
+        raise SymbolsError(f"{path}: {e}") from e
+    if raw["mvid"] != module.mvid:
+        raise SymbolsError(
+            f"{module.path} was rebuilt after the coverage run (its MVID changed); "
+            "run the tests again to report it"
+        )
+    if raw["pdb_id"] != module.pdb_id:
+        raise SymbolsError(f"{module.path}: its PDB changed after the coverage run (PDB id differs); run again")
+    return Symbols(raw)

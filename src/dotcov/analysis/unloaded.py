@@ -1,0 +1,87 @@
+"""Assemblies no test process loaded: reported at 0% ("not loaded") instead of left out.
+
+An assembly built from the project's sources that no test touched would otherwise vanish from the
+report and inflate the total (coverlet and Microsoft's collector list it at 0%). Candidates are the
+assemblies beside the loaded ones (a test project's output directory holds the projects it references)
+and those under each `--source DIR` / `[run] source` directory. A candidate is reported when the agent
+would have covered it (its own filter: a portable PDB with sources under the source root, not a test
+assembly) and no build of an assembly of that name was loaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from dotcov import _native
+from dotcov.analysis.branches.analyse import VALUE_FALSE, VALUE_TRUE, MethodIL
+from dotcov.analysis.branches.short_circuit import OPERAND_FALSE, OPERAND_SKIPPED, OPERAND_TRUE
+from dotcov.data.datafiles import CoverageData, ModuleHits
+
+
+def _sites(dll: Path, raw: dict) -> list[tuple[int, int, int]]:
+    """The probe sites the agent would have placed: each sequence point, each outcome of each branch, both
+    values of each condition computed into a value, the three counters of each short-circuit operand."""
+    sites = [(0x06000000 | rid, p[0], 0) for rid, points in sorted(raw["sequence_points"].items()) for p in points]
+    try:
+        bodies = _native.read_method_bodies(str(dll))
+    except (OSError, ValueError):
+        bodies = {}
+    try:
+        values = _native.read_value_conditions(str(dll))
+        operands = _native.read_short_circuit_operands(str(dll))
+    except (OSError, ValueError):
+        values, operands = {}, {}
+    for rid in sorted(raw["sequence_points"]):
+        if rid not in bodies:
+            continue
+        try:
+            found = MethodIL.decode(rid, bodies[rid]).branches()
+        except ValueError:
+            continue
+        sites += [(0x06000000 | rid, b.offset, kind) for b in found for kind in range(1, b.outcome_count() + 1)]
+        sites += [(0x06000000 | rid, offset, kind) for offset in values.get(rid, ()) for kind in (VALUE_FALSE, VALUE_TRUE)]
+        sites += [(0x06000000 | rid, offset, kind) for offset in operands.get(rid, ())
+                  for kind in (OPERAND_SKIPPED, OPERAND_FALSE, OPERAND_TRUE)]
+    return sites
+
+
+def _candidates(data: CoverageData, source_dirs: Iterable[Path]) -> list[Path]:
+    found: set[Path] = set()
+    for module in data.modules.values():
+        directory = Path(module.path).parent
+        if directory.is_dir():
+            found.update(p for p in directory.glob("*.dll") if p.is_file())
+    for directory in source_dirs:
+        if Path(directory).is_dir():
+            found.update(p for p in Path(directory).rglob("*.dll") if p.is_file())
+    return sorted(found)
+
+
+def never_loaded(data: CoverageData, source_root: Path, source_dirs: Iterable[Path] = (), *,
+                 include_tests: bool = False) -> list[ModuleHits]:
+    """Module data (every sequence point at 0 hits) for each assembly the agent would have covered
+    but no process loaded; one per assembly name (the first path in sorted order)."""
+    loaded_paths = {str(Path(m.path).resolve()) for m in data.modules.values()}
+    loaded_mvids = {m.mvid for m in data.modules.values()}
+    loaded_names = {Path(m.path).stem.lower() for m in data.modules.values()}
+    out: list[ModuleHits] = []
+    for dll in _candidates(data, source_dirs):
+        if str(dll.resolve()) in loaded_paths or dll.stem.lower() in loaded_names:
+            continue
+        cover, _why = _native.decide_module(str(dll), str(source_root), include_tests)
+        if not cover:
+            continue
+        try:
+            raw = _native.read_symbols(str(dll))
+        except (OSError, ValueError):
+            continue
+        if raw["mvid"] in loaded_mvids or raw["assembly_name"].lower() in loaded_names:
+            continue
+        out_sites = _sites(dll, raw)
+        if not out_sites:
+            continue
+        sites = out_sites
+        out.append(ModuleHits(raw["mvid"], raw["pdb_id"], str(dll), sites, [0] * len(sites), processes=0))
+        loaded_names.add(raw["assembly_name"].lower())
+    return out

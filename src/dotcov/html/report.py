@@ -1,0 +1,668 @@
+"""The HTML report: an index of every source file and one highlighted page per file.
+
+Modelled on coverage.py's HTML report (its own code, templates, CSS and JS). Layout:
+
+    DIR/index.html        totals and a sortable, filterable table grouped by assembly
+    DIR/<name>_<hash>.html  one page per source file (hits, colours, branch notes)
+    DIR/methods.html      every method: coverage, complexity, CRAP (sortable; html_methods.py)
+    DIR/hotspots.html     the risk hotspots: methods over ReportGenerator's CRAP/complexity thresholds
+    DIR/style.css, DIR/dotcov.js, DIR/.gitignore
+
+Numbers agree with `dotcov report` because both only format the one analysis
+(`dotcov.analysis.numbers`); percentages and paths come from `dotcov.reports.output`.
+
+Output is deterministic: nothing depends on the clock, the machine or dict order,
+except the `timestamp` passed in. `index.html` is removed first and written last
+(atomically), so a directory with an `index.html` holds a complete report.
+
+Speed: each file is lexed once (never per line): C# by html_csharp's single regular expression, which
+only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
+HTML directly. With many files the pages are written by a few worker processes (html_workers.py) while
+this process makes the search index, the method pages and the index. Given a cache directory, each source's
+colours are kept for the next report (html_cache.py). Big pages are written around their rows, never held
+as one string (_write_around).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import pickle
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import jinja2
+from markupsafe import Markup
+
+from dotcov import __version__
+from dotcov.html import cache as html_cache
+from dotcov.html import csharp as html_csharp
+from dotcov.html import directory as html_dir
+from dotcov.html import methods as html_methods
+from dotcov.html import search as html_search
+from dotcov.html import workers as html_workers
+from dotcov.analysis.numbers import Analysis, FileAnalysis, Numbers
+from dotcov.analysis.model import BranchCoverage, CoverageResult
+from dotcov.reports.output import display_path, display_percent, relative_path
+
+__all__ = ["write_html", "templates_dir", "highlight_lines", "page_name", "search_text"]
+
+ASSETS = ("style.css", "dotcov.js")
+METHOD_PAGES = ("methods.html", "hotspots.html")
+
+_DIGITS = re.compile(r"(\d+)")
+_SLUG = re.compile(r"[^A-Za-z0-9]+")
+
+# Characters that must not reach the page raw: C0 controls other than tab and newline,
+# DEL, and the bidirectional overrides/isolates of "Trojan Source" (CVE-2021-42574).
+_ODD = re.compile("[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+_ODD_MAP = {c: chr(0x2400 + c) for c in range(0x20) if c not in (9, 10)}
+_ODD_MAP[0x7F] = "\u2421"
+_ODD_MAP.update({c: "\ufffd" for c in list(range(0x202A, 0x202F)) + list(range(0x2066, 0x206A))})
+
+
+# --- templates -----------------------------------------------------------------
+
+def templates_dir() -> Path:
+    """The `templates/` directory: inside the installed package, or at the repository root
+    (editable installs and running from a checkout)."""
+    here = Path(__file__).resolve().parents[1]  # the package
+    for candidate in (here / "templates", here.parents[1] / "templates"):
+        if (candidate / "html" / "index.html").is_file():
+            return candidate
+    raise FileNotFoundError(f"dotcov's templates are missing (looked in {here / 'templates'} "
+                            f"and {here.parents[1] / 'templates'})")
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir() / "html")),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        auto_reload=False,  # each template is read once per run, not checked on disk again at every page
+    )
+    env.filters["wbr"] = wrap_points
+    env.filters["wbr_name"] = wrap_name
+    return env
+
+
+def wrap_points(path: str) -> Markup:
+    """`path` escaped, with a line-break opportunity (<wbr>) after each `/`: long paths wrap between
+    directories, never inside a name."""
+    return Markup(_escape(path).replace("/", "/<wbr>"))
+
+
+_NAME_BREAKS = re.compile(r"[.,(+/]|&lt;|&gt;")  # in escaped text
+
+
+def wrap_name(name: str) -> Markup:
+    """A type or method name escaped, with a line-break opportunity (<wbr>) after each `.`, `,`, `(`, `<`,
+    `>`, `+` and `/`: long namespaces and generic signatures wrap between their parts, never inside a word."""
+    return Markup(_NAME_BREAKS.sub(r"\g<0><wbr>", _escape(name)))
+
+
+# --- highlighting --------------------------------------------------------------
+
+_CSHARP = (".cs", ".csx")
+
+
+def _normalize(text: str, path: str) -> str:
+    """Line breaks as the compiler counts them become `\\n`; unsafe characters become visible."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if os.path.splitext(path)[1].lower() in (".cs", ".csx", ".vb"):
+        # Roslyn also ends lines at NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR.
+        text = text.replace("\x85", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
+    if _ODD.search(text):
+        text = text.translate(_ODD_MAP)
+    return text
+
+
+def highlight_lines(text: str, path: str) -> list[str]:
+    """The source `text` as one HTML string per line (escaped, with token spans).
+
+    C# is coloured by html_csharp (one regular expression, Pygments' classes for the coloured tokens); F#,
+    VB and other files by Pygments. The file is lexed once; a token that spans lines (a block comment, a verbatim
+    string) is split into one span per line so every line stands on its own.
+    """
+    text = _normalize(text, path)
+    if os.path.splitext(path)[1].lower() in _CSHARP:
+        if text.startswith("\ufeff"):  # as Pygments' Lexer.get_tokens
+            text = text[1:]
+        html = html_csharp.highlight_escaped(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+        lines = html.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        return lines
+    from dotcov.html import pygments_colours as html_pygments  # (only for F#, VB and other files: Pygments takes a while to import)
+
+    lines = html_pygments.highlight(text, path).split("\n")
+    if lines[-1] == "":  # the text ends with a line break (or is empty)
+        lines.pop()
+    return lines
+
+
+def read_source(path: str) -> str | None:
+    """The text of `path` (BOM-aware, undecodable bytes replaced), or None if it cannot be read."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    return _decode(data)
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
+
+
+# --- data ----------------------------------------------------------------------
+
+def _human_key(name: str):
+    return ([int(p) if p.isdigit() else p for p in _DIGITS.split(name)], name)
+
+
+def page_name(display_name: str) -> str:
+    """The file name of a source file's page: readable, safe, unique by a hash of the name."""
+    digest = hashlib.sha1(display_name.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    slug = _SLUG.sub("_", display_name).strip("_")[-80:].lstrip("_") or "file"
+    return f"{slug}_{digest}.html"
+
+
+@dataclass
+class _File:
+    path: str
+    name: str  # display name (relative path, control characters as "?")
+    page: str
+    fc: FileAnalysis
+    assemblies: list[str]
+    namespaces: list[str]
+    order: int = 0  # position in name order
+
+    @property
+    def branches(self) -> dict[int, BranchCoverage]:
+        return self.fc.branches
+
+
+def _collect(analysis: Analysis, root: str | None) -> list[_File]:
+    unloaded = {a.name for a in analysis.assemblies if a.not_loaded}
+    files = []
+    for f in analysis.files:
+        raw = relative_path(f.path, root)
+        namespaces = {c.name.split("/")[0].rpartition(".")[0] or "(global)" for c in f.classes}
+        files.append(_File(
+            path=f.path, name=display_path(f.path, root), page=page_name(raw), fc=f,
+            assemblies=sorted((a + " (not loaded)" if a in unloaded else a for a in f.assemblies), key=_human_key),
+            namespaces=sorted(namespaces, key=_human_key),
+        ))
+    files.sort(key=lambda f: _human_key(f.name))
+    for i, f in enumerate(files):
+        f.order = i
+    return files
+
+
+# --- file pages ----------------------------------------------------------------
+
+def _escape(text: str) -> str:
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("'", "&#39;"))
+
+
+def _branch_text(covered: int, total: int, missed_outcomes: list[str]) -> str:
+    """A line's branch outcomes as its title says them (escaped)."""
+    text = f"{covered} of {total} branch outcomes taken"
+    if missed_outcomes:
+        text += "; missed: " + "; ".join(missed_outcomes)
+    return _escape(text)
+
+
+def _context_sets(contexts: dict[int, frozenset[str]]) -> tuple[dict[int, int], str]:
+    """The page's tests once: (line -> index of its set of tests, the JSON of {"names": sorted names, "sets":
+    [[name indexes]]}). Lines of one method mostly share a set, so hundreds of tests per line cost a few bytes
+    a line; dotcov.js lists a set's names when its count is opened."""
+    names = sorted(set().union(*contexts.values())) if contexts else []
+    index = {name: i for i, name in enumerate(names)}
+    sets: dict[frozenset[str], int] = {}
+    by_line = {}
+    for line in sorted(contexts):
+        by_line[line] = sets.setdefault(contexts[line], len(sets))
+    doc = {"names": names, "sets": [sorted(index[n] for n in s) for s in sets]}
+    # Safe inside <script>: no `<`, `>` or `&` can end the element or start markup.
+    text = json.dumps(doc, ensure_ascii=True, separators=(",", ":"))
+    return by_line, text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _contexts_cell(names: frozenset[str] | None, set_index: int | None) -> str:
+    """A line's tests: their count, which opens to their names (filled in by dotcov.js from the page's sets)."""
+    if not names:
+        return '<span class="ctx"></span>'
+    n = len(names)
+    return (f'<details class="ctx" data-ctx="{set_index}"><summary title="run by {n} test{"" if n == 1 else "s"}">'
+            f'{n}</summary></details>')
+
+
+@dataclass
+class PageJob:
+    """Everything a file's page shows, as plain values: the page workers (html_workers.py) get it pickled."""
+    name: str
+    path: str
+    page: str
+    assemblies: list[str]
+    namespaces: list[str]
+    stale: str | None
+    numbers: Numbers
+    lines: dict[int, int]
+    excluded: set[int]
+    not_measured: dict[int, str]
+    branches: dict[int, tuple[int, int, list[str]]]  # line -> (outcomes covered, outcomes, missed outcomes' texts)
+    contexts: dict[int, frozenset[str]] | None  # None unless the page lists tests
+    prev_page: str | None
+    next_page: str | None
+
+
+def _page_job(f: _File, prev_page: str | None, next_page: str | None, contexts: bool) -> PageJob:
+    fc = f.fc
+    return PageJob(
+        name=f.name, path=f.path, page=f.page, assemblies=f.assemblies, namespaces=f.namespaces, stale=fc.stale,
+        numbers=fc.numbers, lines=fc.lines, excluded=fc.excluded, not_measured=fc.not_measured,
+        branches={n: (br.covered, br.total, br.missed_outcomes) for n, br in fc.branches.items()},
+        contexts=fc.contexts if contexts else None, prev_page=prev_page, next_page=next_page)
+
+
+def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
+               context_sets: dict[int, int] | None = None) -> str:
+    lines = job.lines
+    contexts = job.contexts if context_sets is not None else None
+    branches = job.branches
+    excluded = job.excluded
+    not_measured = job.not_measured
+    rows = []
+    append = rows.append
+    nsrc = len(source) if source is not None else 0
+    # Most lines have no branch and no special state: their title needs no escaping ("run 3×", "not run").
+    get_hits, get_branch = lines.get, branches.get
+    special = excluded or not_measured  # most files have neither
+    # A plain line's row around its number and text depends on its hits alone: made once per hit count.
+    plain: dict[int | None, tuple[str, str, str]] = {}
+    get_plain = plain.get
+    simple = contexts is None and not special  # then a line without branches is a plain row
+    for n in numbers:
+        hits = get_hits(n)
+        if simple and n not in branches:  # (most rows: their number made text once, not thrice)
+            around = get_plain(hits)
+            if around is None:
+                around = plain[hits] = _plain_row(hits)
+            s = str(n)
+            append(f'{around[0]}{s}{around[1]}{s}">{s}{around[2]}{source[n - 1] if 0 < n <= nsrc else ""}'
+                   '</span></div>')
+            continue
+        br = get_branch(n)
+        if br is None and contexts is None and not (special and (n in excluded or n in not_measured)):
+            around = get_plain(hits)
+            if around is None:
+                around = plain[hits] = _plain_row(hits)
+            src = source[n - 1] if 0 < n <= nsrc else ""
+            append(f'{around[0]}{n}{around[1]}{n}">{n}{around[2]}{src}</span></div>')
+            continue
+        note = ""
+        if special and n in excluded:
+            cls, hits_text, title_attr = "l exc", "", ' title="excluded from coverage"'
+        elif special and n in not_measured:
+            cls, hits_text = "l nm", ""
+            title_attr = f' title="{_escape(f"not measured: {not_measured[n]}")}"'
+        elif hits is None:
+            cls, hits_text, title_attr = "l", "", ""
+        elif hits == 0:
+            cls, hits_text = "l mis", "0"
+            title_attr = f' title="not run; {_branch_text(*br)}"' if br else ' title="not run"'
+        elif br is not None and br[0] < br[1]:
+            cls, hits_text = "l par", str(hits)
+            text = _branch_text(*br)
+            title_attr = f' title="run {hits}\u00d7; {text}"'
+            note = f'<span class="note">{text}</span>'
+        else:
+            cls, hits_text = "l run", str(hits)
+            title_attr = f' title="run {hits}\u00d7; {_branch_text(*br)}"' if br else f' title="run {hits}\u00d7"'
+        src = source[n - 1] if 0 < n <= nsrc else ""
+        ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None, context_sets.get(n))
+        n = str(n)
+        append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
+               f'<span class="hits">{hits_text}</span>{ctx}<span class="src">{src}{note}</span></div>')
+    return "\n".join(rows)
+
+
+def _plain_row(hits: int | None) -> tuple[str, str, str]:
+    """The parts of a row without branches or a special state (as _line_rows' general case writes it) around
+    its line number (three times) and its text."""
+    if hits is None:
+        cls, hits_text, title_attr = "l", "", ""
+    elif hits == 0:
+        cls, hits_text, title_attr = "l mis", "0", ' title="not run"'
+    else:
+        cls, hits_text, title_attr = "l run", str(hits), f' title="run {hits}\u00d7"'
+    return (f'<div class="{cls}" id="L', f'"{title_attr}><a class="ln" href="#L',
+            f'</a><span class="hits">{hits_text}</span><span class="src">')
+
+
+def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict,
+                colours: html_cache.ColourCache | None) -> None:
+    try:
+        data = Path(job.path).read_bytes()
+    except OSError:
+        data = None
+    data_lines = set(job.lines) | job.excluded | set(job.branches) | set(job.not_measured)
+    last = max(data_lines, default=0)
+    if data is None:
+        source = None
+        numbers: Iterable[int] = sorted(data_lines)
+        beyond = False
+    else:
+        def colour() -> list[str]:
+            return highlight_lines(_decode(data), job.path)
+        source = colours.lines(job.path, data, colour) if colours is not None else colour()
+        numbers = range(1, max(len(source), last) + 1)
+        beyond = last > len(source)
+    nums = job.numbers
+    context_sets = contexts_json = None
+    if common.get("show_contexts"):
+        context_sets, contexts_json = _context_sets(job.contexts)
+
+    def render(rows: Markup) -> str:
+        return env.get_template("file.html").render(
+            common,
+            file=job,
+            nums=nums,
+            cover=display_percent(nums.percent, common["precision"]),
+            branch_cover=display_percent(nums.branch_percent, common["precision"]),
+            missing_source=source is None,
+            beyond=beyond,
+            source_lines=len(source) if source is not None else 0,
+            last_line=last,
+            rows=rows,
+            contexts_json=Markup(contexts_json) if contexts_json is not None else None,
+            prev_page=job.prev_page,
+            next_page=job.next_page,
+        )
+    _write_around(path, render, [_line_rows(numbers, source, job, context_sets)])
+
+
+def search_text(path: str) -> str | None:
+    """A file's source text as its page numbers the lines (for the search index)."""
+    text = read_source(path)
+    return _normalize(text, path) if text is not None else None
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+
+
+_BODY = Markup("\x00dotcov-body\x00")  # where a page's big part goes (no template or text makes a NUL)
+
+
+def _write_around(path: Path, render, body: Iterable[str]) -> None:
+    """Writes `render(_BODY)` with the pieces of `body` in place of _BODY, as `render(Markup(join(body)))`
+    would, without ever holding the page (tens of MB for the method page at a million statements) as one
+    string: on this machine each fresh megabyte costs page faults, and one page was made four times over
+    (joined, made Markup, escaped, concatenated) before it was encoded."""
+    head, mark, tail = render(_BODY).partition(_BODY)
+    if not mark or _BODY in tail:  # not where expected: make it the plain way
+        _write(path, render(Markup("".join(body))))
+        return
+    with open(path, "wb") as f:
+        f.write(head.encode("utf-8", "surrogatepass"))
+        for part in body:
+            f.write(part.encode("utf-8", "surrogatepass"))
+        f.write(tail.encode("utf-8", "surrogatepass"))
+
+
+def write_pages(directory: str, jobs: list[PageJob | bytes], common: dict, cache_dir: str | None = None) -> int:
+    """Writes the file pages of `jobs` (PageJobs, or job_blob's bytes, unpacked one at a time) into `directory`
+    (html_workers.py calls it in each worker). `cache_dir`: where sources' colours are kept (html_cache.py).
+    Returns how many sources' colours were added to it."""
+    env = _environment()
+    out = Path(directory)
+    colours = html_cache.ColourCache(cache_dir) if cache_dir is not None else None
+    for job in jobs:
+        if isinstance(job, bytes):
+            job = job_from_blob(job)
+        _write_page(out / job.page, env, job, common, colours)
+    return colours.misses if colours is not None else 0
+
+
+def keep_colours(paths: Iterable[str], cache_dir: str) -> int:
+    """Colours each source file of `paths` whose colours `cache_dir` (DATA_DIR/cache/html) does not hold yet, as a
+    page would, and keeps them there for a later report (plan_worker.py does it while `dotcov report` finishes);
+    prunes the cache when it added any, as write_html does. Returns how many it added."""
+    colours = html_cache.ColourCache(cache_dir)
+    for path in paths:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            continue  # (a page says the source is missing)
+        colours.lines(path, data, lambda: highlight_lines(_decode(data), path))
+    if colours.misses:
+        html_cache.prune(cache_dir)
+    return colours.misses
+
+
+def job_blob(job: PageJob) -> bytes:
+    """`job` pickled on its own for a page worker, which unpickles it just before its page (job_from_blob):
+    unpickling every page's dicts of lines at once was most of a worker's start, in fresh memory."""
+    return pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def job_from_blob(blob: bytes) -> PageJob:
+    return pickle.loads(blob)
+
+
+def _shares(jobs: list[PageJob], workers: int) -> list[list[PageJob]]:
+    """`jobs` dealt to `workers` workers, about the same number of lines each (a page costs about its lines)."""
+    shares: list[list[PageJob]] = [[] for _ in range(workers)]
+    sizes = [0] * workers
+    for job in sorted(jobs, key=lambda j: -len(j.lines)):
+        i = sizes.index(min(sizes))
+        shares[i].append(job)
+        sizes[i] += len(job.lines) + 1
+    return [s for s in shares if s]
+
+
+# --- index ---------------------------------------------------------------------
+
+def _format_timestamp(timestamp) -> str | None:
+    if timestamp is None or timestamp == "":
+        return None
+    if isinstance(timestamp, (int, float)):
+        timestamp = _dt.datetime.fromtimestamp(timestamp, _dt.timezone.utc)
+    if isinstance(timestamp, _dt.datetime):
+        if timestamp.tzinfo is None:
+            return timestamp.strftime("%Y-%m-%d %H:%M:%S")
+        return timestamp.strftime("%Y-%m-%d %H:%M:%S %z")
+    return str(timestamp)
+
+
+def _sort_number(value: float) -> str:
+    return repr(round(value, 9))
+
+
+def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Coverage report",
+               version: str = __version__, timestamp=None, relative_to: str | None = None,
+               show_contexts: bool = False, precision: int = 0, jobs: int | None = None,
+               history=None, history_options: dict | None = None, warn=None,
+               cache_dir: str | os.PathLike | None = None) -> Path:
+    """Writes the report into `directory` (created if needed) and returns the path of its index.html.
+
+    `relative_to` defaults to `result.source_root` (as `dotcov report`); `timestamp` (seconds
+    since the epoch, a datetime, or text) is shown in the footer and is the only thing in the
+    output that is not a function of `result` and the source files. `show_contexts` adds to each
+    line run by tests a count of them that opens to their names (the analysis must carry them:
+    results.ReportOptions.contexts).
+    `jobs` is the number of processes rendering pages (default: up to 4, by CPU count, and
+    only for large reports).
+
+    `history` (a directory) keeps a record of this run there and shows coverage over time on the index
+    (history.py; `history_options` are passed to history.update); `warn(message)` is told of history
+    records that cannot be read (they are also shown on the index).
+
+    `cache_dir` (the data directory's `cache/`): the sources' colours are kept in its `html/` for the next
+    report (html_cache.py); None colours every file afresh and keeps nothing.
+    """
+    out = Path(directory)
+    previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
+
+    analysis = Analysis.of(result)
+    if jobs is None:
+        jobs = html_workers.default_count() if len(analysis.files) >= 200 else 1
+    jobs = min(jobs, len(analysis.files))
+    # The page workers start first (or earlier: html_workers.start_early): their interpreters load the page code
+    # while this process collects the files.
+    workers = html_workers.start(jobs) if jobs > 1 else None
+    if workers is None:
+        html_workers.drop_early()
+    try:
+        root = relative_to if relative_to is not None else analysis.source_root
+        files = _collect(analysis, root)
+        has_branches = any(f.branches for f in files)
+        common = dict(
+            title=title, version=version, created=_format_timestamp(timestamp),
+            has_branches=has_branches, precision=precision, warnings=analysis.warnings,
+        )
+        if show_contexts:
+            common["show_contexts"] = True
+
+        hist = None
+        if history is not None:  # before any file is written: a history that cannot be kept stops the report
+            from dotcov.reports import history as history_mod  # (here: the page workers import this module too)
+
+            hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
+                                      **(history_options or {}))
+            for w in hist.warnings if warn is not None else ():
+                warn(w)
+        # Every file this run writes is listed in the manifest before it is written (html_dir.py); the search
+        # index's files are known once it is built, below, while the page workers run.
+        written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
+        out.mkdir(parents=True, exist_ok=True)
+        index = out / "index.html"
+        index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
+        html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
+        tdir = templates_dir() / "html"
+        for asset in ASSETS:
+            (out / asset).write_bytes((tdir / asset).read_bytes())
+        (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
+
+        page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
+                               files[i + 1].page if i + 1 < len(files) else None, show_contexts)
+                     for i, f in enumerate(files)]
+        colour_dir = str(Path(cache_dir) / html_cache.SUBDIR) if cache_dir is not None else None
+        added = 0  # sources' colours added to the cache by this report
+        if workers is not None:
+            workers.send(str(out), [[job_blob(j) for j in share] for share in _shares(page_jobs, len(workers))],
+                         common, colour_dir)
+        else:
+            added = write_pages(str(out), page_jobs, common, colour_dir)
+        # The rest is made here while the workers write the pages.
+        methods = html_methods.method_table([(f.fc, f.name, f.page) for f in files], precision, has_branches,
+                                            wrap_name)
+        # The search across files (html_search.py): scripts the pages load when the search box is used.
+        search = html_search.prepare([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
+                                      for f in files], search_text, precision, methods.covers)
+        written.update(search.names)
+        html_dir.write_manifest(out, previous | written)
+        search.write(out)
+        index_html = _write_rest(out, analysis, files, common, hist, precision, has_branches, methods)
+    except BaseException:
+        if workers is not None:
+            workers.abort()
+        raise
+    if workers is not None:
+        added = workers.finish()
+    # The cache only grows by what a report adds: pruned after one that added colours, or when it holds more
+    # files than it may (left by reports that could not prune); a report of unchanged sources scans nothing.
+    if colour_dir is not None and (added or html_cache.over_count(colour_dir)):
+        html_cache.prune(colour_dir)
+    tmp = out / ".index.html.tmp"
+    _write(tmp, index_html)
+    os.replace(tmp, index)
+    html_dir.remove_stale(out, previous, written)  # pages of files no longer in the report
+    html_dir.write_manifest(out, written)
+    return index
+
+
+def _write_rest(out: Path, analysis: Analysis, files: list[_File], common: dict, hist,
+                precision: int, has_branches: bool, methods: html_methods.MethodTable) -> str:
+    """Writes the method view and the risk hotspots (html_methods.py); returns the index page's HTML
+    (written last, by write_html)."""
+    env = _environment()
+    for page, heading, rows in (("methods", "Methods", methods.rows), ("hotspots", "Risk hotspots", methods.hot)):
+        def render(rows_html, page=page, heading=heading, rows=rows):
+            return env.get_template("methods.html").render(
+                common, page=page, heading=heading, rows=rows, rows_html=rows_html,
+                crap_threshold=html_methods.CRAP_THRESHOLD, complexity_threshold=html_methods.COMPLEXITY_THRESHOLD)
+        _write_around(out / f"{page}.html", render, methods.chunks(hotspots=page == "hotspots"))
+
+    # Index: groups by the assemblies that compile each file, files within by name.
+    groups: dict[str, list[_File]] = {}
+    for f in files:
+        groups.setdefault(" + ".join(f.assemblies) or "(no assembly)", []).append(f)
+    group_list = []
+    for gi, name in enumerate(sorted(groups, key=_human_key)):
+        nums = sum((f.fc.numbers for f in groups[name]), Numbers())
+        group_list.append(dict(name=name, order=gi, nums=nums, rows=[_index_row(f, precision)
+                                                                     for f in groups[name]],
+                               cover=display_percent(nums.percent, precision),
+                               branch_cover=display_percent(nums.branch_percent, precision),
+                               pc=_sort_number(nums.percent), bpc=_sort_number(nums.branch_percent)))
+    totals = analysis.totals
+    return _environment().get_template("index.html").render(
+        common, groups=group_list, totals=totals, methods=len(methods), hotspots=len(methods.hot),
+        history=_history_view(hist, files, precision), warnings=[*analysis.warnings, *(hist.warnings if hist else [])],
+        cover=display_percent(totals.percent, precision),
+        branch_cover=display_percent(totals.branch_percent, precision),
+    )
+
+
+def _index_row(f: _File, precision: int) -> dict:
+    nums = f.fc.numbers
+    return dict(
+        file=f, nums=nums,
+        namespace=", ".join(f.namespaces),
+        cover=display_percent(nums.percent, precision),
+        branch_cover=display_percent(nums.branch_percent, precision),
+        pc=_sort_number(nums.percent), bpc=_sort_number(nums.branch_percent),
+        full=nums.missed == 0 and nums.partial == 0 and nums.branches_covered == nums.branches,
+    )
+
+
+def _history_view(hist, files: list[_File], precision: int) -> dict | None:
+    """The index's history: the chart, and each file's change of line coverage since the previous run."""
+    if hist is None:
+        return None
+    from dotcov.reports import history as history_mod
+
+    deltas = hist.deltas
+    has_previous = hist.previous is not None and hist.previous.files is not None and hist.current.files is not None
+    step = max(1, precision)
+    return dict(
+        chart=Markup(hist.chart()), runs=len(hist.records), previous=hist.previous,
+        previous_time=history_mod.shown_time(hist.previous.timestamp) if hist.previous else "",
+        show_deltas=has_previous,
+        deltas={f.page: _delta(deltas.get(f.name), step) for f in files} if has_previous else {},
+        total_delta=_delta(hist.total_delta, step),
+    )
+
+
+def _delta(points: float | None, decimals: int) -> dict:
+    """A change of coverage for the index: text, sort value and kind (up, down, same, new)."""
+    if points is None:
+        return dict(text="new", sort="0", kind="new")
+    shown = round(points, decimals)
+    if shown == 0:
+        return dict(text="\u00b10", sort="0", kind="same")
+    sign = "+" if shown > 0 else "\u2212"
+    return dict(text=f"{sign}{abs(shown):.{decimals}f}", sort=_sort_number(points), kind="up" if shown > 0 else "down")

@@ -1,0 +1,55 @@
+"""Where the agent is and how a process is told to load it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# Must match kAgentClsid in native/agent/class_factory.cpp.
+CLSID = "{066BACCC-BAC2-4894-ACF1-83D37AEAB145}"
+
+PROFILER_VARIABLES = (
+    "CORECLR_ENABLE_PROFILING",
+    "CORECLR_PROFILER",
+    "CORECLR_PROFILER_PATH",
+    "CORECLR_PROFILER_PATH_64",
+)
+
+
+class AgentError(Exception):
+    pass
+
+
+def agent_path() -> Path:
+    """The agent .so installed inside the package (DOTCOV_AGENT_PATH overrides, for development)."""
+    override = os.environ.get("DOTCOV_AGENT_PATH")
+    path = Path(override) if override else Path(__file__).parents[1] / "libdotcov_agent.so"
+    if not path.is_file():
+        raise AgentError(f"the dotcov agent is missing at {path}; reinstall dotcov")
+    return path
+
+
+def other_profiler(env: dict[str, str]) -> str | None:
+    """Names a profiler the user configured already, which the runtime would load instead of ours."""
+    clsid = env.get("CORECLR_PROFILER")
+    if env.get("CORECLR_ENABLE_PROFILING") == "1" and clsid and clsid.upper() != CLSID:
+        return f"CORECLR_PROFILER={clsid} (CORECLR_PROFILER_PATH={env.get('CORECLR_PROFILER_PATH', '')})"
+    return None
+
+
+def profiler_environment(data_dir: Path, source_root: Path, *, include_tests: bool, log: bool) -> dict[str, str]:
+    path = str(agent_path())
+    env = {
+        "CORECLR_ENABLE_PROFILING": "1",
+        "CORECLR_PROFILER": CLSID,
+        "CORECLR_PROFILER_PATH": path,
+        # The bitness-specific variable wins over the plain one; set both.
+        "CORECLR_PROFILER_PATH_64": path,
+        "DOTCOV_DATA_DIR": str(data_dir),
+        "DOTCOV_SOURCE_ROOT": str(source_root),
+    }
+    if include_tests:
+        env["DOTCOV_INCLUDE_TEST_ASSEMBLIES"] = "1"
+    if log:
+        env["DOTCOV_LOG"] = "1"
+    return env
