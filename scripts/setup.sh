@@ -8,7 +8,7 @@ cd "$ROOT"
 PACKAGES=(
   python3 python3-venv python3-dev python3-pip python3-setuptools
   python3-click python3-lxml python3-jinja2 python3-pygments python3-rich
-  python3-pytest python3-hypothesis python3-yaml python3-pybind11 pybind11-dev git
+  python3-pytest python3-pytest-xdist python3-hypothesis python3-yaml python3-pybind11 pybind11-dev git
   cmake ninja-build g++ libgtest-dev zlib1g-dev
   lcov chromium
 )

@@ -150,12 +150,8 @@ def test_numbers_add_up():
 # --- not measured ----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def snippets_dll() -> Path:
-    env = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1", DOTNET_CLI_USE_MSBUILD_SERVER="0",
-               UseSharedCompilation="false")
-    subprocess.run(["dotnet", "build", str(SNIPPETS), "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], env=env,
-                   check=True)
-    return SNIPPETS / "bin" / "Debug" / "net10.0" / "Snippets.dll"
+def snippets_dll(snippets) -> Path:
+    return snippets["Debug"]
 
 
 def test_methods_the_agent_could_not_instrument_are_not_measured(snippets_dll, tmp_path):

@@ -7,10 +7,8 @@ writes (targets outside the code, clauses over anything)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -93,28 +91,11 @@ def check_assembly(dll: Path, tally: Tally, *, symbols: bool) -> None:
             tally.check(where, body, move_next, hid, visible)
 
 
-def _dotnet_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1", DOTNET_SKIP_FIRST_TIME_EXPERIENCE="1",
-               DOTNET_CLI_USE_MSBUILD_SERVER="0", UseSharedCompilation="false")
-    return env
-
-
-@pytest.fixture(scope="module")
-def dotnet() -> str:
-    path = shutil.which("dotnet")
-    if not path:
-        pytest.fail("the .NET SDK (dotnet) is required to build the samples")
-    return path
-
-
 @pytest.mark.parametrize("config", ["Debug", "Release"])
-def test_native_facts_agree_on_the_samples_and_snippets(dotnet, config):
-    """Built as the e2e tests build them (samples/All.sln; Release as test_lowering_sample does) and as
-    test_branches.py builds the snippets."""
-    for project in (SAMPLES / "All.sln", SNIPPETS):
-        subprocess.run([dotnet, "build", str(project), "-c", config, "-nologo", "-v", "quiet", "-clp:ErrorsOnly"],
-                       cwd=SAMPLES, env=_dotnet_env(), check=True)
+def test_native_facts_agree_on_the_samples_and_snippets(dotnet_build, snippets, config):
+    """Built as the e2e tests build them (samples/All.sln, Debug and Release) and as test_branches.py builds the
+    snippets: the same builds (tests/conftest.py), made once per run."""
+    dotnet_build("All.sln", config)
     # The projects' own assemblies (each next to its PDB), once each.
     dlls = {}
     for pdb in [*SAMPLES.glob(f"*/bin/{config}/*/*.pdb"), *SNIPPETS.glob(f"bin/{config}/*/*.pdb")]:

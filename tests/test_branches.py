@@ -5,7 +5,6 @@ Release) and on hand-written IL."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -30,31 +29,13 @@ def _env() -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def dotnet() -> str:
-    path = shutil.which("dotnet")
-    if not path:
-        pytest.fail("the .NET SDK (dotnet) is required to compile the branch snippets")
-    return path
+# `snippets` (Snippets.dll built Debug and Release once per run) is tests/conftest.py's.
 
 
 @pytest.fixture(scope="module")
-def snippets(dotnet) -> dict[str, Path]:
-    """Snippets.dll built Debug and Release (a few seconds each when out of date)."""
-    out = {}
-    for config in ("Debug", "Release"):
-        subprocess.run([dotnet, "build", str(SNIPPETS), "-c", config, "-nologo", "-v", "quiet", "-clp:ErrorsOnly"],
-                       env=_env(), check=True)
-        out[config] = SNIPPETS / "bin" / config / "net10.0" / "Snippets.dll"
-    return out
-
-
-@pytest.fixture(scope="module")
-def hidden_points(dotnet):
+def hidden_points(dotnet, seqpoints):
     """{rid: [IL offsets of hidden sequence points]} of an assembly, from System.Reflection.Metadata."""
-    subprocess.run([dotnet, "build", str(SEQPOINTS), "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], env=_env(),
-                   check=True)
-    dll = SEQPOINTS / "bin" / "Debug" / "net10.0" / "SeqPoints.dll"
+    dll = seqpoints
 
     def read(assembly: Path) -> dict[int, list[int]]:
         text = subprocess.run([dotnet, str(dll), str(assembly)], env=_env(), check=True, capture_output=True,

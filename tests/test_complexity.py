@@ -11,7 +11,7 @@ import pytest
 from lxml import etree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_branches import SNIPPETS, dotnet, every_branch, snippets  # noqa: E402,F401  (fixtures)
+from test_branches import SNIPPETS, every_branch  # noqa: E402
 
 from dotcov import _native  # noqa: E402
 from dotcov.analysis.numbers import Analysis, crap_score, crap_shown, cyclomatic_complexity  # noqa: E402

@@ -6,9 +6,7 @@ agent's `dotcov run --contexts test` will fill them (ModuleHits.contexts: test n
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -30,12 +28,8 @@ TESTS = ["Snip.Tests.Alpha", "Snip.Tests.Beta", "Snip.Tests.Gamma(1)", "Other.Su
 
 
 @pytest.fixture(scope="module")
-def snippets_dll() -> Path:
-    env = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1", DOTNET_CLI_USE_MSBUILD_SERVER="0",
-               UseSharedCompilation="false")
-    subprocess.run(["dotnet", "build", str(SNIPPETS), "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], env=env,
-                   check=True)
-    return SNIPPETS / "bin" / "Debug" / "net10.0" / "Snippets.dll"
+def snippets_dll(snippets) -> Path:
+    return snippets["Debug"]
 
 
 def module_with_contexts(dll: Path, seed: int = 7) -> ModuleHits:
@@ -371,15 +365,11 @@ def test_api_show_contexts_without_contexts_warns(snippets_dll, tmp_path):
             data_of(module)).analysis()
 
 
-def test_release_switch_lines_without_a_sequence_point_take_their_dispatchs_tests(tmp_path):
+def test_release_switch_lines_without_a_sequence_point_take_their_dispatchs_tests(snippets, tmp_path):
     """Release: a `switch (k)` line has no sequence point; its hits are its arms' (results.py), its tests those
     that ran its dispatch. Each method here is run by its own random tests, on every site (points and every
     branch outcome), so the tests of every line, switch lines too, are known; checked against the filter."""
-    env = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1", DOTNET_CLI_USE_MSBUILD_SERVER="0",
-               UseSharedCompilation="false")
-    subprocess.run(["dotnet", "build", str(SNIPPETS), "-c", "Release", "-nologo", "-v", "quiet", "-clp:ErrorsOnly"],
-                   env=env, check=True)
-    dll = SNIPPETS / "bin" / "Release" / "net10.0" / "Snippets.dll"
+    dll = snippets["Release"]
     from dotcov.analysis.branches import analyse as branches
     from dotcov.analysis.branches.analyse import MethodIL
     from dotcov.analysis.results import Symbols

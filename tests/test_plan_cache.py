@@ -3,7 +3,6 @@ a cold build gives; an edited source, a damaged cache file or other options neve
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -28,17 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 SNIPPETS = REPO / "tests" / "branch_samples" / "Snippets"
 
 
-@pytest.fixture(scope="module")
-def snippets() -> dict[str, Path]:
-    """Snippets.dll (every branch shape the recognisers know), Debug and Release."""
-    env = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1", DOTNET_CLI_USE_MSBUILD_SERVER="0",
-               UseSharedCompilation="false")
-    out = {}
-    for config in ("Debug", "Release"):
-        subprocess.run(["dotnet", "build", str(SNIPPETS), "-c", config, "-nologo", "-v", "quiet",
-                        "-clp:ErrorsOnly"], env=env, check=True)
-        out[config] = SNIPPETS / "bin" / config / "net10.0" / "Snippets.dll"
-    return out
+# `snippets` (Snippets.dll, every branch shape the recognisers know, Debug and Release) is tests/conftest.py's.
 
 
 def module_data(dll: Path) -> CoverageData:

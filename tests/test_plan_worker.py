@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_plan_cache import REPO, module_data, plans, snippets  # noqa: E402,F401  (fixture)
+from test_plan_cache import REPO, module_data, plans  # noqa: E402,F401
 
 from dotcov import _native  # noqa: E402
 from dotcov.data import datafiles as data

@@ -1,8 +1,8 @@
-"""Fixtures that build the samples once and run commands under `dotcov run`."""
+"""Fixtures that run commands under `dotcov run` (the builds they need are tests/conftest.py's, made once per
+run)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -11,35 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import BUILDS, SAMPLES, dotnet_env as _dotnet_env  # noqa: F401 (BUILDS: for the tests)  # tests/conftest.py: the tiers and the shared builds
+
 REPO = Path(__file__).resolve().parents[2]
-SAMPLES = REPO / "samples"
-
-
-def _dotnet_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.setdefault("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
-    env.setdefault("DOTNET_NOLOGO", "1")
-    env.setdefault("DOTNET_SKIP_FIRST_TIME_EXPERIENCE", "1")
-    # Keep `dotnet build` from leaving build servers behind between tests.
-    env["DOTNET_CLI_USE_MSBUILD_SERVER"] = "0"
-    env["UseSharedCompilation"] = "false"
-    return env
-
-
-@pytest.fixture(scope="session")
-def dotnet() -> str:
-    path = shutil.which("dotnet")
-    if not path:
-        pytest.fail("the .NET SDK (dotnet) is required for the end-to-end tests")
-    return path
-
-
-@pytest.fixture(scope="session")
-def built_samples(dotnet) -> Path:
-    """Builds every sample once (Debug, offline restore from samples/NuGet.config)."""
-    subprocess.run([dotnet, "build", "All.sln", "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], cwd=SAMPLES,
-                   env=_dotnet_env(), check=True)
-    return SAMPLES
 
 
 @dataclass

@@ -26,10 +26,9 @@ VARIANTS = [(build, probes) for build in ("Debug", "Release") for probes in ("in
 
 
 @pytest.fixture(scope="module")
-def contention(dotnet):
+def contention(dotnet_build):
     for build in ("Debug", "Release"):
-        subprocess.run([dotnet, "build", "Contention", "-c", build, "-nologo", "-v", "quiet", "-clp:ErrorsOnly"],
-                       cwd=SAMPLES, env=_dotnet_env(), check=True)
+        dotnet_build("Contention", build)
     return PROJECT
 
 

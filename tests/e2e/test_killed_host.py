@@ -3,19 +3,17 @@ thread that never ends). Every hit made before the kill is still reported."""
 
 from __future__ import annotations
 
-import subprocess
 import time
 
 import pytest
 
-from .conftest import SAMPLES, _dotnet_env, coverage_by_file
+from .conftest import SAMPLES, coverage_by_file
 
 pytestmark = pytest.mark.e2e
 
 
-def test_hits_survive_vstest_killing_the_host(built_samples, dotcov_run, dotnet):
-    subprocess.run([dotnet, "build", "HangingHost.Tests", "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], cwd=SAMPLES,
-                   env=_dotnet_env(), check=True)
+def test_hits_survive_vstest_killing_the_host(built_samples, dotnet_build, dotcov_run, dotnet):
+    dotnet_build("HangingHost.Tests")
     started = time.monotonic()
     run = dotcov_run([dotnet, "test", "HangingHost.Tests", "--no-build", "--nologo"], cwd=SAMPLES, args=["--log"])
     elapsed = time.monotonic() - started

@@ -8,7 +8,7 @@ import pytest
 
 from dotcov import _native
 
-from .conftest import REPO, SAMPLES, _dotnet_env
+from .conftest import SAMPLES, _dotnet_env
 
 pytestmark = pytest.mark.e2e
 
@@ -20,11 +20,8 @@ ASSEMBLIES = [
 
 
 @pytest.fixture(scope="module")
-def oracle(dotnet):
-    project = REPO / "tests" / "tools" / "SeqPoints"
-    subprocess.run([dotnet, "build", str(project), "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], env=_dotnet_env(),
-                   check=True)
-    dll = project / "bin" / "Debug" / "net10.0" / "SeqPoints.dll"
+def oracle(dotnet, seqpoints):
+    dll = seqpoints
 
     def run(*args):
         return subprocess.run([dotnet, str(dll), *args], env=_dotnet_env(), check=True, capture_output=True,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import SAMPLES, _dotnet_env, coverage_by_file
+from .conftest import BUILDS, SAMPLES, _dotnet_env, coverage_by_file
 
 pytestmark = pytest.mark.e2e
 
@@ -34,13 +34,13 @@ CONFIGURATIONS = {
 
 
 @pytest.fixture(scope="module")
-def sample_builds(dotnet, tmp_path_factory) -> dict[str, Path]:
-    """samples/StackTraces built in Debug and in Release, each into its own directory."""
+def sample_builds(dotnet_build) -> dict[str, Path]:
+    """samples/StackTraces built in Debug and in Release, each into its own directory, once per run (this module
+    and test_ready_to_run.py share them)."""
     out = {}
     for configuration in ("Debug", "Release"):
-        target = tmp_path_factory.mktemp(f"stacktraces-{configuration}")
-        subprocess.run([dotnet, "build", str(PROJECT), "-c", configuration, "-o", str(target), "-nologo", "-v",
-                        "quiet", "-clp:ErrorsOnly"], env=_dotnet_env(), check=True)
+        target = BUILDS / f"StackTraces-{configuration}"
+        dotnet_build(PROJECT, configuration, "-o", str(target))
         out[configuration] = target / "StackTraces.dll"
     return out
 
