@@ -9,6 +9,7 @@
 #   scripts/fuzz.sh                 # every target, FUZZ_SECONDS (20) each
 #   FUZZ_SECONDS=300 scripts/fuzz.sh
 #   scripts/fuzz.sh --regen-seeds   # rebuild native/fuzz/corpus from native/core/tests/data
+#   scripts/fuzz.sh --build-only    # build the targets, run nothing (scripts/test.sh builds them early)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -46,6 +47,7 @@ if [ "${1:-}" = "--regen-seeds" ]; then
   exit 0
 fi
 cmake --build "$BUILD" --target dotcov_fuzzers
+[ "${1:-}" = "--build-only" ] && exit 0
 
 echo "== fuzz (${FUZZ_SECONDS}s per target)"
 ctest --test-dir "$BUILD" -L fuzz -j "$FUZZ_JOBS" --output-on-failure

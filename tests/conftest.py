@@ -45,8 +45,6 @@ def dotnet_env() -> dict[str, str]:
 
 
 def pytest_configure(config) -> None:
-    config.addinivalue_line("markers", "dotnet: needs a .NET build (asks for the `dotnet` fixture); "
-                                       "`-m 'not dotnet'` is the fast tier")
     if not hasattr(config, "workerinput"):  # the main process: xdist workers inherit its environment
         os.environ["DOTCOV_TEST_RUN"] = uuid.uuid4().hex
 
