@@ -2,9 +2,9 @@
 # Sets up, then runs the tests in one of two tiers:
 #
 #   scripts/test.sh          every test (what CI runs): the C++ core (GoogleTest via CTest), rewrite-check over the
-#                            shared framework and the SDK, the Python and end-to-end suites (pytest; the tests marked
-#                            `dotnet` build the samples once and run them under the real agent), the core under
-#                            ASan + UBSan, and bounded fuzzing
+#                            shared framework and the SDK, the fast tier below, then the tests marked `dotnet` (they
+#                            build the samples once and run them under the real agent), the core under ASan + UBSan,
+#                            and bounded fuzzing
 #   scripts/test.sh --fast   the C++ core and every pytest test that needs no .NET build (`-m "not dotnet"`,
 #                            tests/conftest.py), in parallel (pytest-xdist)
 #
@@ -85,8 +85,10 @@ mapfile -t SDK_ASSEMBLIES < <(find "$SDK_DIR" -type f \( -name '*.dll' -o -name 
 echo "${#SDK_ASSEMBLIES[@]} distinct assemblies"
 time .venv/bin/dotcov debug rewrite-check --probes all "${SDK_ASSEMBLIES[@]}"
 
-echo "== Python and end-to-end (pytest: every test; the .NET builds are made once and shared)"
-run_pytest -q "$@"
+echo "== Python, no .NET build (pytest -m 'not dotnet', $JOBS workers)"
+run_pytest -q -n "$JOBS" -m "not dotnet" "$@"
+echo "== Python and end-to-end with .NET builds (pytest -m dotnet: each build made once and shared)"
+run_pytest -q -m dotnet "$@"
 [ "$ran" -gt 0 ] || { echo "test: no test matches the arguments" >&2; exit 5; }
 
 echo "== C++ core under AddressSanitizer and UndefinedBehaviorSanitizer (built and run in the background)"
