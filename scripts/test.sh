@@ -55,7 +55,10 @@ fi
 # machine.
 LOGS="$ROOT/build/test-logs"
 mkdir -p "$LOGS"
+rm -f "$LOGS"/*.rc
 echo "== started in the background: the C++ core under ASan + UBSan (build and tests), the fuzzers' build"
+# Its own process group (set -m), so that an early exit stops the compilers too.
+set -m
 (
   set +e
   nice -n 10 bash scripts/sanitize.sh >"$LOGS/sanitize.log" 2>&1
@@ -64,7 +67,8 @@ echo "== started in the background: the C++ core under ASan + UBSan (build and t
   echo $? >"$LOGS/fuzz-build.rc"
 ) &
 BACKGROUND=$!
-trap 'kill "$BACKGROUND" 2>/dev/null || true' EXIT
+set +m
+trap 'kill -- "-$BACKGROUND" 2>/dev/null || true' EXIT
 
 echo "== rewrite-check over the shared framework (every probe style: inline, call, atomic, with branch probes and IL maps)"
 # Newest Microsoft.NETCore.App: "Microsoft.NETCore.App 10.0.12 [/usr/share/dotnet/shared/Microsoft.NETCore.App]".
