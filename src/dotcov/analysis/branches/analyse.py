@@ -359,7 +359,7 @@ def short_circuit_constants(il: MethodIL, b: Branch) -> dict[int, list[tuple[int
 def tests_zero_comparison(il: MethodIL, b: Branch) -> bool:
     """Whether the `brtrue`/`brfalse` `b` tests a value computed as `ldc.i4.0; ceq` (Debug's `!x`), directly or
     through `stloc N; ldloc N` and a join whose other predecessors are constants entered by jumps (the shape of
-    short_circuit_constants). Then the branch tests the written `!x`, not `x` (branch_notes.jump_means)."""
+    short_circuit_constants). Then the branch tests the written `!x`, not `x` (notes.jump_means)."""
     if b.opcode not in UNARY_BRANCHES:
         return False
     ins = il.instructions
@@ -431,7 +431,7 @@ class BranchRecord:
     is_switch: bool = False
     text: str = ""  # source text of the containing sequence point, when readable
     arms: dict[int, str] | None = None  # a whole switch (see switch_arms): outcome kind -> the arm's label
-    notes: dict[int, str] | None = None  # outcome kind -> "`h < 0` never true" (see branch_notes)
+    notes: dict[int, str] | None = None  # outcome kind -> "`h < 0` never true" (see notes.py)
 
     def missed(self) -> list[str]:
         said, none_ran = self.missed_parts()
@@ -440,7 +440,7 @@ class BranchRecord:
         return [said[k] for k in sorted(self.outcomes) if self.outcomes[k] == 0 and k in said]
 
     def missed_parts(self) -> tuple[dict[int, str], list[str] | None]:
-        """What `missed` says, known before the hits (packed_plan.py keeps it): each outcome kind's description
+        """What `missed` says, known before the hits (plans/packed.py keeps it): each outcome kind's description
         when that outcome never happened (kinds without one say nothing), and what is said instead when no outcome
         happened (None: the descriptions of them all)."""
         kinds = sorted(self.outcomes)
@@ -705,7 +705,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 if generated is None:
                     by_statement.setdefault(q[0], []).append((BRTRUE_S, r, True))
                     by_statement[q[0]].sort(key=lambda row: row[1].offset)
-        # Missed outcomes in source terms (branch_notes.py), per statement.
+        # Missed outcomes in source terms (notes.py), per statement.
         for rows_of in by_statement.values():
             # (notes depend on the text, opcodes and written flags only: once per distinct statement; read-only)
             key = (rows_of[0][1].text, *[(op, w) for op, _r, w in rows_of])
@@ -755,7 +755,7 @@ def branch_rows(module, sym, mapper, hits: list | None = None, bodies: dict | No
     """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.py; `hits`
     default hit_exprs.symbolic(module.sites)), as plain tuples (method token, offset, path, line, outcome kinds,
     their codes, generated, is_switch, text, arms, notes): what make_plan keeps of them, in a form a worker
-    process can send (plan_worker.py). `bodies`: the assembly's method bodies, when already read."""
+    process can send (analysis/plans/worker.py). `bodies`: the assembly's method bodies, when already read."""
     from dotcov.analysis import hit_exprs
 
     encode = hit_exprs.encode

@@ -1,15 +1,15 @@
 """A module build's coverage plan: everything results.module_coverage decides without looking at hit counts.
 
-Which sequence points decide which lines (lines.py), each point's class and method, excluded and not-measured
-lines, stale sources, the branch records with their outcome keys, notes and switch arms (branches.py), and where
+Which sequence points decide which lines (analysis/lines.py), each point's class and method, excluded and not-measured
+lines, stale sources, the branch records with their outcome keys, notes and switch arms (analysis/branches/), and where
 each record lands. `make_plan` computes it from the PDB, the assembly's IL and the source files; `apply_plan`
 states in Python how a plan and the module's hit counts make the model (`model.AssemblyCoverage`). Builds run
-packed_plan.py's form of the same (the plan packed, then applied in native code; tests/test_plan_cache.py checks
-it gives apply_plan's model); every build goes through make_plan and the packed apply (plan_cache.py keeps packed
+packed.py's form of the same (the plan packed, then applied in native code; tests/test_plan_cache.py checks
+it gives apply_plan's model); every build goes through make_plan and the packed apply (cache.py keeps packed
 plans between commands), so a cached plan gives exactly the model a cold build gives.
 
 A plan is plain data (lists, tuples, dicts, strings, ints, and `array` bytes for the per-point columns) that
-`marshal` stores compactly; hit counts enter only as indexes into `ModuleHits.hits` (hit_exprs.py).
+`marshal` stores compactly; hit counts enter only as indexes into `ModuleHits.hits` (analysis/hit_exprs.py).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class _Method:
         self.ref = ref
 
 
-# A module with at least this many counters has its branches analysed by a worker meanwhile (plan_worker.py).
+# A module with at least this many counters has its branches analysed by a worker meanwhile (worker.py).
 WORKER_MIN_SITES = 50_000
 
 
@@ -105,7 +105,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
 
     order = sorted(raw["sequence_points"], key=lambda r: (is_generated(r), r))
     type_names: dict[int, tuple[int, str]] = {}  # type rid -> (its user type, that type's name)
-    # (Bound once: this loop runs once per method, 71,500 times at a million statements.)
+    # (Bound once: this loop runs once per method.)
     sequence_points, kickoff, raw_methods = raw["sequence_points"], raw["kickoff"], raw["methods"]
     attributes = raw.get("attributes", {})
     generated_member, match_generated, signature = line_rule.generated_member, _GENERATED_METHOD.match, sym.signature
@@ -195,7 +195,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             point_tokens.append(token)
             mc.points.append(range(pid, pid + 1))
             found.append((pid, 1, place))
-    # Each line decided by its own points (lines.py): the line's points, and the classes and methods it joins.
+    # Each line decided by its own points (analysis/lines.py): the line's points, and the classes and methods it joins.
     line_plan: dict[str, tuple[list[int], list[int], dict[int, list[int]]]] = {}
     for path, runs in spans.items():
         text = line_rule.read_source(path)
@@ -226,7 +226,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         for mi, mc in enumerate(cc.methods):
             mc.index = (ci, mi)
     # Per-point columns, each method's points together (in the order read). (Before the branch rows are asked for:
-    # with a worker (plan_worker.py), this is done while it still analyses branches.)
+    # with a worker (worker.py), this is done while it still analyses branches.)
     class_rows = []
     order = array("i")  # new point number -> point id
     renumber = array("i", bytes(4 * len(points)))  # point id -> new point number (runs of ids stay runs)
@@ -392,7 +392,7 @@ def file_line_plan_py(points: list[tuple], runs: list[tuple[int, int, tuple[int,
 
 def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
     """The model of one module build: `plan` (make_plan's) with the hits of `module` (a data.ModuleHits). The
-    reference for packed_plan.apply, which builds run."""
+    reference for packed.apply, which builds run."""
     asm = AssemblyCoverage(plan["name"])
     hits = list(module.hits)
     hits.append(0)  # site -1: a point the agent did not count
