@@ -1,4 +1,4 @@
-"""The native branch facts (_native.il_branch_facts, native/core/src/branch_facts.cpp) agree with branches.py's
+"""The native branch facts (_native.il_branch_facts, native/core/src/branch_facts.cpp) agree with branches/analyse.py's
 Python reference (the recognisers of RECOGNISERS, short_circuit_constants, tests_zero_comparison) on every
 method: the samples' assemblies and the branch snippets built Debug and Release (with their PDBs' state machines,
 hidden and visible points), the framework's and the SDK's assemblies (each method taken as an ordinary method and

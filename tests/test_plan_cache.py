@@ -1,5 +1,5 @@
-"""Module plans (plan.py) and their cache between commands (plan_cache.py): a cached plan gives exactly the model
-a cold build gives; an edited source, a damaged cache file or other options never reuse a plan."""
+"""Module plans (analysis/plans/plan.py) and their cache between commands (plans/cache.py): a cached plan gives
+exactly the model a cold build gives; an edited source, a damaged cache file or other options never reuse a plan."""
 
 from __future__ import annotations
 
@@ -288,7 +288,7 @@ def test_points_read_when_needed_are_the_pdb_points_with_their_hits(snippets, tm
     assert checked
 
 
-# --- the packed plan applied in native code (packed_plan.py) against plan.apply_plan, the rules in Python ---------
+# --- the packed plan applied in native code (plans/packed.py) against plan.apply_plan, the rules in Python ---------
 
 def reference_build(cov: CoverageData, options: ReportOptions | None = None, monkeypatch=None):
     """results.build with the unpacked plan applied by plan.apply_plan (no cache)."""
