@@ -142,3 +142,14 @@ def test_sources_root_without_a_repository_is_the_folder_itself(tmp_path):
     if any((d / ".git").exists() for d in (folder, *folder.parents)):
         pytest.fail(f"{tmp_path} lies inside a git work tree: this test needs a temporary directory outside one")
     assert sources_root(folder) == folder.resolve()
+
+
+def test_a_bad_filter_in_dotcov_toml_is_refused_before_the_command_runs(tmp_path, earlier_data):
+    d, f = earlier_data
+    (tmp_path / "dotcov.toml").write_text('[report]\nexclude = ["Calc.Legacy*"]\n')
+    marker = tmp_path / "ran"
+    r = dotcov("run", "--data-dir", str(d), "--", "touch", str(marker), cwd=tmp_path)
+    assert r.returncode == 1
+    assert "bad filter 'Calc.Legacy*': expected [Assembly]Namespace.Type" in r.stderr
+    assert not marker.exists()
+    assert f.read_bytes() == b"earlier run"

@@ -34,6 +34,9 @@ def run_command(command: list[str], cfg, *, data_dir: Path | None, append: bool,
     data_dir = resolve_data_dir(data_dir, cfg)
     include_tests = include_tests or cfg.include_test_assemblies
     contexts = contexts or cfg.run_contexts
+    options = _report_options(cfg)  # dotcov.toml's report settings, checked before anything runs or is erased
+    if options is None:
+        return EXIT_ERROR
     try:
         # Every check first: earlier data is erased only once the command is known to be startable.
         prepared = prepare(command, data_dir, source_root=sources_root(Path.cwd()), include_tests=include_tests,
@@ -72,8 +75,21 @@ def run_command(command: list[str], cfg, *, data_dir: Path | None, append: bool,
         elif not log:
             _say("dotcov: run again with --log to see what each .NET process saw.")
     elif report:
-        _report(cov, cfg, data_dir, include_tests)
+        _report(cov, cfg, data_dir, include_tests, options)
     return status
+
+
+def _report_options(cfg):
+    """The report's options from dotcov.toml, as cli.Settings makes them when no flag is given; None (said why)
+    for a bad setting."""
+    from dotcov.analysis.filters import FilterError
+    from dotcov.cli.settings import report_options
+
+    try:
+        return report_options(cfg)
+    except FilterError as e:
+        _say(f"dotcov: {e}")
+        return None
 
 
 def _import_report() -> None:
@@ -91,18 +107,11 @@ def _import_report() -> None:
         pass
 
 
-def _report(cov, cfg, data_dir: Path, include_tests: bool) -> None:
+def _report(cov, cfg, data_dir: Path, include_tests: bool, options) -> None:
     """The summary table `dotcov run` prints after the command, from the data just combined."""
     from dotcov import __version__
     from dotcov.api import Coverage, CoverageError, lost_data, use_huge_pages
-    from dotcov.analysis.filters import FilterError
-    from dotcov.cli.settings import report_options
 
-    try:  # the report's options from dotcov.toml, as cli.Settings makes them when no flag is given
-        options = report_options(cfg)
-    except FilterError as e:
-        _say(f"dotcov: {e}")
-        sys.exit(EXIT_ERROR)
     use_huge_pages()
     api = Coverage(data_dir, source_root=Path.cwd(), warn=_warn, version=__version__,
                    source_dirs=cfg.source, include_tests=include_tests, options=options)
