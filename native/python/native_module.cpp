@@ -154,6 +154,10 @@ py::dict ReadDataFile(const std::string& path) {
   out["modules"] = modules;
   out["conflicts"] = f.conflicts;
   out["warnings"] = f.warnings;
+  out["notices"] = f.notices;
+  py::list merged;  // (pid, start time ns) of each data file this one holds
+  for (const auto& id : f.merged_inputs) merged.append(py::make_tuple(id.pid, id.start_time_ns));
+  out["merged_inputs"] = merged;
   return out;
 }
 
@@ -169,6 +173,12 @@ std::array<uint8_t, N> FixedBytes(py::handle h, const char* what) {
 void WriteDataFile(const std::string& path, py::dict data) {
   DataFile f;
   if (data.contains("pid")) f.pid = py::cast<uint32_t>(data["pid"]);
+  if (data.contains("start_time_ns")) f.start_time_ns = py::cast<uint64_t>(data["start_time_ns"]);
+  if (data.contains("merged_inputs"))
+    for (py::handle h : py::list(data["merged_inputs"])) {
+      auto t = py::cast<py::tuple>(h);
+      f.merged_inputs.push_back({py::cast<uint32_t>(t[0]), py::cast<uint64_t>(t[1])});
+    }
   if (data.contains("lost_records")) f.lost_records = py::cast<uint32_t>(data["lost_records"]);
   if (data.contains("lost_errno")) f.lost_errno = py::cast<uint32_t>(data["lost_errno"]);
   for (py::handle h : py::list(data["processes"])) {

@@ -66,6 +66,58 @@ std::string ErrnoText(const char* what, const std::string& path) {
   return std::string(what) + " " + path + ": " + std::strerror(errno);
 }
 
+// Version 6 header: u32 flags (kFileSealed), u32 checksum of every other header
+// byte but the lost counts, which an agent raises while it lives (covered too
+// when sealed).
+constexpr size_t kFlagsAt = 40;
+constexpr size_t kHeaderChecksumAt = 44;
+
+// CRC-32 (the zlib polynomial): catches every burst of up to 32 flipped bits.
+uint32_t Crc32(const uint8_t* p, size_t n, uint32_t crc = 0) {
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i) crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+  return ~crc;
+}
+
+uint32_t HeaderChecksum(const uint8_t* h, bool sealed) {
+  uint32_t crc = Crc32(h, sealed ? kFlagsAt : kLostRecordsAt);
+  crc = Crc32(h + kFlagsAt, 4, crc);
+  return Crc32(h + kHeaderChecksumAt + 4, kFileHeaderSize - kHeaderChecksumAt - 4, crc);
+}
+
+// How much of a record its checksum covers: all of it when sealed; in a live
+// agent file, what is written once before the commit (a module's counters and
+// method states, a context-hits record's count and pairs change later). 0 when
+// the record's own offsets are impossible.
+size_t CoveredBytes(uint32_t kind, const uint8_t* rec, size_t size, bool sealed) {
+  if (sealed) return size;
+  if (kind == static_cast<uint32_t>(RecordKind::kModule)) {
+    uint32_t counters_at = 0;
+    if (size < kRecordHeaderSize + kModuleFixed) return 0;
+    std::memcpy(&counters_at, rec + kRecordHeaderSize + 44, 4);
+    return counters_at >= kRecordHeaderSize + kModuleFixed && counters_at <= size ? counters_at : 0;
+  }
+  if (kind == static_cast<uint32_t>(RecordKind::kContextHits)) return kRecordHeaderSize + 4;  // the capacity
+  return size;
+}
+
+// A committed record's state (version 6): the checksum of its covered bytes but
+// the state itself, never 0 (0 is "being written").
+uint32_t CommitValue(const uint8_t* rec, size_t covered) {
+  uint32_t crc = Crc32(rec, 4);
+  crc = Crc32(rec + 8, covered - 8, crc);
+  return crc ? crc : 1;
+}
+
 uint64_t NowNs() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -146,6 +198,7 @@ bool DataFileWriter::Create(const std::string& dir, uint32_t pid, std::string* e
     PutU32(base_ + 12, kFileHeaderSize);
     PutU32(base_ + 16, pid);
     PutU64(base_ + 24, NowNs());
+    PutU32(base_ + kHeaderChecksumAt, HeaderChecksum(base_, false));
     fd_ = fd;
     path_ = path;
     size_ = kFileHeaderSize;
@@ -206,8 +259,13 @@ void DataFileWriter::CountLost(int err) {
 }
 
 void DataFileWriter::Commit(uint64_t offset) {
-  auto* state = reinterpret_cast<std::atomic<uint32_t>*>(base_ + offset + 4);
-  state->store(static_cast<uint32_t>(RecordState::kCommitted), std::memory_order_release);
+  uint8_t* rec = base_ + offset;
+  uint32_t kind = 0;
+  uint64_t size = 0;
+  std::memcpy(&kind, rec, 4);
+  std::memcpy(&size, rec + 8, 8);
+  auto* state = reinterpret_cast<std::atomic<uint32_t>*>(rec + 4);
+  state->store(CommitValue(rec, CoveredBytes(kind, rec, size, false)), std::memory_order_release);
 }
 
 bool DataFileWriter::AddProcessInfo(const std::string& command_line, const std::string& cwd, std::string* error) {
@@ -454,6 +512,39 @@ size_t ResolveDerivedCounters(std::vector<uint64_t>* hits, uint32_t version) {
 
 }  // namespace
 
+namespace {
+
+// Whether an uncommitted record (at [end - rec.size(), end)) is what a process
+// killed inside an append leaves, with nothing lost: the last record (only
+// unused space follows), of a kind written before what it describes can happen
+// (a module before its code runs, with no count or method state yet; a note
+// after its method's state; a context before its test runs). A lost conflict or
+// context-hits record is damage.
+bool EndedWhileWriting(Bytes bytes, size_t end, uint32_t kind, Bytes rec) {
+  for (size_t i = end; i < bytes.size() && i < end + kRecordHeaderSize; ++i)
+    if (bytes[i] != 0) return false;
+  switch (static_cast<RecordKind>(kind)) {
+    case RecordKind::kModule: {
+      // Path and sites may be written; counters and states never before the commit.
+      uint32_t counters_at = 0;
+      if (rec.size() >= kRecordHeaderSize + kModuleFixed)
+        std::memcpy(&counters_at, rec.data() + kRecordHeaderSize + 44, 4);
+      if (counters_at == 0) return true;  // killed before its sizes were written
+      for (size_t i = counters_at; i < rec.size(); ++i)
+        if (rec[i] != 0) return false;
+      return true;
+    }
+    case RecordKind::kProcess:
+    case RecordKind::kNotMeasured:
+    case RecordKind::kContext:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
   *out = DataFile{};
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kDataMagic, 8) != 0) {
@@ -485,6 +576,15 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
     *error = "data file header is truncated";
     return false;
   }
+  const bool checksums = version >= kFirstChecksumFormatVersion;
+  bool sealed = false;
+  if (checksums) {
+    uint32_t flags = r.U32(), stored = r.U32();
+    if (!r.ok() || header_size < kFileHeaderSize || stored != HeaderChecksum(bytes.data(), flags & kFileSealed)) {
+      out->warnings.push_back("the file header fails its checksum (damaged)");
+    }
+    sealed = flags & kFileSealed;
+  }
   std::vector<std::pair<uint64_t, size_t>> module_at;  // record offset -> index in out->modules
   std::vector<std::pair<uint32_t, uint32_t>> context_slots;  // (context id, counter slot), resolved at the end
   size_t pos = header_size;
@@ -509,8 +609,23 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
     Bytes rec = bytes.subspan(pos, size);
     uint64_t rec_at = pos;
     pos += size;
-    if (state != static_cast<uint32_t>(RecordState::kCommitted)) {
-      out->warnings.push_back("skipped a record the process never finished writing");
+    if (state == static_cast<uint32_t>(RecordState::kWriting)) {
+      if (!sealed && EndedWhileWriting(bytes, pos, kind, rec)) {
+        out->notices.push_back("skipped a record the process was writing when it ended (nothing was lost)");
+      } else {
+        out->warnings.push_back("skipped a record the process never finished writing at byte " +
+                                std::to_string(rec_at));
+      }
+      continue;
+    }
+    if (checksums) {
+      size_t covered = CoveredBytes(kind, rec.data(), rec.size(), sealed);
+      if (covered < kRecordHeaderSize || state != CommitValue(rec.data(), covered)) {
+        out->warnings.push_back("a record at byte " + std::to_string(rec_at) + " fails its checksum (damaged)");
+        continue;
+      }
+    } else if (state != static_cast<uint32_t>(RecordState::kCommitted)) {
+      out->warnings.push_back("corrupt record state at byte " + std::to_string(rec_at));
       continue;
     }
     ByteReader b(rec);
@@ -609,6 +724,20 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
         uint32_t id = b.U32(), slot = b.U32();
         context_slots.emplace_back(id, slot);
       }
+    } else if (kind == static_cast<uint32_t>(RecordKind::kMergedInputs)) {
+      uint32_t count = b.U32();
+      b.U32();
+      if (!b.ok() || uint64_t{count} * 16 > b.remaining()) {
+        out->warnings.push_back("corrupt merged-inputs record");
+        continue;
+      }
+      for (uint32_t i = 0; i < count; ++i) {
+        FileIdentity id;
+        id.pid = b.U32();
+        b.U32();
+        id.start_time_ns = b.U64();
+        out->merged_inputs.push_back(id);
+      }
     } else {
       out->warnings.push_back("skipped a record of unknown kind " + std::to_string(kind));
     }
@@ -626,6 +755,8 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
   PutU64(out.data() + 24, file.start_time_ns);
   PutU32(out.data() + kLostRecordsAt, file.lost_records);
   PutU32(out.data() + kLostErrnoAt, file.lost_errno);
+  PutU32(out.data() + kFlagsAt, kFileSealed);
+  PutU32(out.data() + kHeaderChecksumAt, HeaderChecksum(out.data(), true));
   auto begin_record = [&](RecordKind kind, size_t total) {
     size_t at = out.size();
     out.resize(at + Align8(total), 0);
@@ -634,6 +765,16 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
     PutU64(out.data() + at + 8, Align8(total));
     return at;
   };
+  if (!file.merged_inputs.empty()) {
+    size_t count = file.merged_inputs.size();
+    size_t at = begin_record(RecordKind::kMergedInputs, kRecordHeaderSize + 8 + 16 * count);
+    uint8_t* body = out.data() + at + kRecordHeaderSize;
+    PutU32(body, static_cast<uint32_t>(count));
+    for (size_t i = 0; i < count; ++i) {
+      PutU32(body + 8 + 16 * i, file.merged_inputs[i].pid);
+      PutU64(body + 8 + 16 * i + 8, file.merged_inputs[i].start_time_ns);
+    }
+  }
   for (const auto& p : file.processes) {
     size_t at = begin_record(RecordKind::kProcess, kRecordHeaderSize + 8 + p.command_line.size() + p.cwd.size());
     PutU32(out.data() + at + 16, static_cast<uint32_t>(p.command_line.size()));
@@ -699,6 +840,13 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
       PutU32(body + kHitsFixed + kHitPairSize * i, context_slots[i].first);
       PutU32(body + kHitsFixed + kHitPairSize * i + 4, context_slots[i].second);
     }
+  }
+  // Sealed: each record's state is the checksum of all of it.
+  for (size_t at = kFileHeaderSize; at < out.size();) {
+    uint64_t size = 0;
+    std::memcpy(&size, out.data() + at + 8, 8);
+    PutU32(out.data() + at + 4, CommitValue(out.data() + at, size));
+    at += size;
   }
   return out;
 }
