@@ -119,7 +119,8 @@ class Coverage:
         cov = data.load(self.data_dir)
         for w in cov.warnings:
             self._warn(w)
-        self.lost = [f"{p}: could not be read" for p in files if p not in cov.files]
+        # (A file a combined file already holds is skipped, not lost: data.py.)
+        self.lost = [f"{p}: could not be read" for p in files if p not in cov.files and p not in cov.already_merged]
         self.lost += lost_data(cov, self.data_dir)
         if self.lost and not self.ignore_errors:
             raise DataLostError(self.lost)
@@ -318,9 +319,11 @@ class Coverage:
 def lost_data(cov, data_dir: Path) -> list[str]:
     """What was lost: files read only in part now, damaged files kept by an earlier combine, and
     records the agent could not write (a data file that could not grow)."""
+    from dotcov.data.datafiles import damaged_files
+
     lost = [f"{p}: read only in part" for p in cov.damaged]
-    lost += [f"{p}: kept by combine because it was damaged; its data is missing from the report"
-             for p in sorted(Path(data_dir).glob("*.cov.damaged"))]
+    lost += [f"{p}: kept by combine because it was damaged; what it held past the damage is missing from the "
+             "report (the part before it was merged)" for p in damaged_files(Path(data_dir))]
     if cov.lost_records:  # the agent could not grow a data file (full disk, quota): see data/datafiles.py
         from dotcov.data.datafiles import lost_records_message
 
