@@ -483,3 +483,21 @@ def test_every_damaged_copy_counts_as_lost_and_is_erased(tmp_path):
     assert all("the part before it was merged" in x for x in lost)
     data.erase(tmp_path)
     assert [p.name for p in tmp_path.iterdir() if ".cov" in p.name] == []
+
+
+def test_data_set_aside_by_a_run_that_was_killed_comes_back_unless_replaced(tmp_path):
+    f = write(tmp_path / "dotcov.combined.a.cov", [1])
+    aside = data.set_aside(tmp_path)
+    assert not f.exists() and (aside / f.name).exists()
+    # `dotcov run` killed before its command wrote anything: the next run puts the old data back first.
+    aside = data.set_aside(tmp_path)
+    assert (aside / f.name).exists()
+    data.restore_aside(aside)
+    assert f.exists() and not aside.exists()
+    # Killed after its command wrote data: that data replaces what was set aside.
+    data.set_aside(tmp_path)
+    new = write(tmp_path / "dotcov.2.bbbbbbbb.cov", [5])
+    aside = data.set_aside(tmp_path)
+    assert [p.name for p in aside.iterdir()] == [new.name]
+    data.erase(tmp_path)
+    assert not aside.exists()
