@@ -1,5 +1,6 @@
-"""The native branch facts (_native.il_branch_facts, native/core/src/branch_facts.cpp) agree with branches.py's
-Python reference (the recognisers of RECOGNISERS, short_circuit_constants, tests_zero_comparison) on every
+"""The native branch facts (_native.il_branch_facts, native/core/src/branch_facts.cpp: the product's branch rules)
+agree with their Python oracle, tests/oracles/branch_rules.py (the recognisers of RECOGNISERS,
+short_circuit_constants, tests_zero_comparison) on every
 method: the samples' assemblies and the branch snippets built Debug and Release (with their PDBs' state machines,
 hidden and visible points), the framework's and the SDK's assemblies (each method taken as an ordinary method and
 as a state machine's MoveNext, with made-up hidden and visible points), and random IL, including IL no compiler
@@ -18,8 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dotcov import _native
-from dotcov.analysis.branches import analyse as branches
-from dotcov.analysis.branches.analyse import RECOGNISERS, MethodIL
+from dotcov.analysis.branches.il import MethodIL
+from oracles import branch_rules as rules
+from oracles.branch_rules import RECOGNISERS
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "samples"
@@ -28,14 +30,14 @@ STORES = {0x0A, 0x0B, 0x0C, 0x0D, 0x13, 0xFE0E, 0x7D}  # stloc*, stfld: what a h
 
 
 def reference(body: bytes, is_move_next: bool, hidden: list[int] | None, visible: list[int]):
-    """What branches.analyse computed per branch before the native facts, in their form."""
+    """The oracle's facts of each branch, in il_branch_facts' form."""
     try:
         il = MethodIL.decode(0, body, is_move_next=is_move_next,
                              hidden_offsets=None if hidden is None else set(hidden), visible_offsets=set(visible))
     except ValueError:
         return "ValueError"
     return [(b.offset, b.opcode, next((i for i, (_n, f) in enumerate(RECOGNISERS) if f(il, b)), -1),
-             branches.short_circuit_constants(il, b), branches.tests_zero_comparison(il, b))
+             rules.short_circuit_constants(il, b), rules.tests_zero_comparison(il, b))
             for b in il.branches()]
 
 

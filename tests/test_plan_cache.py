@@ -18,7 +18,7 @@ from dotcov import _native
 from dotcov.data import datafiles as data
 from dotcov.analysis.plans import cache as plan_cache
 from dotcov.analysis import results
-from dotcov.analysis.branches.analyse import VALUE_FALSE, VALUE_TRUE, MethodIL
+from dotcov.analysis.branches.il import VALUE_FALSE, VALUE_TRUE, MethodIL
 from dotcov.data.datafiles import CoverageData, ModuleHits
 from dotcov.analysis.filters import Filters
 from dotcov.analysis.results import ReportOptions
@@ -515,7 +515,6 @@ def test_a_switch_line_fixed_for_its_class_is_not_written_into_another_sharing_t
     # A class holding every line of its file shares the file's map (packed_plan.apply); a Release switch line
     # fixed for its owner must reach the file and the owner only, as in the reference apply.
     from dotcov.analysis.plans import packed as packed_plan
-    from dotcov.analysis.plans import plan
 
     cov = module_data(snippets["Release"])
     module = next(iter(cov.modules.values()))

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable
 
 from dotcov import _native
-from dotcov.analysis.branches.analyse import VALUE_FALSE, VALUE_TRUE, MethodIL
+from dotcov.analysis.branches.il import VALUE_FALSE, VALUE_TRUE, MethodIL
 from dotcov.analysis.branches.short_circuit import OPERAND_FALSE, OPERAND_SKIPPED, OPERAND_TRUE
 from dotcov.data.datafiles import CoverageData, ModuleHits
 
