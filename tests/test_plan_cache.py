@@ -23,6 +23,7 @@ from dotcov.data.datafiles import CoverageData, ModuleHits
 from dotcov.analysis.filters import Filters
 from dotcov.analysis.results import ReportOptions
 from dotcov.analysis.branches.short_circuit import OPERAND_FALSE, OPERAND_SKIPPED, OPERAND_TRUE
+from oracles.apply_plan import apply_plan
 
 REPO = Path(__file__).resolve().parents[1]
 SNIPPETS = REPO / "tests" / "branch_samples" / "Snippets"
@@ -288,14 +289,12 @@ def test_points_read_when_needed_are_the_pdb_points_with_their_hits(snippets, tm
     assert checked
 
 
-# --- the packed plan applied in native code (packed_plan.py) against plan.apply_plan, the rules in Python ---------
+# --- the packed plan applied in native code (packed_plan.py) against its oracle, oracles/apply_plan.py ------------
 
 def reference_build(cov: CoverageData, options: ReportOptions | None = None, monkeypatch=None):
-    """results.build with the unpacked plan applied by plan.apply_plan (no cache)."""
-    from dotcov.analysis.plans import plan
-
+    """results.build with the unpacked plan applied by the oracle's apply_plan (no cache)."""
     monkeypatch.setattr(results, "pack", lambda p: p)
-    monkeypatch.setattr(results, "apply_plan", plan.apply_plan)
+    monkeypatch.setattr(results, "apply_plan", apply_plan)
     try:
         return build(cov, options)
     finally:
@@ -524,7 +523,7 @@ def test_a_switch_line_fixed_for_its_class_is_not_written_into_another_sharing_t
     file_lines = next(f[1] for f in made["files"] if f[0] == path)
     assert line not in file_lines  # (a switch line with no point of its own)
     made["classes"].append(("Snippets.Bystander", path, (0, len(file_lines)), []))
-    want = plan.apply_plan(made, module)
+    want = apply_plan(made, module)
     got = packed_plan.apply(packed_plan.pack(made), module)
     assert line in got.files[path].lines and line not in want.classes[-1].lines
     assert repr(got) == repr(want)
