@@ -269,6 +269,50 @@ def test_results_build_reports_branches_and_keeps_lines(snippets):
         b.total for b in fc.branches.values())
 
 
+@pytest.mark.parametrize("damage", ["undecodable", "missing"])
+def test_a_method_whose_il_cannot_be_read_warns_that_its_branches_count_as_the_users(snippets, monkeypatch, damage):
+    """Without its IL the recognisers claim none of a method's branches: they all count as the user's, and the
+    report says so once, naming the method and the reason; the other methods are classified as before."""
+    dll = snippets["Debug"]
+    raw = _native.read_symbols(str(dll))
+    kickoff = next(i for i, m in enumerate(raw["methods"], 1) if m[0] == "AsyncAwait")
+    [rid] = [r for r, k in raw["kickoff"].items() if k == kickoff]
+    module = every_branch(dll, raw)
+    data = CoverageData()
+    data.add_module(module)
+
+    def classified() -> tuple[list, list]:
+        """(line, generated) of the branch records of AsyncAwait's MoveNext, and of the other methods."""
+        records = branches.analyse(module, Symbols(raw))
+        return tuple(sorted(((r.line, r.generated) for r in records if (r.method_token & 0xFFFFFF == rid) == mine),
+                            key=lambda x: (x[0], x[1] or ""))
+                     for mine in (True, False))
+
+    bodies = _native.read_method_bodies(str(dll))
+    intact, others = classified()
+    assert any(g for _line, g in intact) and any(g is None for _line, g in intact)
+    before, problems = build(data, SNIPPETS)
+    assert problems == []
+    garbage = b"\x13\x30\x08\x00\xff\xff\xff\x7f\x00\x00\x00\x00"  # (a fat header promising 2 GB of code)
+    with pytest.raises(ValueError) as undecodable:
+        _native.il_branch_facts(garbage)
+    damaged = {r: garbage if r == rid else b for r, b in bodies.items()}
+    if damage == "missing":
+        del damaged[rid]
+    monkeypatch.setattr(_native, "read_method_bodies", lambda path: damaged)
+    after, problems = build(data, SNIPPETS)
+    why = f"its IL does not decode ({undecodable.value})" if damage == "undecodable" else \
+        "its IL could not be read from the assembly"
+    assert problems == [f"{dll}: the branches of 1 method(s) are all counted as the user's, compiler-generated "
+                        f"ones too, for the recognisers could not read them: Snippets.Cases.AsyncAwait: {why}"]
+    assert classified() == ([(line, None) for line, _g in intact], others)
+
+    def user_outcomes(result) -> int:
+        return sum(b.total for f in result.assemblies[0].files.values() for b in f.branches.values())
+
+    assert user_outcomes(after) > user_outcomes(before)
+
+
 def test_no_branch_sites_means_no_branch_data(snippets):
     dll = snippets["Debug"]
     raw = _native.read_symbols(str(dll))

@@ -74,6 +74,7 @@ class BranchRecord:
     text: str = ""  # source text of the containing sequence point, when readable
     arms: dict[int, str] | None = None  # a whole switch (see switch_arms): outcome kind -> the arm's label
     notes: dict[int, str] | None = None  # outcome kind -> "`h < 0` never true" (see branch_notes)
+    unclassified: str | None = None  # why the recognisers could not read the method, which leaves it the user's
 
     def missed(self) -> list[str]:
         said, none_ran = self.missed_parts()
@@ -241,18 +242,20 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         name = raw["methods"][rid - 1][0] if rid <= len(raw["methods"]) else ""
         attrs = raw.get("attributes", {}).get(0x06000000 | rid, [])
         move_next = rid in raw["kickoff"]
-        # Each branch's recogniser, short_circuit_constants and tests_zero_comparison, in native code
-        # (branch_facts.h: the rules of the functions above; tests/test_branch_facts.py checks they agree):
-        # [(offset, opcode, RECOGNISERS index or -1, short_circuit_constants, tests_zero_comparison)].
-        facts = None
+        # Each branch's recogniser, Debug short-circuit constants and zero comparison (branch_facts.h):
+        # [(offset, opcode, RECOGNISER_NAMES index or -1, short_circuit_constants, tests_zero_comparison)].
+        # Without them none of the method's branches is recognised as the compiler's: each counts as the user's,
+        # and its record says why (`unclassified`: make_plan warns).
+        facts, unclassified = None, "its IL could not be read from the assembly"
         if rid in bodies:
             try:
                 facts = _native.il_branch_facts(
                     bodies[rid], move_next,
                     list(hidden_all.get(rid, [])) if hidden_all is not None and move_next else None,
                     [p[0] for p in points] if move_next else [])
-            except ValueError:
-                facts = None
+                unclassified = None
+            except ValueError as e:
+                unclassified = f"its IL does not decode ({e})"
         il = _LazyIL(rid, bodies[rid], name, attrs, move_next, hidden_all, points) if facts is not None else None
         il_branches = {f[0]: f for f in facts} if facts is not None else {}
         whole_method = compiler_generated_method(name, attrs)
@@ -316,7 +319,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 continue
             is_switch = b is not None and b[1] == SWITCH
             r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, is_switch,
-                             sources.slice(where, p) if read_sources else "")
+                             sources.slice(where, p) if read_sources else "", unclassified=unclassified)
             records.append(r)
             if b is not None and generated is None and not is_switch:
                 by_statement.setdefault(p[0], []).append((b[1], r, b[4]))  # (b[4]: tests_zero_comparison)
@@ -397,13 +400,13 @@ def by_line(records: Iterable[BranchRecord], *, all_branches: bool = False) -> d
 def branch_rows(module, sym, mapper, hits: list | None = None, bodies: dict | None = None) -> list[tuple]:
     """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.py; `hits`
     default hit_exprs.symbolic(module.sites)), as plain tuples (method token, offset, path, line, outcome kinds,
-    their codes, generated, is_switch, text, arms, notes): what make_plan keeps of them, in a form a worker
-    process can send (plan_worker.py). `bodies`: the assembly's method bodies, when already read."""
+    their codes, generated, is_switch, text, arms, notes, unclassified): what make_plan keeps of them, in a form a
+    worker process can send (plan_worker.py). `bodies`: the assembly's method bodies, when already read."""
     from dotcov.analysis import hit_exprs
 
     encode = hit_exprs.encode
     return [(r.method_token, r.offset, r.path, r.line, list(r.outcomes), [encode(h) for h in r.outcomes.values()],
-             r.generated, r.is_switch, r.text, r.arms, r.notes)
+             r.generated, r.is_switch, r.text, r.arms, r.notes, r.unclassified)
             for r in analyse(module, sym, bodies=bodies, assembly_path=mapper.map(module.path),
                                       path_of=lambda doc: mapper.map(doc, near=module.path),
                                       hits=hit_exprs.symbolic(module.sites) if hits is None else hits)]

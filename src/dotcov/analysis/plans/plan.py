@@ -258,6 +258,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                and _user_method(raw, r[0] & 0x00FFFFFF) not in unmeasured
                and (r[0] & 0x00FFFFFF) not in unmeasured
                and not (r[6] and not options.all_branches) and r[2] not in refused]
+    problems += unclassified_methods(records, raw, sym, module.path)
     # Where each record lands (results.module_coverage's rules): a switch line without a point of its own, and
     # the method whose branches hold it.
     methods_at: dict[tuple[str, int], list[_Method]] = {}
@@ -278,7 +279,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             owners.setdefault((cc.filename, mc.token), []).append(mc)
     record_rows = []
     once = _Once()  # (equal paths, texts, outcome kinds and notes as one object: marshal stores them once)
-    for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes in records:
+    for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes, _why in records:
         owner = 0x06000000 | _user_method(raw, token & 0x00FFFFFF)
         fix = None
         if arms is not None and path in kept and line not in kept[path]:
@@ -294,6 +295,24 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                             arms, once(notes), fix, mc.index if mc is not None else None))
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
             "points": columns, "problems": problems}
+
+
+def unclassified_methods(records: list[tuple], raw: dict, sym, path: str) -> list[str]:
+    """The warning for the methods of `records` (branch_rows') whose branches the recognisers could not read."""
+    why: dict[int, str] = {}
+    for r in records:
+        if r[11] is not None:
+            why.setdefault(r[0] & 0x00FFFFFF, r[11])
+    if not why:
+        return []
+    names = []
+    for rid in sorted(why):
+        owner = _user_method(raw, rid)
+        mname, type_rid = raw["methods"][owner - 1][:2]
+        user_type = sym.user_type(type_rid) if type_rid else 0
+        names.append(f"{sym.type_full_name(user_type) if user_type else '<Module>'}.{mname}: {why[rid]}")
+    return [f"{path}: the branches of {len(why)} method(s) are all counted as the user's, compiler-generated ones "
+            f"too, for the recognisers could not read them: {'; '.join(names)}"]
 
 
 def _site_blob(module) -> bytes:
