@@ -21,15 +21,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
-from pathlib import Path
 from typing import Callable, Iterable
 
 from dotcov import _native
 from dotcov.analysis.hit_exprs import floor0
+from dotcov.analysis.lines import read_source
 from dotcov.analysis.model import BranchCoverage
+from dotcov.analysis.symbols import COMPILER_GENERATED
 from dotcov.analysis.branches.il import (
     BRTRUE_S,
-    COMPILER_GENERATED,
     SWITCH,
     VALUE_FALSE,
     VALUE_OPERATORS,
@@ -117,10 +117,7 @@ class _Sources:
 
     def lines(self, path: str) -> list[str] | None:
         if path not in self._files:
-            try:
-                text = Path(path).read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeDecodeError):
-                text = None
+            text = read_source(path)
             self._files[path] = text.splitlines() if text is not None else None
             self._texts[path] = text
         return self._files[path]

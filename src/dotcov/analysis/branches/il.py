@@ -60,7 +60,6 @@ VALUE_FALSE, VALUE_TRUE = 0x80000000, 0x80000001
 # A statement holding a condition computed into a value has one of these: `&&`, `||`, a pattern `and`/`or`, `?:`,
 # `when`, VB's AndAlso/OrElse.
 VALUE_OPERATORS = re.compile(r"&&|\|\||\?|\b(?:and|or|when|AndAlso|OrElse)\b")
-COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
 
 
 def local_loaded(ins: tuple) -> int | None:

@@ -14,7 +14,6 @@ A plan is plain data (lists, tuples, dicts, strings, ints, and `array` bytes for
 
 from __future__ import annotations
 
-import re
 from array import array
 from functools import partial
 from itertools import repeat
@@ -27,9 +26,8 @@ from dotcov.analysis import lines as line_rule
 from dotcov.analysis.exclusions import ExclusionOptions, excluded_methods
 from dotcov.analysis.filters import Filters
 from dotcov.analysis.plans.worker import BranchWorker
+from dotcov.analysis.symbols import GENERATED_METHOD
 
-# `<Name>b__0_0`, `<Name>d__3`, `<Name>g__Local|0_0` -> Name
-_GENERATED_METHOD = re.compile(r"^<([^>]*)>")
 # The PDB's point tuples: (IL offset, start line, start column, end line, end column, document).
 _DOC = itemgetter(5)
 
@@ -90,7 +88,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     point_tokens: list[int] = []  # id -> its method's token
 
     def is_generated(rid: int) -> bool:
-        return bool(_GENERATED_METHOD.match(raw["methods"][_user_method(raw, rid) - 1][0]))
+        return bool(GENERATED_METHOD.match(raw["methods"][_user_method(raw, rid) - 1][0]))
 
     doc_paths: list[str | None] = [None]
     for d in documents:
@@ -103,7 +101,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     # (Bound once: this loop runs once per method, 71,500 times at a million statements.)
     sequence_points, kickoff, raw_methods = raw["sequence_points"], raw["kickoff"], raw["methods"]
     attributes = raw.get("attributes", {})
-    generated_member, match_generated, signature = line_rule.generated_member, _GENERATED_METHOD.match, sym.signature
+    generated_member, match_generated, signature = line_rule.generated_member, GENERATED_METHOD.match, sym.signature
 
     def owner(path: str, user_type: int, class_name: str, generated, mname: str, owner_rid: int):
         """The class and method a method's points in `path` count for (their refs), the method, and the file's
