@@ -342,18 +342,9 @@ def point_columns(points: list[tuple], point_tokens: list[int], order: list[int]
     """The plan's per-point columns (int32 bytes) of the points `order` lists: their tokens, IL offsets, start
     lines and columns, end lines and columns, and each one's counter among `module`'s sites (the last of equal
     sites; -1 when the agent did not count it). Native from the data's site blob (no Python object per point,
-    column or site); in Python for values the native one does not take."""
-    try:
-        return _native.point_columns(points, point_tokens, order, _site_blob(module))
-    except (TypeError, ValueError, OverflowError):
-        pass
-    sites = module.sites
-    tokens = list(map(point_tokens.__getitem__, order))
-    ordered = list(map(points.__getitem__, order))
-    offsets, *spans = (list(map(itemgetter(i), ordered)) for i in range(5))  # (not zip(*): slow at 1M)
-    site_of = dict(zip(sites, range(len(sites))))  # (the last of equal sites, as before)
-    counters = list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))
-    return [array("i", c).tobytes() for c in (tokens, offsets, *spans, counters)]
+    column or site). TypeError, ValueError or OverflowError for values outside int32 (lines, offsets and columns
+    from a PDB are below 2^29) or sites outside uint32, which no data file holds."""
+    return _native.point_columns(points, point_tokens, order, _site_blob(module))
 
 
 def file_line_plan(points: list[tuple], runs: list[tuple[int, int, tuple[int, ...]]], free) -> tuple:
