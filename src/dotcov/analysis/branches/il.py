@@ -55,8 +55,8 @@ ARITHMETIC = {ADD, SUB, CEQ, CGT, CGT_UN, CLT, CLT_UN}
 CLAUSE_FILTER, CLAUSE_FINALLY = 1, 2  # ECMA-335 II.25.4.6 flags; a filter clause's last field is the filter offset
 HIDDEN_LINE = 0xFEEFEE
 # Site kinds of a condition computed into a value (docs/branches.md, "Conditions computed into a value"): the
-# value the instruction at the site's offset left was false (zero) / true (nonzero).
-VALUE_FALSE, VALUE_TRUE = 0x80000000, 0x80000001
+# value the instruction at the site's offset left was false (zero) / true (nonzero). (data_file.h's SiteKind)
+VALUE_FALSE, VALUE_TRUE = _native.SITE_VALUE_FALSE, _native.SITE_VALUE_TRUE
 # A statement holding a condition computed into a value has one of these: `&&`, `||`, a pattern `and`/`or`, `?:`,
 # `when`, VB's AndAlso/OrElse.
 VALUE_OPERATORS = re.compile(r"&&|\|\||\?|\b(?:and|or|when|AndAlso|OrElse)\b")

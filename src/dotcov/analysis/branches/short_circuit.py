@@ -21,10 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from dotcov import _native
 from dotcov.analysis.branches.il import BR, BR_S, NOP, UNARY_BRANCHES, local_loaded, local_stored
 
 # Site kinds (native data_file.h kOperandSkipped / kOperandFalse / kOperandTrue).
-OPERAND_SKIPPED, OPERAND_FALSE, OPERAND_TRUE = 0x80000002, 0x80000003, 0x80000004
+OPERAND_SKIPPED, OPERAND_FALSE, OPERAND_TRUE = (_native.SITE_OPERAND_SKIPPED, _native.SITE_OPERAND_FALSE,
+                                                _native.SITE_OPERAND_TRUE)
 AND, OR = 0x5F, 0x60
 # What can leave the left operand as one condition: comparisons, loads of arguments, locals and fields, calls.
 LEAF_LEFT = ({0xFE01, 0xFE02, 0xFE03, 0xFE04, 0xFE05} | set(range(0x02, 0x0A)) | {0x0E, 0x11, 0xFE09, 0xFE0C}
