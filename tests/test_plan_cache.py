@@ -63,6 +63,16 @@ def module_data(dll: Path) -> CoverageData:
     return out
 
 
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+def test_module_data_has_the_sites_the_agent_places(snippets, config):
+    """module_data's sites, enumerated in Python, are the agent's (_native.read_probe_sites, which the report also
+    gives an assembly no process loaded): the sites here are the ones the product reads."""
+    dll = snippets[config]
+    module = next(iter(module_data(dll).modules.values()))
+    sites = _native.read_probe_sites(str(dll))
+    assert sites == sorted(module.sites) and {kind for _t, _o, kind in sites} >= {0, 1, 2, VALUE_FALSE, OPERAND_TRUE}
+
+
 def build(cov: CoverageData, options: ReportOptions | None = None, cache: Path | None = None):
     result, problems = results.build(cov, REPO, options, cache_dir=cache)
     assert not problems
