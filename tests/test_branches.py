@@ -325,8 +325,8 @@ def test_no_branch_sites_means_no_branch_data(snippets):
 LDARG_0, LDFLD, STLOC_0, LDLOC_0 = 0x02, 0x7B, 0x0A, 0x06
 
 
-def il(instructions, clauses=(), **kw) -> MethodIL:
-    return MethodIL(1, instructions, list(clauses), **kw)
+def il(instructions, clauses=(), **kw) -> rules.RuleIL:
+    return rules.RuleIL(1, instructions, list(clauses), **kw)
 
 
 def only_branch(m: MethodIL) -> Branch:

@@ -10,6 +10,7 @@ short_circuit_constants and tests_zero_comparison read the Debug shapes of `a ||
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Callable
 
 from dotcov.analysis.branches.il import (
@@ -25,6 +26,7 @@ from dotcov.analysis.branches.il import (
     CASTCLASS,
     CEQ,
     CLAUSE_FILTER,
+    CLAUSE_FINALLY,
     CONDITIONAL,
     CONSTANTS,
     CONSTRAINED,
@@ -47,17 +49,90 @@ from dotcov.analysis.branches.il import (
     STFLD,
     STSFLD,
     SUB,
+    SWITCH,
     UNARY_BRANCHES,
     UNCONDITIONAL,
     local_loaded,
     local_stored,
-    same_load,
 )
 from dotcov.analysis.branches.analyse import RECOGNISER_NAMES, compiler_generated_method
 
+@dataclass
+class RuleIL(MethodIL):
+    """A decoded method body plus what the rules read of its method, and the walks they make over its IL."""
+
+    name: str = ""
+    attributes: list[str] = field(default_factory=list)
+    is_move_next: bool = False  # MoveNext of an async or iterator state machine
+    hidden_offsets: set[int] | None = None  # IL offsets of hidden sequence points, when known
+    visible_offsets: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        # Roslyn state machines start with `ldarg.0; ldfld <>1__state; stloc.0`.
+        ins = self.instructions
+        self.state_field = None
+        self.state_local = None
+        if self.is_move_next and len(ins) >= 2 and ins[0][1] == LDARG_0 and ins[1][1] == LDFLD:
+            self.state_field = ins[1][2]
+            if len(ins) >= 3:
+                self.state_local = local_stored(ins[2])
+        self.br_into: dict[int, list[int]] = {}
+        for k, x in enumerate(ins):
+            if x[1] in (BR, BR_S):
+                self.br_into.setdefault(x[2], []).append(k)
+
+    def branches_into(self, offset: int) -> list[int]:
+        """The positions of the `br`/`br.s` instructions that jump to `offset`, in IL order."""
+        return self.br_into.get(offset, [])
+
+    def at(self, offset: int, skip_nops: bool = True) -> list[tuple]:
+        """The instructions from `offset` on (nops left out)."""
+        i = self.index.get(offset)
+        if i is None:
+            return []
+        return [x for x in self.instructions[i:] if not (skip_nops and x[1] == NOP)]
+
+    def before(self, b: Branch, n: int) -> list[tuple]:
+        """Up to n instructions just before the branch, nearest last, within its straight-line block."""
+        out: list[tuple] = []
+        i = b.index - 1
+        while i >= 0 and len(out) < n:
+            ins = self.instructions[i]
+            if ins[1] == SWITCH or ins[1] in CONDITIONAL or ins[1] in UNCONDITIONAL:
+                break
+            if ins[1] != NOP:
+                out.insert(0, ins)
+            if ins[0] in self.jump_targets:
+                break  # control can arrive here from elsewhere: the block starts here
+            i -= 1
+        return out
+
+    def in_finally(self, offset: int) -> bool:
+        return any(c[0] & CLAUSE_FINALLY and c[3] <= offset < c[3] + c[4] for c in self.clauses)
+
+    def loads_state(self, ins: tuple, prev: tuple | None) -> bool:
+        if self.state_local is not None and local_loaded(ins) == self.state_local and ins[1] not in (LDLOCA_S, LDLOCA):
+            return True
+        return (self.state_field is not None and ins[1] == LDFLD and ins[2] == self.state_field
+                and prev is not None and prev[1] == LDARG_0)
 
 
-def state_machine_dispatch(il: MethodIL, b: Branch) -> bool:
+def same_load(a: tuple, b: tuple) -> bool:
+    """Both instructions load the same local, argument or field (ldloc.1 and ldloc.s 1 alike)."""
+    la, lb = local_loaded(a), local_loaded(b)
+    if la is not None or lb is not None:
+        return la == lb
+    if a[1] != b[1]:
+        return False
+    if LDARG_0 <= a[1] <= LDARG_0 + 3:
+        return True
+    return a[1] in (LDARG_S, LDARG, LDFLD, LDSFLD) and a[2] == b[2]
+
+
+
+
+def state_machine_dispatch(il: RuleIL, b: Branch) -> bool:
     """A test of an async or iterator state machine's `<>1__state` (its state variable).
 
     MoveNext begins `ldarg.0; ldfld <>1__state; stloc.0` and then jumps to where the
@@ -81,7 +156,7 @@ def state_machine_dispatch(il: MethodIL, b: Branch) -> bool:
     return False
 
 
-def await_completion_check(il: MethodIL, b: Branch) -> bool:
+def await_completion_check(il: RuleIL, b: Branch) -> bool:
     """`if (!awaiter.IsCompleted) { suspend }` of an `await`.
 
     Matched as: in a state machine's MoveNext, `call get_IsCompleted; brtrue` (or brfalse)
@@ -107,7 +182,7 @@ def await_completion_check(il: MethodIL, b: Branch) -> bool:
     return False
 
 
-def dispose_null_check(il: MethodIL, b: Branch) -> bool:
+def dispose_null_check(il: RuleIL, b: Branch) -> bool:
     """`if (resource != null) resource.Dispose();` in the finally of `using` or `foreach`.
 
     Matched as: a `brfalse` inside a finally handler on a local, argument or field X whose
@@ -139,7 +214,7 @@ def dispose_null_check(il: MethodIL, b: Branch) -> bool:
     return False
 
 
-def lock_taken_check(il: MethodIL, b: Branch) -> bool:
+def lock_taken_check(il: RuleIL, b: Branch) -> bool:
     """`if (lockTaken) Monitor.Exit(obj);` in the finally of a `lock` statement.
 
     Matched as: a `brfalse` inside a finally handler on a local N whose address the method
@@ -160,7 +235,7 @@ def lock_taken_check(il: MethodIL, b: Branch) -> bool:
             and path[1][1] == CALL)
 
 
-def exception_filter_type_check(il: MethodIL, b: Branch) -> bool:
+def exception_filter_type_check(il: RuleIL, b: Branch) -> bool:
     """The type test of `catch (E e) when (...)`: `isinst E; dup; brtrue L; pop; ldc.i4.0; br END`.
 
     An exception filter receives every exception; the compiler first checks its type, and the
@@ -175,7 +250,7 @@ def exception_filter_type_check(il: MethodIL, b: Branch) -> bool:
     return len(prev) == 2 and prev[0][1] == ISINST and prev[1][1] == DUP
 
 
-def delegate_cache_check(il: MethodIL, b: Branch) -> bool:
+def delegate_cache_check(il: RuleIL, b: Branch) -> bool:
     """The cached-delegate test of a lambda or method group: `ldsfld <>9__X; dup; brtrue L;
     pop; ldsfld <>9; ldftn; newobj; dup; stsfld <>9__X; L:`.
 
@@ -203,7 +278,7 @@ def delegate_cache_check(il: MethodIL, b: Branch) -> bool:
     return False
 
 
-def constant_condition(il: MethodIL, b: Branch) -> bool:
+def constant_condition(il: RuleIL, b: Branch) -> bool:
     """`ldc.i4.1; brtrue` (or any constant then brtrue/brfalse): one outcome is impossible.
 
     Debug builds of switch expressions start and end with such a jump. The constant must be
@@ -217,7 +292,7 @@ def constant_condition(il: MethodIL, b: Branch) -> bool:
     return bool(prev) and prev[-1][1] in CONSTANTS
 
 
-def hidden_point_branch(il: MethodIL, b: Branch) -> bool:
+def hidden_point_branch(il: RuleIL, b: Branch) -> bool:
     """A branch under a hidden sequence point (line 0xFEEFEE) that tests no value of the
     user's statement.
 
@@ -244,7 +319,7 @@ def hidden_point_branch(il: MethodIL, b: Branch) -> bool:
     return not user_value_test(il, b, hidden)
 
 
-def user_value_test(il: MethodIL, b: Branch, hidden: int) -> bool:
+def user_value_test(il: RuleIL, b: Branch, hidden: int) -> bool:
     """Whether `b` only tests, against constants, the value stored by the instruction just
     before the hidden point at `hidden` (a local, or a field of the state machine).
 
@@ -281,7 +356,7 @@ def user_value_test(il: MethodIL, b: Branch, hidden: int) -> bool:
     return True
 
 
-def short_circuit_constants(il: MethodIL, b: Branch) -> dict[int, list[tuple[int, int]]] | None:
+def short_circuit_constants(il: RuleIL, b: Branch) -> dict[int, list[tuple[int, int]]] | None:
     """For a Debug build's `if (a || b)`, where `b` has no branch of its own: which outcome
     counts of `b`'s branch must be taken away to leave the last condition's own outcomes.
 
@@ -331,7 +406,7 @@ def short_circuit_constants(il: MethodIL, b: Branch) -> dict[int, list[tuple[int
     return subtract if computed == 1 else None
 
 
-def tests_zero_comparison(il: MethodIL, b: Branch) -> bool:
+def tests_zero_comparison(il: RuleIL, b: Branch) -> bool:
     """Whether the `brtrue`/`brfalse` `b` tests a value computed as `ldc.i4.0; ceq` (Debug's `!x`), directly or
     through `stloc N; ldloc N` and a join whose other predecessors are constants entered by jumps (the shape of
     short_circuit_constants). Then the branch tests the written `!x`, not `x` (branch_notes.jump_means)."""
@@ -362,14 +437,14 @@ def tests_zero_comparison(il: MethodIL, b: Branch) -> bool:
 
 
 # In branch_facts.h's order: the names are the product's (analyse.RECOGNISER_NAMES).
-RECOGNISERS: list[tuple[str, Callable[[MethodIL, Branch], bool]]] = list(zip(RECOGNISER_NAMES, (
+RECOGNISERS: list[tuple[str, Callable[[RuleIL, Branch], bool]]] = list(zip(RECOGNISER_NAMES, (
     state_machine_dispatch, await_completion_check, dispose_null_check, lock_taken_check, exception_filter_type_check,
     delegate_cache_check, constant_condition, hidden_point_branch), strict=True))
 
 
 
 
-def classify(il: MethodIL, b: Branch) -> str | None:
+def classify(il: RuleIL, b: Branch) -> str | None:
     """The name of the pattern that makes `b` compiler-generated, or None for a user branch."""
     if compiler_generated_method(il.name, il.attributes):
         return "compiler-generated method"

@@ -253,7 +253,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 unclassified = None
             except ValueError as e:
                 unclassified = f"its IL does not decode ({e})"
-        il = _LazyIL(rid, bodies[rid], name, attrs, move_next, hidden_all, points) if facts is not None else None
+        il = _LazyIL(rid, bodies[rid]) if facts is not None else None
         il_branches = {f[0]: f for f in facts} if facts is not None else {}
         whole_method = compiler_generated_method(name, attrs)
         # Short circuits compiled to `or`/`and` (short_circuit.py): confirmed by the source's operator.
@@ -371,11 +371,7 @@ class _LazyIL:
 
     def get(self) -> MethodIL:
         if self.il is None:
-            rid, body, name, attrs, move_next, hidden_all, points = self.args
-            self.il = MethodIL.decode(
-                rid, body, name=name, attributes=list(attrs), is_move_next=move_next,
-                hidden_offsets=set(hidden_all.get(rid, [])) if hidden_all is not None else None,
-                visible_offsets={p[0] for p in points})
+            self.il = MethodIL.decode(*self.args)
         return self.il
 
 
