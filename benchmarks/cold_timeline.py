@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The timeline of one cold `Coverage(DATA_DIR).result()` (what `dotcov report` builds, the module plans made, not
-loaded), and the critical path two idle cores would give it (issue 12, item 7; plan_worker.py).
+loaded), and the critical path two idle cores would give it (issue 12, item 7; analysis/plans/worker.py).
 
     cd DIR_OF_THE_RUN && .venv/bin/python benchmarks/cold_timeline.py DATA_DIR
 
@@ -9,10 +9,11 @@ CPU (user + sys, all its threads) at its end; then the worker's CPU (RUSAGE_CHIL
 On a shared machine the wall clock says little: the line "expected on two idle cores" computes, from the CPU
 figures alone, when the parent and the worker would finish the branch analysis together:
     T = (parent CPU when the worker started + worker CPU + parent's chunks' CPU + parent CPU at its share) / 2
-(the worker starts after the former and works on until T; the parent from the latter), at least the parent's CPU
-at its share; then the rest of the build is added. (For a dotcov whose worker analyses every branch, main before
-the split: the join is at the worker's start plus its CPU.) With DOTCOV_NO_WORKERS=1 it times the serial build.
-The worker is started without its colouring of the sources after the chunks (plan_worker.py: niced, on the idle core).
+(the worker starts after the former and works on until T; the parent from the latter), at least the parent's CPU at
+its share; then the rest of the build is added. (For a dotcov whose worker analyses every branch, main before the
+split: the join is at the worker's start plus its CPU.) With DOTCOV_NO_WORKERS=1 it times the serial build. The
+worker is started without its colouring of the sources after the chunks (analysis/plans/worker.py: niced, on the
+idle core).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def main() -> None:
     print(f"parent CPU {total:.2f} s (of which branch rows here {chunk_cpu[0]:.2f} s); worker CPU {worker_cpu:.2f} s; "
           f"load average {os.getloadavg()[0]:.2f}")
     shares = getattr(workers[0], "shares", None) if workers else None
-    if shares and shares[0]:  # the branch analysis shared (plan_worker.py)
+    if shares and shares[0]:  # the branch analysis shared (analysis/plans/worker.py)
         n, theirs, mine = shares
         print(f"chunks: {n}, worker {theirs}, here {mine}")
         own = at["own part of make_plan done"]

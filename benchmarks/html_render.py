@@ -7,7 +7,7 @@
         (real data: `Coverage(DATA).analysis()` is built first, untimed, as `dotcov html` builds it, run in
         ROOT (default: DATA's parent); then `write_html` alone is timed as `dotcov html --data-dir DATA -d DIR`
         runs it: wall, the CPU of this process and of the page workers apart, and page faults. The sources'
-        colours are kept in DATA/cache/html as `dotcov html` keeps them (html_cache.py): `keep` uses what is
+        colours are kept in DATA/cache/html as `dotcov html` keeps them (html/cache.py): `keep` uses what is
         there, `cold` removes it before each run, `off` keeps none. N runs, each into a new DIR)
 
 Each file's text differs (names, numbers, literals), so no cache or dedupe could help;
@@ -170,7 +170,7 @@ def main() -> None:
         size = sum(p.stat().st_size for p in index.parent.iterdir())
         print(f"{args.files} files, {total_lines} lines, {size / 1e6:.0f} MB written: {seconds:.2f} s "
               f"(CPU {cpu:.2f} s, page workers included)")
-        # The search index's share (html_search.py): built again on its own, and its files' size.
+        # The search index's share (html/search.py): built again on its own, and its files' size.
         analysis = Analysis.of(result)
         files = [(f, f.path, f"p{i}.html", "0") for i, f in enumerate(analysis.files)]
         start = time.perf_counter()

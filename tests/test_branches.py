@@ -1,4 +1,4 @@
-"""Branch coverage (src/dotcov/branches.py): mapping branches to lines, and the recognisers of
+"""Branch coverage (src/dotcov/analysis/branches/analyse.py): mapping branches to lines, and the recognisers of
 compiler-generated branches, on real IL compiled from tests/branch_samples/Snippets (Debug and
 Release) and on hand-written IL."""
 

@@ -178,7 +178,7 @@ def directory_bytes(d: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("show_contexts", [False, True])
 def test_page_workers_write_what_one_process_writes(tmp_path, monkeypatch, show_contexts):
-    """The pages written by worker processes (html_workers.py), however the files are dealt to them, are
+    """The pages written by worker processes (html/workers.py), however the files are dealt to them, are
     byte for byte those one process writes."""
     from dotcov.html import workers as html_workers
 
@@ -759,7 +759,7 @@ def test_a_report_written_before_manifests_is_recognised(tmp_path):
     assert not stale.exists() and (out / "user.html").exists()
 
 
-# --- search across files (html_search.py; the browser test searches in tests/test_html_browser.py) -----------
+# --- search across files (html/search.py; the browser test searches in tests/test_html_browser.py) -----------
 
 def read_script(path: Path, call: str) -> list:
     """The arguments of the one call `call(...)` that a search script is."""

@@ -1,4 +1,4 @@
-"""The sources' colours kept between HTML reports (html_cache.py): reused only for the same bytes, never trusted
+"""The sources' colours kept between HTML reports (html/cache.py): reused only for the same bytes, never trusted
 when damaged, kept in bounds, cleared by `dotcov erase`, and never changing a byte of the report."""
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def test_over_count_counts_entries_without_reading_them(tmp_path):
 
 
 def test_prune_always_keeps_the_newest_file(tmp_path):
-    # As plan_cache does (both prune through cache_files.py): the file just written survives any bounds.
+    # As the plan cache does (both prune through data/cache_files.py): the file just written survives any bounds.
     colours = html_cache.ColourCache(tmp_path)
     for i in range(3):
         colours.lines(f"f{i}.cs", b"x%d" % i, lambda: ["x"] * 10)

@@ -1,4 +1,4 @@
-"""`dotcov impacted` (src/dotcov/impacted.py, cli.py): the tests whose lines a change touches.
+"""`dotcov impacted` (src/dotcov/reports/impacted.py, cli/commands.py): the tests whose lines a change touches.
 
 The pure join is tested on hand-made lines; the command in a temporary git repository holding a copy of the
 Snippets source with an uncommitted edit, its data from the Snippets build with contexts (test_contexts.py)."""

@@ -1,5 +1,5 @@
-"""Module plans (plan.py) and their cache between commands (plan_cache.py): a cached plan gives exactly the model
-a cold build gives; an edited source, a damaged cache file or other options never reuse a plan."""
+"""Module plans (analysis/plans/plan.py) and their cache between commands (plans/cache.py): a cached plan gives
+exactly the model a cold build gives; an edited source, a damaged cache file or other options never reuse a plan."""
 
 from __future__ import annotations
 

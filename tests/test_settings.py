@@ -1,4 +1,4 @@
-"""settings.py: the data directory and a report's options, read once for cli.py, run_command.py and the
+"""cli/settings.py: the data directory and a report's options, read once for commands.py, run_command.py and the
 benchmarks, without click."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def test_the_cli_builds_the_same_options():
 
 
 def test_dotcov_runs_summary_has_a_report_commands_options(tmp_path, monkeypatch):
-    # The same options, so the plans `dotcov run` keeps are the ones `dotcov report` looks up (plan_cache.py).
+    # The same options, so the plans `dotcov run` keeps are the ones `dotcov report` looks up (analysis/plans/cache.py).
     import dotcov.api
 
     seen = {}

@@ -1,7 +1,7 @@
 // A packed module plan (src/dotcov/analysis/plans/packed.py) applied to one module build's hit counts: the product's
 // only implementation of that rule (tests/oracles/apply_plan.py states it in Python, for tests), without an
 // interpreter step per line. In two parts: the files and classes (apply_plan), and the methods (apply_methods, made
-// only when a writer reads them: the table never does, and they are half of the maps). The maps' values are the hit
+// only when a writer reads them: the table never does). The maps' values are the hit
 // objects themselves (no new ints), and each line number is made once per file and shared by the file's, its
 // classes' and its methods' maps.
 #include "native_apply.h"
@@ -53,7 +53,7 @@ struct Lines {
 };
 
 // The model's part (files and classes: `model`) and the methods' part (`methods`), either or both; each class's
-// (methods with lines, those that ran, their complexity) always: what analysis.py counts from the methods.
+// (methods with lines, those that ran, their complexity) always: what analysis/numbers.py counts from the methods.
 py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list missed, py::list hits,
                 py::list expr_values, py::bytes point_sites, py::object branch_type, bool model, bool methods) {
   const Ints sites = IntsOf(point_sites, "point sites");

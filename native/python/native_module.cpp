@@ -32,10 +32,10 @@ namespace {
 
 py::bytes ToBytes(const uint8_t* p, size_t n) { return py::bytes(reinterpret_cast<const char*>(p), n); }
 
-// A data file's bytes. A large one (at least a huge page) in memory advised for transparent huge pages: a 20 MB
-// file read into a new vector took its pages one fault at a time (a few thousand); falls back to ordinary pages
-// where the advice is refused. A small one (most per-process files) on the heap, which reuses its memory: a fresh
-// 2 MiB mapping per small file (a huge page zeroed, then unmapped) made each read 4-5x slower.
+// A data file's bytes. A large one (at least a huge page) in memory advised for transparent huge pages: read into
+// a new vector, a big file took its pages one fault at a time; falls back to ordinary pages where the advice is
+// refused. A small one (most per-process files) on the heap, which reuses its memory: a fresh huge-page mapping per
+// small file (a huge page zeroed, then unmapped) would cost each read several times the read itself.
 class FileBytes {
  public:
   explicit FileBytes(size_t size) {
@@ -122,7 +122,7 @@ py::dict ReadDataFile(const std::string& path) {
     d["pdb_id"] = ToBytes(m.id.pdb_id.data(), 20);
     d["path"] = py::bytes(m.id.path).attr("decode")("utf-8", "replace");
     // The sites as three uint32 columns one after another (tokens, offsets, kinds), native byte order: read at C
-    // speed into one array (a million Python ints appended one by one were most of reading a data file).
+    // speed into one array (Python ints appended one by one would be most of reading a data file).
     // (Written straight into the bytes object: no copy of 12 bytes a site.)
     const size_t n = m.sites.size();
     py::object blob = py::reinterpret_steal<py::object>(

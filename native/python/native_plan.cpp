@@ -34,8 +34,8 @@ int32_t Int32(PyObject* value) {
   return static_cast<int32_t>(v);
 }
 
-// A new bytes object of n int32 values, filled through `data` (no copy: at a million points the fresh memory
-// itself is the cost).
+// A new bytes object of n int32 values, filled through `data` (no copy: at scale the fresh memory itself is the
+// cost).
 py::bytes Int32Bytes(size_t n, int32_t** data) {
   PyObject* b = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n * sizeof(int32_t)));
   if (b == nullptr) throw py::error_already_set();

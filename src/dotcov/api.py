@@ -11,7 +11,7 @@
     failures = cov.check_fail_under({"line": 80})
 
 Every report formats the same `Analysis` (`cov.analysis()`), computed once. `dotcov`'s command line
-(cli.py) is a thin layer over this class.
+(cli/commands.py) is a thin layer over this class.
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ def _no_gc():
 
 def use_huge_pages() -> None:
     """Python's memory from now on on transparent huge pages (`_native.use_huge_pages`): reading the data and
-    building the model of a million statements took a page fault per 4 KiB, a third of a warm build. It sets the
+    building a large model touches much fresh memory, and a page fault per 4 KiB is a large share of a warm build
+    (docs/architecture.md, "Memory on huge pages"). It sets the
     whole process's allocator (Python's arenas, glibc's heap growth), so the library leaves it to its caller: the
     report commands call it first; a program using this API may."""
     from dotcov import _native
@@ -79,7 +80,7 @@ class Coverage:
     assemblies' own directories); those the agent would have covered are reported at 0%, "not loaded".
     `include_tests`: test assemblies count as the agent's `--include-tests` makes them.
     `contexts`: patterns (comma-separated regular expressions, as `--contexts`) limiting the data to the
-    tests whose name matches (contexts.py); a pattern that is not a regular expression, or data without
+    tests whose name matches (analysis/contexts.py); a pattern that is not a regular expression, or data without
     per-test contexts, is a CoverageError when the data is first used.
     """
 
@@ -284,7 +285,7 @@ class Coverage:
                     precision: int = 0, show_contexts: bool = False, history: str | Path | None = None,
                     warn=None) -> Path:
         """Writes the HTML report; returns the path of its index.html. `show_contexts`: each line run by
-        tests lists them. `history`: a directory keeping a record of each run (history.py); `warn(message)`
+        tests lists them. `history`: a directory keeping a record of each run (reports/history.py); `warn(message)`
         hears of history records that cannot be read."""
         from dotcov.reports.history import HistoryError
         from dotcov.html.report import write_html
@@ -320,7 +321,7 @@ def lost_data(cov, data_dir: Path) -> list[str]:
     lost = [f"{p}: read only in part" for p in cov.damaged]
     lost += [f"{p}: kept by combine because it was damaged; its data is missing from the report"
              for p in sorted(Path(data_dir).glob("*.cov.damaged"))]
-    if cov.lost_records:  # the agent could not grow a data file (full disk, quota): see data.py
+    if cov.lost_records:  # the agent could not grow a data file (full disk, quota): see data/datafiles.py
         from dotcov.data.datafiles import lost_records_message
 
         lost.append(lost_records_message(cov.lost_records, cov.lost_errno))

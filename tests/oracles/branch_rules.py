@@ -409,7 +409,7 @@ def short_circuit_constants(il: RuleIL, b: Branch) -> dict[int, list[tuple[int, 
 def tests_zero_comparison(il: RuleIL, b: Branch) -> bool:
     """Whether the `brtrue`/`brfalse` `b` tests a value computed as `ldc.i4.0; ceq` (Debug's `!x`), directly or
     through `stloc N; ldloc N` and a join whose other predecessors are constants entered by jumps (the shape of
-    short_circuit_constants). Then the branch tests the written `!x`, not `x` (branch_notes.jump_means)."""
+    short_circuit_constants). Then the branch tests the written `!x`, not `x` (notes.jump_means)."""
     if b.opcode not in UNARY_BRANCHES:
         return False
     ins = il.instructions

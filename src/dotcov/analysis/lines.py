@@ -164,8 +164,8 @@ def _line_by_line(text: str, suffix: str, lex: bool = False) -> Callable[[str], 
         return _blank  # an unknown language: blank lines only
     openers = _MULTI_LINE_OPENERS.get(suffix.lower())
     if not lex and openers is not None and not any(o in text for o in openers):
-        # No token can span lines (block comment, verbatim or raw string): each line on its own, ten times faster
-        # than lexing (benchmarks/line_rule.py); the same answer (tests/test_lines.py compares both).
+        # No token can span lines (block comment, verbatim or raw string): each line on its own, much faster than
+        # lexing (benchmarks/line_rule.py measures it); the same answer (tests/test_lines.py compares both).
         return _no_code_alone
     return None
 

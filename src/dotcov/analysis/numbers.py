@@ -125,7 +125,7 @@ def line_numbers(lines: dict[int, int], branches: dict[int, BranchCoverage] | No
     statements = len(lines)
     missed = countOf(lines.values(), 0)
     n = Numbers(statements=statements, missed=missed, excluded=excluded, not_measured=not_measured)
-    if branches:  # (each sum at C speed: a million-line report has a hundred thousand branch lines)
+    if branches:  # (each sum at C speed: a large report has many branch lines)
         totals = list(map(_total, branches.values()))
         covered = list(map(min, map(_covered, branches.values()), totals))
         n.branches = sum(totals)
@@ -230,7 +230,7 @@ class MethodAnalysis:
 
 def _set_unsorted_points(m: MethodAnalysis, points) -> None:
     """Points in any order (a list, or a function giving it), sorted when first read: Cobertura and the table
-    never read them (a million points sorted would be a fifth of `dotcov xml`'s own time)."""
+    never read them (sorting every point would be a large share of `dotcov xml`'s own time)."""
     defer(m, "points", points)
 
 
@@ -379,8 +379,7 @@ def _method_of(mc: MethodCoverage, lines: dict[int, int], branches: dict[int, Br
 def _unmerged_methods(sources: list[ClassCoverage]) -> tuple[int, int, int] | None:
     """(methods, methods covered, complexity) of classes that need no merging (each (type, file) once, each
     method once: what `_single_class` analyses), from the model's methods as they are, with no Python step per
-    method but `cyclomatic_complexity` (a million-statement file set has a hundred thousand); None when some need
-    merging."""
+    method but `cyclomatic_complexity` (a large report has very many methods); None when some need merging."""
     if len({(cc.name, cc.filename) for cc in sources}) != len(sources):
         return None
     methods: list[MethodCoverage] = []

@@ -40,7 +40,7 @@ class ReportOptions:
 
 def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | None = None,
                     mapper: PathMapper | None = None, checks: SourceChecks | None = None) -> AssemblyCoverage:
-    """The model of one module build: its plan (plan.py: what does not depend on hits) with its hits."""
+    """The model of one module build: its plan (plans/plan.py: what does not depend on hits) with its hits."""
     options = options or ReportOptions()
     the_plan = pack(make_plan(module, sym, options, mapper or PathMapper(), checks or SourceChecks()))
     return apply_plan(the_plan, module, contexts=options.contexts)
@@ -52,10 +52,10 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
     """Returns the result and the problems found (modules that could not be reported, and what their plans could
     not read: make_plan's "problems").
 
-    cache_dir: where module plans are kept between commands (plan_cache.py; default none: always built).
+    cache_dir: where module plans are kept between commands (plans/cache.py; default none: always built).
 
     all_branches (default: options.all_branches, False) also reports the branches the
-    compiler generated; see branches.py."""
+    compiler generated; see branches/analyse.py."""
     options = options or ReportOptions()
     if all_branches is not None:
         options = dataclasses.replace(options, all_branches=all_branches)
@@ -74,7 +74,7 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             try:
                 asm = apply_plan(the_plan, module, contexts=options.contexts)
             except (ValueError, IndexError, KeyError, TypeError):
-                the_plan = None  # a kept plan that does not add up (packed_plan.apply checks it): made again
+                the_plan = None  # a kept plan that does not add up (plans/packed.apply checks it): made again
         if the_plan is None:
             # The branch analysis starts in a worker now, while this process reads the symbols (plans/worker.py).
             worker = BranchWorker(module, mapper, start=len(module.hits) >= WORKER_MIN_SITES)
@@ -102,10 +102,10 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             by_name[asm.name] = asm
             continue
         # Another build of the same assembly (e.g. another target framework): merge.
-        # The one merge rule (analysis.py): hits add, branch outcomes matched by their place in the source.
+        # The one merge rule (model.py): hits add, branch outcomes matched by their place in the source.
         for path, fc in asm.files.items():
             into = have.files.setdefault(path, FileCoverage(path))
-            into.lines = dict(into.lines)  # (not the map a class of `have` may share: packed_plan.apply)
+            into.lines = dict(into.lines)  # (not the map a class of `have` may share: plans/packed.apply)
             add_lines(into.lines, fc.lines)
             add_branches(into.branches, fc.branches)
             add_contexts(into.contexts, fc.contexts)

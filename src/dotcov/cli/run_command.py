@@ -1,7 +1,7 @@
 """The body of `dotcov run` once its arguments are known: check, erase, start, wait, combine, report.
 
-Both ways into `dotcov run` call it: cli.py's click command, and launcher.py's start without click (which hands
-anything unusual to cli.py). It imports nothing heavy before the command starts, and prints with plain writes to
+Both ways into `dotcov run` call it: commands.py's click command, and launcher.py's start without click (which hands
+anything unusual to commands.py). It imports nothing heavy before the command starts, and prints with plain writes to
 standard error, so `dotcov run`'s own cost stays small next to a short test run (docs/benchmarks.md, issue 16).
 """
 
@@ -77,8 +77,8 @@ def run_command(command: list[str], cfg, *, data_dir: Path | None, append: bool,
 
 
 def _import_report() -> None:
-    """Imports what the summary table needs while the command runs (a tenth of a second of Python's own work
-    that would otherwise follow the command). A failure here is left for the report itself to meet."""
+    """Imports what the summary table needs while the command runs (Python's own work that would otherwise
+    follow the command). A failure here is left for the report itself to meet."""
     try:
         import dotcov.analysis.numbers  # noqa: F401
         import dotcov.api  # noqa: F401

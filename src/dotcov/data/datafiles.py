@@ -68,14 +68,14 @@ class ModuleHits:
         return (self.mvid, self.pdb_id)
 
     def defer_sites(self, tokens: Sequence[int], offsets: Sequence[int], kinds: Sequence[int]) -> None:
-        """`sites` made from these columns when first read: a report from a kept plan (plan_cache.py) needs only
-        their digest, and a million site tuples are a tenth of a warm build."""
+        """`sites` made from these columns when first read: a report from a kept plan (analysis/plans/cache.py)
+        needs only their digest, and making a tuple per site would cost a warm build more than the rest of reading."""
         defer(self, "sites", (tokens, offsets, kinds))
 
     def defer_site_blob(self, blob: bytes) -> None:
         """As `defer_sites`, from the native reader's columns as they are (tokens, offsets, kinds: uint32 each, one
-        column after another): the digest reads them without a copy (three arrays of a million were a tenth of a
-        warm build)."""
+        column after another): the digest reads them without a copy (copying the
+        columns of a large module is a visible share of a warm build)."""
         defer(self, "sites", blob)
 
     def sites_digest(self) -> str:
@@ -97,7 +97,7 @@ class ModuleHits:
 
     def site_columns(self) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
         """The sites as columns (method tokens, IL offsets, kinds), without making the site tuples when they are
-        not made yet (plan_worker.py reads the columns before the plan needs the tuples)."""
+        not made yet (analysis/plans/worker.py reads the columns before the plan needs the tuples)."""
         columns = self._sites_pending
         if columns is None:
             columns = tuple(list(map(itemgetter(i), self._sites)) for i in range(3))

@@ -1,5 +1,5 @@
 """Colours F#, VB and other non-C# sources for the HTML report with Pygments (html.highlight_lines; C# has its
-own, faster path in html_csharp.py).
+own, faster path in csharp.py).
 
 The file is lexed once; each token becomes HTML with Pygments' short class (`k`, `s2`, `c1`...), and a token
 spanning lines gets a span per line. Pygments' RegexLexers run through _FastRegexDriver, which gives the same

@@ -4,7 +4,7 @@ Modelled on coverage.py's HTML report (its own code, templates, CSS and JS). Lay
 
     DIR/index.html        totals and a sortable, filterable table grouped by assembly
     DIR/<name>_<hash>.html  one page per source file (hits, colours, branch notes)
-    DIR/methods.html      every method: coverage, complexity, CRAP (sortable; html_methods.py)
+    DIR/methods.html      every method: coverage, complexity, CRAP (sortable; methods.py)
     DIR/hotspots.html     the risk hotspots: methods over ReportGenerator's CRAP/complexity thresholds
     DIR/style.css, DIR/dotcov.js, DIR/.gitignore
 
@@ -17,9 +17,9 @@ except the `timestamp` passed in. `index.html` is removed first and written last
 
 Speed: each file is lexed once (never per line): C# by html_csharp's single regular expression, which
 only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
-HTML directly. With many files the pages are written by a few worker processes (html_workers.py) while
+HTML directly. With many files the pages are written by a few worker processes (workers.py) while
 this process makes the search index, the method pages and the index. Given a cache directory, each source's
-colours are kept for the next report (html_cache.py). Big pages are written around their rows, never held
+colours are kept for the next report (cache.py). Big pages are written around their rows, never held
 as one string (_write_around).
 """
 
@@ -250,7 +250,7 @@ def _contexts_cell(names: frozenset[str] | None, set_index: int | None) -> str:
 
 @dataclass
 class PageJob:
-    """Everything a file's page shows, as plain values: the page workers (html_workers.py) get it pickled."""
+    """Everything a file's page shows, as plain values: the page workers (workers.py) get it pickled."""
     name: str
     path: str
     page: str
@@ -424,7 +424,7 @@ def _write_around(path: Path, render, body: Iterable[str]) -> None:
 
 def write_pages(directory: str, jobs: list[PageJob | bytes], common: dict, cache_dir: str | None = None) -> int:
     """Writes the file pages of `jobs` (PageJobs, or job_blob's bytes, unpacked one at a time) into `directory`
-    (html_workers.py calls it in each worker). `cache_dir`: where sources' colours are kept (html_cache.py).
+    (page_worker.py calls it in each worker). `cache_dir`: where sources' colours are kept (cache.py).
     Returns how many sources' colours were added to it."""
     env = _environment()
     out = Path(directory)
@@ -438,8 +438,8 @@ def write_pages(directory: str, jobs: list[PageJob | bytes], common: dict, cache
 
 def keep_colours(paths: Iterable[str], cache_dir: str) -> int:
     """Colours each source file of `paths` whose colours `cache_dir` (DATA_DIR/cache/html) does not hold yet, as a
-    page would, and keeps them there for a later report (plan_worker.py does it while `dotcov report` finishes);
-    prunes the cache when it added any, as write_html does. Returns how many it added."""
+    page would, and keeps them there for a later report (analysis/plans/worker.py does it while `dotcov report`
+    finishes); prunes the cache when it added any, as write_html does. Returns how many it added."""
     colours = html_cache.ColourCache(cache_dir)
     for path in paths:
         try:
@@ -507,11 +507,11 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     only for large reports).
 
     `history` (a directory) keeps a record of this run there and shows coverage over time on the index
-    (history.py; `history_options` are passed to history.update); `warn(message)` is told of history
+    (reports/history.py; `history_options` are passed to history.update); `warn(message)` is told of history
     records that cannot be read (they are also shown on the index).
 
     `cache_dir` (the data directory's `cache/`): the sources' colours are kept in its `html/` for the next
-    report (html_cache.py); None colours every file afresh and keeps nothing.
+    report (cache.py); None colours every file afresh and keeps nothing.
     """
     out = Path(directory)
     previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
@@ -544,7 +544,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
                                       **(history_options or {}))
             for w in hist.warnings if warn is not None else ():
                 warn(w)
-        # Every file this run writes is listed in the manifest before it is written (html_dir.py); the search
+        # Every file this run writes is listed in the manifest before it is written (directory.py); the search
         # index's files are known once it is built, below, while the page workers run.
         written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
         out.mkdir(parents=True, exist_ok=True)
@@ -569,7 +569,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
         # The rest is made here while the workers write the pages.
         methods = html_methods.method_table([(f.fc, f.name, f.page) for f in files], precision, has_branches,
                                             wrap_name)
-        # The search across files (html_search.py): scripts the pages load when the search box is used.
+        # The search across files (search.py): scripts the pages load when the search box is used.
         search = html_search.prepare([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
                                       for f in files], search_text, precision, methods.covers)
         written.update(search.names)
@@ -596,7 +596,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
 
 def _write_rest(out: Path, analysis: Analysis, files: list[_File], common: dict, hist,
                 precision: int, has_branches: bool, methods: html_methods.MethodTable) -> str:
-    """Writes the method view and the risk hotspots (html_methods.py); returns the index page's HTML
+    """Writes the method view and the risk hotspots (methods.py); returns the index page's HTML
     (written last, by write_html)."""
     env = _environment()
     for page, heading, rows in (("methods", "Methods", methods.rows), ("hotspots", "Risk hotspots", methods.hot)):

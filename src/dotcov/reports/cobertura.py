@@ -33,7 +33,7 @@ Where it departs from coverlet, and why:
   docs/reports.md): a method's own; a class's and a package's the sum of their methods', as coverlet
   sums them; the root's the sum over every method once (files merged as for the line counts).
 * The root's line and branch counts are those of the text report's TOTAL (each source file once,
-  merged by analysis.py's rule); a package counts its own files (its builds merged), a class and a
+  merged by analysis/model.py's rule); a package counts its own files (its builds merged), a class and a
   method their own lines and the branch outcomes on them.
 * Lines the agent could not measure are not <line>s; each file's are listed in an XML comment
   before <packages> ("not measured"), with the reason.

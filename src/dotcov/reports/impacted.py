@@ -1,9 +1,9 @@
 """Test impact: the tests whose recorded lines intersect the statement lines changed since a git revision.
 
-The changed lines are `dotcov diff`'s (gitdiff.py: `git diff REV` against the working tree, the same default
+The changed lines are `dotcov diff`'s (data/gitdiff.py: `git diff REV` against the working tree, the same default
 base) and the same join with the coverage data (diff_coverage.compute: statement lines only, paths relative to the
 repository root, files the data does not know). A changed statement line is "run by T" when the per-test
-contexts say so (contexts.py: the tests that ran the points deciding the line). What no recorded test ran is
+contexts say so (analysis/contexts.py: the tests that ran the points deciding the line). What no recorded test ran is
 reported apart: those lines are not protected by running the impacted tests.
 """
 

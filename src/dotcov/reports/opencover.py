@@ -80,7 +80,7 @@ Decisions, and where they depart from coverlet's OpenCover output:
 How it is written (for speed at a million statements): each module's counts are made first from the methods' lines
 (a Summary comes before what it counts), then each `<Class>` is formatted and handed to `write_atomic` in turn, so
 `write_opencover` never holds the document. Formatted strings, not lxml's `etree.xmlfile`: on OpenCover's
-`<SequencePoint>`s lxml took about twice the CPU (benchmarks/xml_writers.py, docs/benchmarks.md).
+`<SequencePoint>`s lxml was the slower (benchmarks/xml_writers.py, docs/benchmarks.md).
 tests/test_opencover.py's `test_gold_awkward` holds this writer to the output of the element-by-element one it
 replaced.
 """

@@ -2,7 +2,8 @@
 // branch and switch of one decoded method body: which compiler-generated pattern claims it, and the Debug
 // short-circuit shapes (short_circuit_constants, tests_zero_comparison): the product's only implementation of these
 // rules (docs/branches.md). tests/oracles/branch_rules.py states them in Python, rule for rule, and
-// tests/test_branch_facts.py checks both agree on every method of the samples' and the framework's assemblies. Any instruction list is accepted: every index is
+// tests/test_branch_facts.py checks both agree on every method of the samples' and the framework's assemblies. Any
+// instruction list is accepted: every index is
 // bounds-checked, so IL the decoder accepted but no compiler wrote yields answers, never a crash.
 #pragma once
 

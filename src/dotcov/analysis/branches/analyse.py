@@ -73,7 +73,7 @@ class BranchRecord:
     is_switch: bool = False
     text: str = ""  # source text of the containing sequence point, when readable
     arms: dict[int, str] | None = None  # a whole switch (see switch_arms): outcome kind -> the arm's label
-    notes: dict[int, str] | None = None  # outcome kind -> "`h < 0` never true" (see branch_notes)
+    notes: dict[int, str] | None = None  # outcome kind -> "`h < 0` never true" (see notes.py)
     unclassified: str | None = None  # why the recognisers could not read the method, which leaves it the user's
 
     def missed(self) -> list[str]:
@@ -83,7 +83,7 @@ class BranchRecord:
         return [said[k] for k in sorted(self.outcomes) if self.outcomes[k] == 0 and k in said]
 
     def missed_parts(self) -> tuple[dict[int, str], list[str] | None]:
-        """What `missed` says, known before the hits (packed_plan.py keeps it): each outcome kind's description
+        """What `missed` says, known before the hits (plans/packed.py keeps it): each outcome kind's description
         when that outcome never happened (kinds without one say nothing), and what is said instead when no outcome
         happened (None: the descriptions of them all)."""
         kinds = sorted(self.outcomes)
@@ -348,7 +348,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 if generated is None:
                     by_statement.setdefault(q[0], []).append((BRTRUE_S, r, True))
                     by_statement[q[0]].sort(key=lambda row: row[1].offset)
-        # Missed outcomes in source terms (branch_notes.py), per statement.
+        # Missed outcomes in source terms (notes.py), per statement.
         for rows_of in by_statement.values():
             # (notes depend on the text, opcodes and written flags only: once per distinct statement; read-only)
             key = (rows_of[0][1].text, *[(op, w) for op, _r, w in rows_of])
@@ -394,7 +394,7 @@ def branch_rows(module, sym, mapper, hits: list | None = None, bodies: dict | No
     """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.py; `hits`
     default hit_exprs.symbolic(module.sites)), as plain tuples (method token, offset, path, line, outcome kinds,
     their codes, generated, is_switch, text, arms, notes, unclassified): what make_plan keeps of them, in a form a
-    worker process can send (plan_worker.py). `bodies`: the assembly's method bodies, when already read."""
+    worker process can send (analysis/plans/worker.py). `bodies`: the assembly's method bodies, when already read."""
     from dotcov.analysis import hit_exprs
 
     encode = hit_exprs.encode

@@ -9,7 +9,7 @@ is loaded, after mapping each document again as [paths] does, so an edited or re
 Where: `DATA_DIR/cache/plan.<digest>.bin`, so `dotcov run` (which erases the data but keeps the cache, then
 reports) builds it once per build and `dotcov xml`, `dotcov html`, ... and later runs of the same build reuse it;
 `dotcov erase` removes it, as does deleting the directory. The directory keeps the newest plans only (MAX_FILES,
-MAX_BYTES). Files are framed, written and pruned by cache_files.py, so concurrent commands never see half a file; a
+MAX_BYTES). Files are framed, written and pruned by data/cache_files.py, so concurrent commands never see half a file; a
 file that is damaged (bad magic, length or CRC, or contents marshal cannot read) is ignored and rebuilt, never
 trusted.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 from dotcov.data.cache_files import FramedFiles
 from dotcov.data.datafiles import CACHE_DIR  # noqa: F401 (where the plans live; api reads it here)
 
-MAGIC = b"dotcov-plan-2\n"  # 2: packed_plan.py's form
+MAGIC = b"dotcov-plan-2\n"  # 2: packed.py's form
 PATTERN = "plan.*.bin"
 MAX_FILES = 16
 MAX_BYTES = 1 << 30

@@ -34,7 +34,7 @@ from dotcov.analysis.branches.analyse import BranchRecord
 from dotcov.analysis.contexts import site_contexts
 from dotcov.analysis.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCoverage, MethodCoverage, PointCoverage
 
-FORM = 2  # (plan_cache.py's MAGIC names it too)
+FORM = 2  # (cache.py's MAGIC names it too)
 
 
 def _i32(values) -> bytes:
@@ -170,7 +170,7 @@ class _Methods:
 
     def __init__(self, packed: dict, hits: list[int], args: tuple) -> None:
         self.classes, self.args = packed["classes"], args
-        self.points = _PointColumns(packed["points"], hits).method  # (bound once: a tenth of wrapping them)
+        self.points = _PointColumns(packed["points"], hits).method  # (bound once: the lookup would cost each call)
         self.pending: tuple[list, list] | None = None
 
     def of(self, ci: int) -> list[MethodCoverage]:

@@ -1,15 +1,15 @@
 """A module build's coverage plan: everything results.module_coverage decides without looking at hit counts.
 
-Which sequence points decide which lines (lines.py), each point's class and method, excluded and not-measured
-lines, stale sources, the branch records with their outcome keys, notes and switch arms (branches.py), and where
-each record lands. `make_plan` computes it from the PDB, the assembly's IL and the source files; packed.py packs
+Which sequence points decide which lines (analysis/lines.py), each point's class and method, excluded and
+not-measured lines, stale sources, the branch records with their outcome keys, notes and switch arms
+(analysis/branches/), and where each record lands. `make_plan` computes it from the PDB, the assembly's IL and the source files; packed.py packs
 it and applies it to the module's hit counts in native code, making the model (`model.AssemblyCoverage`;
 tests/oracles/apply_plan.py states that rule in Python, and tests/test_plan_cache.py compares both). Every build
 goes through make_plan and the packed apply (plans/cache.py keeps packed plans between commands), so a cached plan
 gives exactly the model a cold build gives.
 
 A plan is plain data (lists, tuples, dicts, strings, ints, and `array` bytes for the per-point columns) that
-`marshal` stores compactly; hit counts enter only as indexes into `ModuleHits.hits` (hit_exprs.py).
+`marshal` stores compactly; hit counts enter only as indexes into `ModuleHits.hits` (analysis/hit_exprs.py).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class _Method:
         self.ref = ref
 
 
-# A module with at least this many counters has its branches analysed by a worker meanwhile (plan_worker.py).
+# A module with at least this many counters has its branches analysed by a worker meanwhile (worker.py).
 WORKER_MIN_SITES = 50_000
 
 
@@ -98,7 +98,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
 
     order = sorted(raw["sequence_points"], key=lambda r: (is_generated(r), r))
     type_names: dict[int, tuple[int, str]] = {}  # type rid -> (its user type, that type's name)
-    # (Bound once: this loop runs once per method, 71,500 times at a million statements.)
+    # (Bound once: this loop runs once per method.)
     sequence_points, kickoff, raw_methods = raw["sequence_points"], raw["kickoff"], raw["methods"]
     attributes = raw.get("attributes", {})
     generated_member, match_generated, signature = line_rule.generated_member, GENERATED_METHOD.match, sym.signature
@@ -188,7 +188,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             point_tokens.append(token)
             mc.points.append(range(pid, pid + 1))
             found.append((pid, 1, place))
-    # Each line decided by its own points (lines.py): the line's points, and the classes and methods it joins.
+    # Each line decided by its own points (analysis/lines.py): the line's points, and the classes and methods it joins.
     line_plan: dict[str, tuple[list[int], list[int], dict[int, list[int]]]] = {}
     problems: list[str] = []
     refused: set[str] = set()
@@ -234,7 +234,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         for mi, mc in enumerate(cc.methods):
             mc.index = (ci, mi)
     # Per-point columns, each method's points together (in the order read). (Before the branch rows are asked for:
-    # with a worker (plan_worker.py), this is done while it still analyses branches.)
+    # with a worker (worker.py), this is done while it still analyses branches.)
     class_rows = []
     order = array("i")  # new point number -> point id
     renumber = array("i", bytes(4 * len(points)))  # point id -> new point number (runs of ids stay runs)
