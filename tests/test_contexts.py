@@ -382,7 +382,7 @@ def test_release_switch_lines_without_a_sequence_point_take_their_dispatchs_test
                    env=env, check=True)
     dll = SNIPPETS / "bin" / "Release" / "net10.0" / "Snippets.dll"
     from dotcov.analysis.branches import analyse as branches
-    from dotcov.analysis.branches.analyse import MethodIL
+    from dotcov.analysis.branches.il import MethodIL
     from dotcov.analysis.results import Symbols
 
     raw = _native.read_symbols(str(dll))

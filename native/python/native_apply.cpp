@@ -1,9 +1,9 @@
-// A packed module plan (src/dotcov/analysis/plans/packed.py) applied to one module build's hit counts: the
-// per-line and per-branch-record loops of plan.apply_plan (the Python statement of the rules) without an
-// interpreter step per line. In two parts: the files and classes (apply_plan), and the methods (apply_methods,
-// made only when a writer reads them: the table never does). The maps' values are the hit objects themselves (no
-// new ints), and each line number is made once per file and shared by the file's, its classes' and its methods'
-// maps.
+// A packed module plan (src/dotcov/analysis/plans/packed.py) applied to one module build's hit counts: the product's
+// only implementation of that rule (tests/oracles/apply_plan.py states it in Python, for tests), without an
+// interpreter step per line. In two parts: the files and classes (apply_plan), and the methods (apply_methods, made
+// only when a writer reads them: the table never does). The maps' values are the hit
+// objects themselves (no new ints), and each line number is made once per file and shared by the file's, its
+// classes' and its methods' maps.
 #include "native_apply.h"
 
 #include <Python.h>
@@ -190,7 +190,7 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
 
   // Branch records: (file, line, IL offset, class, method, is switch, outcome count, outcome codes...) with the
   // outcomes in kind order; a code >= 0 is a counter, -1 - i the i-th of `expr_values`. Each record's outcomes
-  // join its file's line and, as a condition, its method's line (plan.apply_plan).
+  // join its file's line and, as a condition, its method's line.
   const Ints rec = IntsOf(records, "branch records");
   py::object jump = Steal(PyUnicode_InternFromString("jump")), switch_ = Steal(PyUnicode_InternFromString("switch"));
   std::vector<Lines> gathered;

@@ -250,6 +250,12 @@ PYBIND11_MODULE(_native, m) {
   m.doc() = "dotcov's C++ core: data files, assemblies, portable PDBs";
   m.attr("DATA_FORMAT_VERSION") = kDataFormatVersion;
   m.attr("WHOLE_METHOD") = kWholeMethod;
+  // The site kinds the analysis reads besides points and branch outcomes (data_file.h SiteKind).
+  m.attr("SITE_VALUE_FALSE") = static_cast<uint32_t>(kValueFalse);
+  m.attr("SITE_VALUE_TRUE") = static_cast<uint32_t>(kValueTrue);
+  m.attr("SITE_OPERAND_SKIPPED") = static_cast<uint32_t>(kOperandSkipped);
+  m.attr("SITE_OPERAND_FALSE") = static_cast<uint32_t>(kOperandFalse);
+  m.attr("SITE_OPERAND_TRUE") = static_cast<uint32_t>(kOperandTrue);
   m.def("read_data_file", &ReadDataFile, py::arg("path"),
         "Reads a data file; raises OSError if unreadable, ValueError if not a usable data file.");
   m.def("write_data_file", &WriteDataFile, py::arg("path"), py::arg("data"));

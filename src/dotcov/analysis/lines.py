@@ -34,8 +34,7 @@ from operator import lt
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-
-COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
+from dotcov.analysis.symbols import COMPILER_GENERATED
 
 
 @dataclass(frozen=True)
@@ -192,7 +191,7 @@ class CodeFreeLines:
 
 
 def read_source(path: str) -> str | None:
-    """The file's text, or None when it cannot be read (then no line is known to be code-free)."""
+    """The file's text, or None when it cannot be read (then no line is known to be code-free, and no branch has a source description)."""
     try:
         return Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):

@@ -67,7 +67,7 @@ class MethodCoverage:
     branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method
 
     def defer_points(self, load: Callable[[], list[PointCoverage]]) -> None:
-        """`points` made by `load()` when first read (plan.apply_plan: the table and Cobertura never read them,
+        """`points` made by `load()` when first read (plans/packed.py: the table and Cobertura never read them,
         and making a PointCoverage per statement is a large share of a warm build)."""
         defer(self, "points", load)
 

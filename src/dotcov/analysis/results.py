@@ -49,7 +49,8 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
 def build(data: CoverageData, source_root: Path, options: ReportOptions | None = None, *,
           all_branches: bool | None = None,
           not_loaded: list[ModuleHits] = (), cache_dir: Path | None = None) -> tuple[CoverageResult, list[str]]:
-    """Returns the result and the problems found (modules that could not be reported).
+    """Returns the result and the problems found (modules that could not be reported, and what their plans could
+    not read: make_plan's "problems").
 
     cache_dir: where module plans are kept between commands (plans/cache.py; default none: always built).
 
@@ -92,6 +93,7 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             if key is not None:
                 plan_cache.store(cache_dir, key, the_plan, assembly=assembly, pdb=pdb, documents=documents, read=read)
             asm = apply_plan(the_plan, module, contexts=options.contexts)
+        problems += the_plan["problems"]  # (what the plan could not read: said by a cached plan too)
         asm.not_loaded = id(module) in unloaded
         if not asm.files:
             continue  # everything filtered out
