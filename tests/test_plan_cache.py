@@ -407,7 +407,7 @@ def apply_args(packed: dict, module) -> tuple:
     from dotcov.analysis import hit_exprs
     from dotcov.analysis.model import BranchCoverage
 
-    return ([(row[1], row[2], row[3]) for row in packed["files"]], [(row[1], row[2], row[3]) for row in packed["classes"]],
+    return ([(row[1], row[2], row[3]) for row in packed["files"]], [(row[1], row[2], row[3], row[6]) for row in packed["classes"]],
             packed["records"], packed["missed"], module.hits,
             [hit_exprs.evaluate(c, module.hits) for c in packed["expressions"]], packed["points"][6], BranchCoverage)
 
