@@ -10,7 +10,8 @@ its own builds. A partial line (`BrPart`) is one that ran with at least one outc
 
 Every figure a report shows of a method, class or file is here, and the writers only format it: a
 method's lines are its own hits (lines.py, "a method's own hits"), so it ran (`MethodAnalysis.ran`)
-when its own code ran; its branch outcomes are those of its own branch instructions; a class's are its methods' together.
+when its own code ran; its branch outcomes are those of its own branch instructions; a class's are
+its methods' together.
 """
 
 from __future__ import annotations
