@@ -88,6 +88,8 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
   const size_t n_files = static_cast<size_t>(PyList_GET_SIZE(files.ptr()));
   std::vector<std::vector<PyObject*>> keys(n_files);  // borrowed from `numbers`
   std::vector<std::vector<PyObject*>> values(n_files);  // borrowed from hits (and `zero`)
+  std::vector<Ints> multis(n_files);
+  std::vector<std::vector<int32_t>> multi_at(n_files);  // position -> its point ids' index in multis[f], or -1
   py::list file_lines;
   for (size_t f = 0; f < n_files; ++f) {
     py::tuple row = py::reinterpret_borrow<py::tuple>(PyList_GET_ITEM(files.ptr(), f));
@@ -103,12 +105,15 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
       k.push_back(number(lines[i]).ptr());
       v.push_back(point_hits(first[i]));
     }
+    multis[f] = multi;
+    if (multi.n) multi_at[f].assign(lines.n, -1);
     for (size_t i = 0; i < multi.n;) {  // (position, count, point ids...)
       if (i + 2 > multi.n) Damaged("a multi-point line");
       const int32_t pos = multi[i], count = multi[i + 1];
       i += 2;
       if (pos < 0 || static_cast<size_t>(pos) >= lines.n || count < 1 || i + count > multi.n)
         Damaged("a multi-point line");
+      multi_at[f][pos] = static_cast<int32_t>(i - 2);
       PyObject* best = point_hits(multi[i]);
       for (int32_t j = 1; j < count; ++j) {
         PyObject* h = point_hits(multi[i + j]);
@@ -132,13 +137,17 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
   size_t n_methods = 0;
   for (py::handle h : classes) {
     py::tuple row = py::reinterpret_borrow<py::tuple>(h);
-    if (row.size() != 3) Damaged("a class row");
+    if (row.size() != 4) Damaged("a class row");
     const long f = py::cast<long>(row[0]);
     if (f < 0 || static_cast<size_t>(f) >= n_files) Damaged("a class's file");
-    const Ints specs = IntsOf(row[1], "class specs"), pool = IntsOf(row[2], "class positions");
+    const Ints specs = IntsOf(row[1], "class specs"), pool = IntsOf(row[2], "class positions"),
+               ranges = IntsOf(row[3], "class methods");
     if (specs.n == 0 || specs.n % 3) Damaged("a class's specs");
+    if (ranges.n != specs.n - 3) Damaged("a class's methods and specs differ in number");
     const auto& k = keys[f];
     const auto& v = values[f];
+    const Ints& multi = multis[f];
+    const auto& shared = multi_at[f];
     py::list of_class;
     for (size_t s = 0; s < specs.n; s += 3) {
       const int32_t kind = specs[s], a = specs[s + 1], b = specs[s + 2];
@@ -147,12 +156,27 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
       if (kind != 0 && kind != 1) Damaged("a line spec kind");
       if (kind == 0 && (a < 0 || b < a || static_cast<size_t>(b) > k.size())) Damaged("a line range");
       if (kind == 1 && (a < 0 || b < a || static_cast<size_t>(b) > pool.n)) Damaged("a line list");
+      // A method's line: the most hits of its own points among those deciding the line (lines.py, "a method's
+      // own hits"), never another member's on the same line; its points are the ids [first, end).
+      const int32_t first = s ? ranges[s - 2] : 0, end = s ? ranges[s - 1] : 0;
+      auto value = [&](int32_t pos) -> PyObject* {
+        if (s == 0 || shared.empty() || shared[pos] < 0) return v[pos];
+        const int32_t at = shared[pos], count = multi[at + 1];
+        PyObject* best = nullptr;
+        for (int32_t j = 0; j < count; ++j) {
+          const int32_t id = multi[at + 2 + j];
+          if (id < first || id >= end) continue;
+          PyObject* hit = point_hits(id);
+          if (best == nullptr || Compare(hit, best, Py_GT)) best = hit;
+        }
+        return best != nullptr ? best : v[pos];
+      };
       bool any = false;  // (a method's any(lines.values()): a hit count is an int, true unless 0)
       for (int32_t i = a; i < b; ++i) {
         const int32_t pos = kind == 0 ? i : pool[i];
         if (pos < 0 || static_cast<size_t>(pos) >= k.size()) Damaged("a line position");
         if (s && !any) {
-          const int t = PyObject_IsTrue(v[pos]);
+          const int t = PyObject_IsTrue(value(pos));
           if (t < 0) throw py::error_already_set();
           any = t == 1;
         }
@@ -168,13 +192,13 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
         } else {
           d = Steal(_PyDict_NewPresized(b - a));
           for (int32_t i = a; i < b; ++i)
-            if (PyDict_SetItem(d.ptr(), k[i], v[i]) < 0) throw py::error_already_set();
+            if (PyDict_SetItem(d.ptr(), k[i], value(i)) < 0) throw py::error_already_set();
         }
       } else {  // file positions pool[a:b]
         d = Steal(_PyDict_NewPresized(b - a));
         for (int32_t i = a; i < b; ++i) {
           const int32_t pos = pool[i];
-          if (PyDict_SetItem(d.ptr(), k[pos], v[pos]) < 0) throw py::error_already_set();
+          if (PyDict_SetItem(d.ptr(), k[pos], value(pos)) < 0) throw py::error_already_set();
         }
       }
       if (s == 0)

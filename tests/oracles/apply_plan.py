@@ -30,6 +30,7 @@ def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverag
     point_ctx, branch_ctx = site_contexts(module) if contexts and module.contexts else ({}, {})
     files = asm.files
     columns: dict[str, tuple[list[int], list[int]]] = {}  # path -> its lines and their hits
+    deciding: dict[str, dict[int, list[int]]] = {}  # path -> its lines decided by several points: their ids
     for path, file_lines, first, multi, excluded_lines, not_measured, stale in plan["files"]:
         fc = files[path] = FileCoverage(path)
         firsts = array("i")
@@ -39,6 +40,7 @@ def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverag
             values[pos] = max(map(point_hits.__getitem__, ids))
         fc.lines = dict(zip(file_lines, values))
         columns[path] = (file_lines, values)
+        deciding[path] = {file_lines[pos]: ids for pos, ids in multi.items()}
         fc.excluded = set(excluded_lines)
         fc.not_measured = dict(not_measured)
         fc.stale = stale
@@ -64,6 +66,10 @@ def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverag
         cc.lines = lines_of(class_lines)
         for mname, signature, token, method_lines, start, end in method_rows:
             mc = MethodCoverage(mname, signature, lines_of(method_lines), None, token)
+            for line in mc.lines.keys() & deciding[filename].keys():  # (lines.py: a method's own hits)
+                own = [point_hits[i] for i in deciding[filename][line] if start <= i < end]
+                if own:
+                    mc.lines[line] = max(own)
             mc.defer_points(partial(_points, point_columns, start, end))
             cc.methods.append(mc)
         classes.append(cc)

@@ -22,6 +22,13 @@ lambda's lines covered whenever the initializer ran, so the rule here is (docs/a
    statement by rule 1.) This needs the source text; when it cannot be read, every line of rule
    2 counts.
 
+A method's own hits (its line in every report, and whether it ran): a line joins the method of each point
+deciding it, and for that method its hits are the most hits of *its own* deciding points (its lambdas', local
+functions' and state machine's included: they fold into it), never another member's on the same line. So a
+setter or `init` accessor sharing `{ get; set; }` or a positional record's line with a getter that ran, or a
+constructor sharing a field initializer with another constructor that ran, did not run unless its own code did.
+The file's and the class's line keep the hits of every point deciding it.
+
 Everything here is pure: callers pass the points of one document and, when readable, its text.
 """
 

@@ -61,7 +61,7 @@ class MethodCoverage:
 
     name: str  # e.g. "Add"
     signature: str  # e.g. "(System.Int32,System.Int32)"
-    lines: dict[int, int] = field(default_factory=dict)  # line -> hits (0 = missed)
+    lines: dict[int, int] = field(default_factory=dict)  # line -> its own hits (lines.py; 0 = missed)
     points: list[PointCoverage] = field(default_factory=list)
     token: int = 0  # MethodDef token of the user method
     branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method

@@ -107,7 +107,7 @@ def apply(packed: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
     files, classes = packed["files"], packed["classes"]
     # The methods are made when first read, all of the module's at once (the table reads none), unless a switch
     # line is fixed below (it writes into its method's lines).
-    args = ([(row[1], row[2], row[3]) for row in files], [(row[1], row[2], row[3]) for row in classes],
+    args = ([(row[1], row[2], row[3]) for row in files], [(row[1], row[2], row[3], row[6]) for row in classes],
             packed["records"], packed["missed"], hits, expr_values, packed["points"][6], BranchCoverage)
     eager = bool(packed["fixes"])
     file_lines, file_branches, class_lines, method_lines, method_branches, counted = _native.apply_plan(
