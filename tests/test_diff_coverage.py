@@ -325,3 +325,60 @@ def test_a_file_added_with_intent_is_tracked_not_untracked(untracked):
                               untracked=gitdiff.untracked_files(root))
     assert (d.changed, d.missed, d.untracked) == (7, 5, [])  # the same lines, counted as git diff's
 
+
+class _Data:
+    """What `dotcov diff` and `dotcov impacted` read of the coverage data (cli.commands._coverage), built by hand."""
+
+    def __init__(self, statements: dict[str, dict[int, int]], tests: dict[str, dict[int, frozenset[str]]]):
+        from types import SimpleNamespace
+
+        self._result = SimpleNamespace(all_files=lambda: [FileCoverage(p, dict(ls)) for p, ls in statements.items()],
+                                       timestamp=0)
+        self._analysis = SimpleNamespace(timestamp=0, files=[SimpleNamespace(path=p, lines=dict(ls),
+                                                                             contexts=tests.get(p, {}))
+                                                             for p, ls in statements.items()])
+
+    def result(self):
+        return self._result
+
+    def analysis(self):
+        return self._analysis
+
+    def has_contexts(self):
+        return True
+
+    def write_output(self, output, data: bytes):
+        sys.stdout.write(data.decode())
+
+
+def test_commands_count_untracked_files_unless_told_not_to(untracked, monkeypatch):
+    from click.testing import CliRunner
+
+    from dotcov.cli import commands
+
+    repo, statements, base = untracked
+    a, new = str(repo / "src" / "A.cs"), str(repo / "src" / "new" / "New.cs")
+    tests = {a: {1: frozenset({"T.A"})}, new: {}}
+    monkeypatch.setattr(commands, "_coverage", lambda settings: _Data(statements, tests))
+    monkeypatch.chdir(repo / "src")  # paths are the repository's wherever dotcov runs
+
+    def run(*args):
+        r = CliRunner(mix_stderr=False).invoke(commands.cli, [*args, "--base", base], catch_exceptions=False)
+        assert r.exit_code == 0, r.output + r.stderr
+        return r
+
+    doc = json.loads(run("diff", "--format", "json").stdout)
+    assert round(doc["percent"], 1) == 28.6  # 2 of 7: without the untracked file, 66.7 (2 of 3)
+    assert doc["untracked_files"] == ["src/new/New.cs"]
+    doc = json.loads(run("diff", "--format", "json", "--exclude-untracked").stdout)
+    assert (round(doc["percent"], 1), doc["untracked_files"]) == (66.7, [])
+    assert "DIFF TOTAL             7      5   28.6%" in run("diff").stdout
+    doc = json.loads(run("impacted", "--format", "json").stdout)
+    assert (doc["tests"], doc["changed_statements"], doc["untracked_files"]) == (["T.A"], 7, ["src/new/New.cs"])
+    assert {"path": "src/new/New.cs", "lines": [2, 3, 4, 6]} in doc["untested_changes"]
+    doc = json.loads(run("impacted", "--format", "json", "--exclude-untracked").stdout)
+    assert (doc["changed_statements"], doc["untracked_files"]) == (3, [])
+    assert [u["path"] for u in doc["untested_changes"]] == ["src/A.cs"]
+    r = run("impacted", "--format", "filter")
+    assert "git does not track yet" in r.stderr and "src/new/New.cs" in r.stderr
+    assert "git does not track yet" in run("impacted").stdout
