@@ -1,8 +1,7 @@
 """The body of `dotcov run` once its arguments are known: check, erase, start, wait, combine, report.
 
-Both ways into `dotcov run` call it: cli.py's click command, and launcher.py's start without click (which hands
-anything unusual to cli.py). It imports nothing heavy before the command starts, and prints with plain writes to
-standard error, so `dotcov run`'s own cost stays small next to a short test run (docs/benchmarks.md, issue 16).
+cli.py's click command calls it. It imports nothing heavy before the command starts, and prints with plain writes
+to standard error, so `dotcov run`'s own cost stays small next to a short test run.
 """
 
 from __future__ import annotations
