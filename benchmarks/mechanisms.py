@@ -49,12 +49,13 @@ def same_tree(a: Path, b: Path) -> bool:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--work", type=Path, required=True, help="a report_scale.py --keep directory (its data/)")
+    ap.add_argument("--data", type=Path, default=None, help="the data directory (default WORK/data)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--commands", default="report,xml,html")
     ap.add_argument("--states", default="cold,warm")
     ap.add_argument("variants", nargs="+", help="NAME=ENV (e.g. with=  without=DOTCOV_OFF=pages)")
     args = ap.parse_args()
-    data = args.work / "data"
+    data = args.data or args.work / "data"
     names = args.commands.split(",")
     states = args.states.split(",")
     variants = []
@@ -87,14 +88,16 @@ def main() -> None:
                     if state in states:
                         times.setdefault((state, cmd, name), []).append((wall, cpu, rss))
                 if "warm" not in states:
-                    break
+                    break  # (cold only: the warm pass is not needed)
         loads.append(os.getloadavg()[0])
     print(f"`benchmarks/mechanisms.py --work {args.work} --rounds {args.rounds} --commands {args.commands} "
           f"--states {args.states} {' '.join(args.variants)}`\n")
     print(f"load average (1 min) at the start and after each round: {', '.join(f'{x:.1f}' for x in loads)}\n")
-    print("| state | command | " + " | ".join(f"{n} wall (s) | {n} CPU (s) | {n} RSS (MiB)" for n, _ in variants)
-          + " | gain (wall) |")
-    print("|---|---|" + "---:|" * (3 * len(variants) + 1))
+    others = [n for n, _ in variants[1:]]
+    head = [f"{n} {what}" for n, _ in variants for what in ("wall (s)", "CPU (s)", "RSS (MiB)")]
+    head += [f"{variants[0][0]} saves of {n}'s wall" for n in others]
+    print("| state | command | " + " | ".join(head) + " |")
+    print("|---|---|" + "---:|" * (3 * len(variants) + len(others)))
     for state in states:
         for cmd in names:
             cells, walls = [], []
@@ -103,8 +106,8 @@ def main() -> None:
                 wall = statistics.median(r[0] for r in rows)
                 walls.append(wall)
                 cells += [f"{wall:.2f}", f"{statistics.median(r[1] for r in rows):.2f}", f"{max(r[2] for r in rows):.0f}"]
-            gain = f"{(walls[1] - walls[0]) / walls[1]:+.0%}" if len(walls) == 2 and walls[1] else ""
-            print(f"| {state} | `{cmd}` | " + " | ".join(cells) + f" | {gain} |")
+            gains = [f"{(w - walls[0]) / w:+.0%}" if w else "" for w in walls[1:]]
+            print(f"| {state} | `{cmd}` | " + " | ".join(cells + gains) + " |")
     first = out / variants[0][0]
     for name, _ in variants[1:]:
         other = out / name
