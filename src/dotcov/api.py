@@ -25,7 +25,7 @@ from typing import IO, Callable
 from dotcov.analysis.numbers import Analysis
 from dotcov.reports.output import write_atomic
 
-__all__ = ["Coverage", "CoverageError", "DataLostError", "use_huge_pages"]
+__all__ = ["Coverage", "CoverageError", "DataLostError"]
 
 
 @contextmanager
@@ -42,16 +42,6 @@ def _no_gc():
         if enabled:
             gc.freeze()
             gc.enable()
-
-
-def use_huge_pages() -> None:
-    """Python's memory from now on on transparent huge pages (`_native.use_huge_pages`): reading the data and
-    building the model of a million statements took a page fault per 4 KiB, a third of a warm build. It sets the
-    whole process's allocator (Python's arenas, glibc's heap growth), so the library leaves it to its caller: the
-    report commands call it first; a program using this API may."""
-    from dotcov import _native
-
-    _native.use_huge_pages()
 
 
 class CoverageError(Exception):

@@ -129,9 +129,8 @@ def _warn(message: str) -> None:
 
 def _coverage(settings: Settings):
     """The API object of a report command, its data loaded and analysed (errors end the command)."""
-    from dotcov.api import Coverage, CoverageError, use_huge_pages
+    from dotcov.api import Coverage, CoverageError
 
-    use_huge_pages()
     cov = Coverage(settings.data_dir, source_root=Path.cwd(), options=settings.options,
                    ignore_errors=settings.ignore_errors, warn=_warn, version=__version__,
                    source_dirs=settings.source_dirs, include_tests=settings.cfg.include_test_assemblies,

@@ -93,7 +93,7 @@ def _import_report() -> None:
 def _report(cov, cfg, data_dir: Path, include_tests: bool) -> None:
     """The summary table `dotcov run` prints after the command, from the data just combined."""
     from dotcov import __version__
-    from dotcov.api import Coverage, CoverageError, lost_data, use_huge_pages
+    from dotcov.api import Coverage, CoverageError, lost_data
     from dotcov.analysis.filters import FilterError
     from dotcov.cli.settings import report_options
 
@@ -102,7 +102,6 @@ def _report(cov, cfg, data_dir: Path, include_tests: bool) -> None:
     except FilterError as e:
         _say(f"dotcov: {e}")
         sys.exit(EXIT_ERROR)
-    use_huge_pages()
     api = Coverage(data_dir, source_root=Path.cwd(), warn=_warn, version=__version__,
                    source_dirs=cfg.source, include_tests=include_tests, options=options)
     api.lost = lost_data(cov, data_dir)
