@@ -436,22 +436,6 @@ def write_pages(directory: str, jobs: list[PageJob | bytes], common: dict, cache
     return colours.misses if colours is not None else 0
 
 
-def keep_colours(paths: Iterable[str], cache_dir: str) -> int:
-    """Colours each source file of `paths` whose colours `cache_dir` (DATA_DIR/cache/html) does not hold yet, as a
-    page would, and keeps them there for a later report (plan_worker.py does it while `dotcov report` finishes);
-    prunes the cache when it added any, as write_html does. Returns how many it added."""
-    colours = html_cache.ColourCache(cache_dir)
-    for path in paths:
-        try:
-            data = Path(path).read_bytes()
-        except OSError:
-            continue  # (a page says the source is missing)
-        colours.lines(path, data, lambda: highlight_lines(_decode(data), path))
-    if colours.misses:
-        html_cache.prune(cache_dir)
-    return colours.misses
-
-
 def job_blob(job: PageJob) -> bytes:
     """`job` pickled on its own for a page worker, which unpickles it just before its page (job_from_blob):
     unpickling every page's dicts of lines at once was most of a worker's start, in fresh memory."""
