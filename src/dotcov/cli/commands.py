@@ -253,9 +253,6 @@ def html(data_dir, directory: Path, title: str, precision, show_contexts: bool, 
     from dotcov.api import CoverageError
 
     settings = _settings(data_dir, show_contexts=show_contexts, **filters)
-    from dotcov.html import workers as html_workers
-
-    html_workers.start_early_for_data(settings.data_dir)  # (they start while the model is built)
     cov = _coverage(settings)
     try:
         index = cov.html_report(directory, title=title, show_contexts=show_contexts,
