@@ -69,7 +69,7 @@ def make_source(i: int, lines: int, rng: random.Random) -> tuple[str, dict[int, 
 
 
 def _cpu() -> float:
-    """User + system CPU seconds of this process and its finished children (the page workers)."""
+    """User + system CPU seconds of this process and its finished children."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
@@ -107,17 +107,16 @@ def real_data(data_dir: Path, out: Path, source_root: Path | None = None,
         shutil.rmtree(out, ignore_errors=True)
         if colours == "cold":
             html_cache.clear(cache)
-        own0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        own0 = resource.getrusage(resource.RUSAGE_SELF)
         start = time.perf_counter()
         write_html(analysis, out, version=cov.version, timestamp=analysis.timestamp,
                    relative_to=str(cov.source_root), cache_dir=None if colours == "off" else cache)
         wall = time.perf_counter() - start
-        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        own = resource.getrusage(resource.RUSAGE_SELF)
         size = sum(p.stat().st_size for p in out.iterdir())
-        print(f"write_html ({colours} colours): {wall:.2f} s wall; this process {own.ru_utime - own0.ru_utime:.2f} "
-              f"user + {own.ru_stime - own0.ru_stime:.2f} system, page workers {kids.ru_utime - kids0.ru_utime:.2f} "
-              f"user + {kids.ru_stime - kids0.ru_stime:.2f} system; page faults {own.ru_minflt - own0.ru_minflt} "
-              f"here, {kids.ru_minflt - kids0.ru_minflt} in workers; {size / 1e6:.0f} MB written")
+        print(f"write_html ({colours} colours): {wall:.2f} s wall; {own.ru_utime - own0.ru_utime:.2f} "
+              f"user + {own.ru_stime - own0.ru_stime:.2f} system; page faults {own.ru_minflt - own0.ru_minflt}; "
+              f"{size / 1e6:.0f} MB written")
     if gc_was:
         gc.enable()
 
@@ -168,7 +167,7 @@ def main() -> None:
         seconds, cpu = time.perf_counter() - start, _cpu() - cpu_start
         size = sum(p.stat().st_size for p in index.parent.iterdir())
         print(f"{args.files} files, {total_lines} lines, {size / 1e6:.0f} MB written: {seconds:.2f} s "
-              f"(CPU {cpu:.2f} s, page workers included)")
+              f"(CPU {cpu:.2f} s)")
         # The search index's share (html_search.py): built again on its own, and its files' size.
         analysis = Analysis.of(result)
         files = [(f, f.path, f"p{i}.html", "0") for i, f in enumerate(analysis.files)]

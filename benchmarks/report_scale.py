@@ -77,7 +77,7 @@ def generate(work: Path, files: int, methods: int, assemblies: int = 1) -> None:
 
 def run(cmd: list[str], cwd: Path) -> tuple[float, float, float, str]:
     """Wall seconds, CPU seconds (user + system), peak RSS in MiB of that child and its children (wait4's
-    rusage; the HTML page workers are children), its standard output."""
+    rusage; the plan worker is a child), its standard output."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, text=True)
