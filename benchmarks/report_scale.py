@@ -4,9 +4,9 @@
     .venv/bin/python benchmarks/report_scale.py [--files 1250] [--methods 100] [--assemblies 1] [--work DIR] [--keep]
 
 Generates ScaleLib (FILES classes of METHODS methods; each method a guard `if`, eight statement lines and a
-return: 10 statements and 2 branch outcomes, so the default is 1,250,000 statements; with --assemblies N, a
-solution of N such libraries ScaleLib0..ScaleLibN-1, e.g. `--assemblies 60 --files 10 --methods 50`: 300,000
-statements), and ScaleLib.Tests (one
+return: 14 statements as `dotcov report` counts them (the braces included) and 2 branch outcomes, so 500 files
+x 100 methods are 700,000 statements; with --assemblies N, a solution of N such libraries
+ScaleLib0..ScaleLibN-1, e.g. `--assemblies 60 --files 10 --methods 50`: 420,000 statements), and ScaleLib.Tests (one
 test calling every other method of every class), builds them (Debug), runs the tests under `dotcov run`, then
 times each report command as the user runs it (`python -m dotcov report|xml|html`, a fresh process each, so PDB
 reading, `results.build` and the analysis are included), with its peak RSS (getrusage of the child).
