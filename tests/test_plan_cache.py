@@ -303,7 +303,7 @@ def with_contexts(cov: CoverageData) -> CoverageData:
 
 
 def plans(cov: CoverageData, options: ReportOptions) -> list[dict]:
-    """Each module's cold plan, made as results.build makes it (test_plan_worker, test_plan_lines)."""
+    """Each module's cold plan, made as results.build makes it (test_plan_lines)."""
     from dotcov.analysis.plans import plan
 
     mapper = results.PathMapper(options.paths, REPO)
