@@ -31,7 +31,8 @@ __all__ = ["Coverage", "CoverageError", "DataLostError"]
 @contextmanager
 def _no_gc():
     """Building the model allocates millions of small objects and frees almost none: the cyclic
-    collector's passes over them would be half the time (benchmarks/report_scale.py). What was
+    collector's passes over them cost a cold `dotcov report` of one 700,000-statement assembly 19-36% of
+    its wall time, 15-26% of its CPU (docs/benchmarks.md, "Speed mechanisms"). What was
     built is then frozen (moved out of the collector's generations, `gc.freeze`): the model lives as
     long as the report, and re-enabling the collector would otherwise walk all of it again."""
     enabled = gc.isenabled()

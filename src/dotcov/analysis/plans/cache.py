@@ -1,4 +1,5 @@
-"""Keeps module plans (plan.py) between report commands, so only the first command after a run pays for them.
+"""Keeps module plans (plan.py) between report commands, so only the first command after a run pays for them
+(a warm `dotcov report` takes about a fifth of a cold one's wall time: docs/benchmarks.md, "Speed mechanisms").
 
 A plan depends on the module build (MVID, PDB id, its probe sites and the methods the agent could not measure),
 on dotcov itself, on the options that shape it (filters, [paths], the source root, --all-branches,
