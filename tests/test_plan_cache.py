@@ -200,14 +200,6 @@ def test_erase_removes_the_cached_plans(snippets, tmp_path):
     assert not cache.exists()
 
 
-def test_the_cache_keeps_the_newest_plans_only(snippets, tmp_path, monkeypatch):
-    monkeypatch.setattr(plan_cache, "MAX_FILES", 2)
-    cov = module_data(snippets["Debug"])
-    for n in range(4):
-        build(cov, ReportOptions(filters=Filters.build(exclude_by_file=[f"*{n}.cs"])), tmp_path)
-    assert len(cached_plans(tmp_path)) == 2
-
-
 def test_an_unwritable_cache_directory_is_no_error(snippets, tmp_path):
     cov = module_data(snippets["Debug"])
     blocker = tmp_path / "file"
@@ -321,7 +313,7 @@ def with_contexts(cov: CoverageData) -> CoverageData:
 
 
 def plans(cov: CoverageData, options: ReportOptions) -> list[dict]:
-    """Each module's cold plan, made as results.build makes it (test_plan_worker, test_plan_lines)."""
+    """Each module's cold plan, made as results.build makes it (test_plan_lines)."""
     from dotcov.analysis.plans import plan
 
     mapper = results.PathMapper(options.paths, REPO)

@@ -3,8 +3,6 @@ benchmarks, without click."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from dotcov.cli import commands as cli
@@ -66,11 +64,3 @@ def test_dotcov_runs_summary_has_a_report_commands_options(tmp_path, monkeypatch
         pass
     assert seen["options"] == cli.Settings(TOML, None, (), (), (), (), None, None, None, (), None).options
     assert seen["options"].filters.files == ["**/Generated/*.cs"]
-
-
-def test_the_run_path_imports_no_click():
-    code = ("import sys, dotcov.cli.launcher, dotcov.cli.run_command, dotcov.cli.settings; "
-            "from dotcov.cli.config import Config; dotcov.cli.settings.data_dir(None, Config()); "
-            "print('click' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"

@@ -18,7 +18,6 @@
 
 #include "dotcov/data_file.h"
 #include "native_apply.h"
-#include "native_arena.h"
 #include "native_il.h"
 #include "native_plan.h"
 #include "native_symbols.h"
@@ -262,7 +261,6 @@ PYBIND11_MODULE(_native, m) {
   RegisterSymbols(m);
   RegisterIl(m);
   RegisterApply(m);
-  RegisterArena(m);
   RegisterPlan(m);
   RegisterXml(m);
 }

@@ -25,13 +25,14 @@ from typing import IO, Callable
 from dotcov.analysis.numbers import Analysis
 from dotcov.reports.output import write_atomic
 
-__all__ = ["Coverage", "CoverageError", "DataLostError", "use_huge_pages"]
+__all__ = ["Coverage", "CoverageError", "DataLostError"]
 
 
 @contextmanager
 def _no_gc():
     """Building the model allocates millions of small objects and frees almost none: the cyclic
-    collector's passes over them would be half the time (benchmarks/report_scale.py). What was
+    collector's passes over them cost a cold `dotcov report` of one 700,000-statement assembly 19-36% of
+    its wall time, 15-26% of its CPU (docs/benchmarks.md, "Speed mechanisms"). What was
     built is then frozen (moved out of the collector's generations, `gc.freeze`): the model lives as
     long as the report, and re-enabling the collector would otherwise walk all of it again."""
     enabled = gc.isenabled()
@@ -42,17 +43,6 @@ def _no_gc():
         if enabled:
             gc.freeze()
             gc.enable()
-
-
-def use_huge_pages() -> None:
-    """Python's memory from now on on transparent huge pages (`_native.use_huge_pages`): reading the data and
-    building a large model touches much fresh memory, and a page fault per 4 KiB is a large share of a warm build
-    (docs/architecture.md, "Memory on huge pages"). It sets the
-    whole process's allocator (Python's arenas, glibc's heap growth), so the library leaves it to its caller: the
-    report commands call it first; a program using this API may."""
-    from dotcov import _native
-
-    _native.use_huge_pages()
 
 
 class CoverageError(Exception):

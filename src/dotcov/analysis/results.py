@@ -22,8 +22,7 @@ from dotcov.analysis.filters import Filters
 from dotcov.analysis.paths import PathMapper
 from dotcov.analysis.model import AssemblyCoverage, CoverageResult, FileCoverage
 from dotcov.analysis.plans.packed import apply as apply_plan, pack
-from dotcov.analysis.plans.plan import WORKER_MIN_SITES, make_plan
-from dotcov.analysis.plans.worker import BranchWorker
+from dotcov.analysis.plans.plan import make_plan
 from dotcov.analysis.symbols import SourceChecks, Symbols, SymbolsError, load_symbols  # noqa: F401 (api's, tests')
 
 
@@ -76,20 +75,14 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             except (ValueError, IndexError, KeyError, TypeError):
                 the_plan = None  # a kept plan that does not add up (plans/packed.apply checks it): made again
         if the_plan is None:
-            # The branch analysis starts in a worker now, while this process reads the symbols (plans/worker.py).
-            worker = BranchWorker(module, mapper, start=len(module.hits) >= WORKER_MIN_SITES)
             try:
                 sym = load_symbols(module, assembly)
             except SymbolsError as e:
-                worker.close()
                 problems.append(str(e))
                 continue
             pdb, documents = sym.raw.get("pdb_path") or "", sym.raw["documents"]
-            try:
-                read = plan_cache.inputs(assembly, pdb, documents, mapper, module.path) if key is not None else None
-                the_plan = pack(make_plan(module, sym, options, mapper, checks, worker=worker))
-            finally:
-                worker.close()
+            read = plan_cache.inputs(assembly, pdb, documents, mapper, module.path) if key is not None else None
+            the_plan = pack(make_plan(module, sym, options, mapper, checks))
             if key is not None:
                 plan_cache.store(cache_dir, key, the_plan, assembly=assembly, pdb=pdb, documents=documents, read=read)
             asm = apply_plan(the_plan, module, contexts=options.contexts)

@@ -129,9 +129,8 @@ def _warn(message: str) -> None:
 
 def _coverage(settings: Settings):
     """The API object of a report command, its data loaded and analysed (errors end the command)."""
-    from dotcov.api import Coverage, CoverageError, use_huge_pages
+    from dotcov.api import Coverage, CoverageError
 
-    use_huge_pages()
     cov = Coverage(settings.data_dir, source_root=Path.cwd(), options=settings.options,
                    ignore_errors=settings.ignore_errors, warn=_warn, version=__version__,
                    source_dirs=settings.source_dirs, include_tests=settings.cfg.include_test_assemblies,
@@ -254,9 +253,6 @@ def html(data_dir, directory: Path, title: str, precision, show_contexts: bool, 
     from dotcov.api import CoverageError
 
     settings = _settings(data_dir, show_contexts=show_contexts, **filters)
-    from dotcov.html import workers as html_workers
-
-    html_workers.start_early_for_data(settings.data_dir)  # (they start while the model is built)
     cov = _coverage(settings)
     try:
         index = cov.html_report(directory, title=title, show_contexts=show_contexts,

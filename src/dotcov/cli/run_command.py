@@ -1,8 +1,7 @@
 """The body of `dotcov run` once its arguments are known: check, erase, start, wait, combine, report.
 
-Both ways into `dotcov run` call it: commands.py's click command, and launcher.py's start without click (which hands
-anything unusual to commands.py). It imports nothing heavy before the command starts, and prints with plain writes to
-standard error, so `dotcov run`'s own cost stays small next to a short test run (docs/benchmarks.md, issue 16).
+commands.py's click command calls it. It imports nothing heavy before the command starts, and prints with plain
+writes to standard error, so `dotcov run`'s own cost stays small next to a short test run.
 """
 
 from __future__ import annotations
@@ -150,9 +149,7 @@ def _import_report() -> None:
 def _report(cov, cfg, data_dir: Path, include_tests: bool, options) -> None:
     """The summary table `dotcov run` prints after the command, from the data just combined."""
     from dotcov import __version__
-    from dotcov.api import Coverage, CoverageError, lost_data, use_huge_pages
-
-    use_huge_pages()
+    from dotcov.api import Coverage, CoverageError, lost_data
     api = Coverage(data_dir, source_root=Path.cwd(), warn=_warn, version=__version__,
                    source_dirs=cfg.source, include_tests=include_tests, options=options)
     api.lost = lost_data(cov, data_dir)

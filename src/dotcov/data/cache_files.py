@@ -98,9 +98,9 @@ class FramedFiles:
             elif name.startswith(f".{self.temp}.") and name.endswith(".tmp"):
                 yield "tmp", e
 
-    def prune(self, directory: str | os.PathLike, max_files: int, max_bytes: int) -> None:
-        """Keeps the newest files: at most `max_files`, `max_bytes` together, but always the newest one (the file
-        just written); removes temporary files left by killed commands."""
+    def prune(self, directory: str | os.PathLike, max_files: int | None, max_bytes: int) -> None:
+        """Keeps the newest files: at most `max_files` (None: any number), `max_bytes` together, but always the
+        newest one (the file just written); removes temporary files left by killed commands."""
         found = []
         now = time.time_ns()
         for kind, e in self._names(directory):
@@ -116,7 +116,7 @@ class FramedFiles:
         total = 0
         for n, (_mtime, size, path) in enumerate(found):
             total += size
-            if n and (n >= max_files or total > max_bytes):
+            if n and ((max_files is not None and n >= max_files) or total > max_bytes):
                 try:
                     os.unlink(path)
                 except OSError:

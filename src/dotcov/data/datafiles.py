@@ -103,7 +103,7 @@ class ModuleHits:
 
     def site_columns(self) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
         """The sites as columns (method tokens, IL offsets, kinds), without making the site tuples when they are
-        not made yet (analysis/plans/worker.py reads the columns before the plan needs the tuples)."""
+        not made yet."""
         columns = self._sites_pending
         if columns is None:
             columns = tuple(list(map(itemgetter(i), self._sites)) for i in range(3))

@@ -3,7 +3,8 @@
 The colouring of a file depends only on its bytes, its kind (the extension picks the lexer) and the code that
 colours it; hits never enter it. So a second report of the same sources (another `dotcov html`, other options,
 a new run of tests over unchanged code in a data directory that was not erased) reads each file's coloured lines
-instead of lexing the file again, the costliest part of a file's page.
+instead of lexing the file again, the costliest part of a file's page (its measured gain: docs/benchmarks.md,
+"Speed mechanisms").
 
 Where: `DATA_DIR/cache/html/<digest>.lines`, next to the module plans (analysis/plans/cache.py), one file per source
 text; the digest is a hash of the colouring code's stamp (code_stamp), the extension and the file's bytes, so an

@@ -393,8 +393,8 @@ def by_line(records: Iterable[BranchRecord], *, all_branches: bool = False) -> d
 def branch_rows(module, sym, mapper, hits: list | None = None, bodies: dict | None = None) -> list[tuple]:
     """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.py; `hits`
     default hit_exprs.symbolic(module.sites)), as plain tuples (method token, offset, path, line, outcome kinds,
-    their codes, generated, is_switch, text, arms, notes, unclassified): what make_plan keeps of them, in a form a
-    worker process can send (analysis/plans/worker.py). `bodies`: the assembly's method bodies, when already read."""
+    their codes, generated, is_switch, text, arms, notes, unclassified): what make_plan keeps of them. `bodies`: the
+    assembly's method bodies, when already read."""
     from dotcov.analysis import hit_exprs
 
     encode = hit_exprs.encode

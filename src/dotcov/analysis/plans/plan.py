@@ -21,11 +21,10 @@ from operator import itemgetter
 from pathlib import Path
 
 from dotcov import _native
-from dotcov.analysis.branches.analyse import branch_rows  # noqa: F401 (tests')
+from dotcov.analysis.branches.analyse import branch_rows
 from dotcov.analysis import lines as line_rule
 from dotcov.analysis.exclusions import ExclusionOptions, excluded_methods
 from dotcov.analysis.filters import Filters
-from dotcov.analysis.plans.worker import BranchWorker
 from dotcov.analysis.symbols import GENERATED_METHOD
 
 # The PDB's point tuples: (IL offset, start line, start column, end line, end column, document).
@@ -57,19 +56,9 @@ class _Method:
         self.ref = ref
 
 
-# A module with at least this many counters has its branches analysed by a worker meanwhile (worker.py).
-WORKER_MIN_SITES = 50_000
-
-
-def make_plan(module, sym, options, mapper, checks, *, worker: BranchWorker | None = None) -> dict:
-    """The hit-independent part of results.module_coverage (see the module docstring). `worker`: the module's
-    branch analysis, started early (results.build); by default one is started here for a large module."""
-    if worker is None:
-        worker = BranchWorker(module, mapper, start=len(module.hits) >= WORKER_MIN_SITES)
-    try:
-        return _make_plan(module, sym, options, mapper, checks, partial(worker.result, sym))
-    finally:
-        worker.close()
+def make_plan(module, sym, options, mapper, checks) -> dict:
+    """The hit-independent part of results.module_coverage (see the module docstring)."""
+    return _make_plan(module, sym, options, mapper, checks, partial(branch_rows, module, sym, mapper))
 
 
 def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
@@ -233,8 +222,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     for ci, cc in enumerate(ordered):
         for mi, mc in enumerate(cc.methods):
             mc.index = (ci, mi)
-    # Per-point columns, each method's points together (in the order read). (Before the branch rows are asked for:
-    # with a worker (worker.py), this is done while it still analyses branches.)
+    # Per-point columns, each method's points together (in the order read).
     class_rows = []
     order = array("i")  # new point number -> point id
     renumber = array("i", bytes(4 * len(points)))  # point id -> new point number (runs of ids stay runs)
