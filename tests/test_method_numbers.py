@@ -58,7 +58,7 @@ def hand_plan() -> tuple[dict, SimpleNamespace]:
     columns = [array("i", column).tobytes() for column in (
         tokens, [p[0] for p in points], *([p[i] for p in points] for i in range(1, 5)), range(len(points)))]
     plan = {"name": "P", "files": [(PATH, file_lines, array("i", first).tobytes(), multi, [], [], None)],
-            "classes": [("P", PATH, specs[0], method_rows)], "records": [], "points": columns}
+            "classes": [("P", PATH, specs[0], method_rows)], "records": [], "points": columns, "problems": []}
     return plan, SimpleNamespace(hits=hits, contexts=None)
 
 

@@ -59,7 +59,7 @@ def test_dotcov_runs_summary_has_a_report_commands_options(tmp_path, monkeypatch
 
     monkeypatch.setattr(dotcov.api, "Coverage", coverage)
     try:
-        run_command._report(None, TOML, tmp_path, include_tests=False)
+        run_command._report(None, TOML, tmp_path, False, run_command._report_options(TOML))
     except Stop:
         pass
     assert seen["options"] == cli.Settings(TOML, None, (), (), (), (), None, None, None, (), None).options
