@@ -45,7 +45,6 @@ class CMakeBuild(build_ext):
         built = next((build_dir / "python").glob("_native*.so"))
         shutil.copyfile(built, target)
         agent = build_dir / "agent" / "libdotcov_agent.so"
-        shutil.copyfile(agent, target.parent / "libdotcov_agent.so")
         agents = {"libdotcov_agent.so": agent}
         arm64 = self.build_arm64_agent(build_dir)
         if arm64:
