@@ -24,7 +24,7 @@ import pytest
 import dotcov
 
 from .conftest import SAMPLES, _dotnet_env
-from .marks import marked_sources, read_branch_marks, read_counts, read_marks
+from .marks import marked_sources, read_branch_marks, read_context_marks, read_counts, read_marks
 
 pytestmark = pytest.mark.e2e
 
@@ -181,3 +181,44 @@ def test_rewrite_check_over_the_arm64_framework(published):
     assert (framework / "System.Private.CoreLib.dll").is_file()
     proc = dotcov("debug", "rewrite-check", "--probes", "all", str(framework), cwd=published.root)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+@pytest.fixture(scope="session")
+def xunit_v3_arm64(dotnet, tmp_path_factory) -> Path:
+    """samples/Contexts.XunitV3 (an xunit v3 test project: an executable) with its library, published
+    self-contained for linux-arm64; its packages come from the registry through the user-level NuGet config."""
+    root = tmp_path_factory.mktemp("xunitv3")
+    for project in ("Contexts", "Contexts.XunitV3"):
+        shutil.copytree(SAMPLES / project, root / project, ignore=shutil.ignore_patterns("bin", "obj"))
+    shutil.copy(SAMPLES / "Directory.Build.props", root / "Directory.Build.props")
+    env = _dotnet_env()
+    # Invariant globalization: the emulated machine has no arm64 ICU (as samples/Platforms sets it).
+    subprocess.run([dotnet, "publish", "Contexts.XunitV3", "-c", "Debug", "-r", "linux-arm64", "--self-contained",
+                    "-p:InvariantGlobalization=true", "-o", str(root / "arm64"), "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], cwd=root, env=env,
+                   check=True)
+    return root
+
+
+def test_xunit_v3_tests_under_qemu_get_their_contexts(xunit_v3_arm64, qemu, tmp_path):
+    """`dotcov run --contexts test -- qemu-aarch64-static ./Contexts.XunitV3`: the tests run in the arm64 test
+    executable, and each line of the library gets exactly the tests that ran it, as on x64
+    (tests/e2e/test_contexts.py, whose renaming of the xunit v2 sample's marks this repeats). Contexts inject their
+    helper into the arm64 CoreLib (ReadyToRun), so this also runs the injection path there."""
+    root = xunit_v3_arm64
+    data_dir = tmp_path / "data"
+    proc = dotcov("run", "--no-report", "--contexts", "test", "--data-dir", str(data_dir), "--", qemu,
+                  str(root / "arm64" / "Contexts.XunitV3"), cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = tmp_path / "c.json"
+    report = dotcov("json", "--show-contexts", "--data-dir", str(data_dir), "-o", str(out), cwd=root)
+    assert report.returncode == 0, report.stdout + report.stderr
+    work = root / "Contexts" / "Work.cs"
+    (doc,) = [f for asm in json.loads(out.read_text())["assemblies"] for f in asm["files"]
+              if f["absolute_path"] == work.as_posix()]
+    cls = "Contexts.XunitV3Tests.Plain"
+    rename = {frozenset({"Contexts.Tests.Outer+Inner.Nested"}): {f"{cls}.AwaitsThenRuns"},
+              frozenset({"Contexts.Tests.TheoryTests.Parity"}): {f"{cls}.Cases"}}
+    want = {line: rename[frozenset(names)] for line, names in read_context_marks(work).items()
+            if frozenset(names) in rename}
+    assert want
+    assert {int(line): set(names) for line, names in doc["contexts"].items()} == want
