@@ -32,7 +32,7 @@ if [ "$(dpkg --print-architecture)" = amd64 ]; then
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
   CROSS_PACKAGES=(qemu-user-static g++-aarch64-linux-gnu libc6:arm64 libstdc++6:arm64 zlib1g-dev:arm64
-                  libgtest-dev:arm64 g++-mingw-w64-x86-64-posix wine64)
+                  libgtest-dev:arm64 g++-mingw-w64-x86-64-posix libz-mingw-w64-dev googletest wine64)
   cross_missing=()
   for p in "${CROSS_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || cross_missing+=("$p")
