@@ -24,6 +24,15 @@ qemu-aarch64-static "$ARM64_BUILD/agent/clr_abi_selftest"
 qemu-aarch64-static "$ARM64_BUILD/core/dotcov_core_tests" --gtest_brief=1 \
   --gtest_filter=-RewriteCheck.SystemPrivateCoreLibHasNoFailures
 
+echo "== the Windows data-file writer (mingw-w64, its GoogleTests under wine64; docs/platforms.md)"
+# Only the writer and its tests (30 s of CPU); scripts/test-windows-core.sh builds and runs the whole core.
+mkdir -p build/win
+x86_64-w64-mingw32-g++-posix -O1 -std=gnu++20 -Inative/core/include -I/usr/src/googletest/googletest/include \
+  -I/usr/src/googletest/googletest /usr/src/googletest/googletest/src/gtest-all.cc \
+  /usr/src/googletest/googletest/src/gtest_main.cc native/core/src/data_file.cpp native/core/tests/data_file_win_test.cpp \
+  -static -o build/win/data_file_win_tests.exe
+WINEDEBUG=-all WINEPREFIX="$ROOT/build/win/wineprefix" /usr/lib/wine/wine64 build/win/data_file_win_tests.exe --gtest_brief=1
+
 echo "== rewrite-check over the shared framework (every probe style: inline, call, atomic, with branch probes and IL maps)"
 # Newest Microsoft.NETCore.App: "Microsoft.NETCore.App 10.0.12 [/usr/share/dotnet/shared/Microsoft.NETCore.App]".
 FRAMEWORK_DIR="$(dotnet --list-runtimes |
