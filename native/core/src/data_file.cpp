@@ -149,6 +149,16 @@ uint64_t NowNs() {
 #endif
 }
 
+// The new file's header (both platforms' Create).
+void WriteFileHeader(uint8_t* base, uint32_t pid) {
+  std::memcpy(base, kDataMagic, 8);
+  PutU32(base + 8, kDataFormatVersion);
+  PutU32(base + 12, kFileHeaderSize);
+  PutU32(base + 16, pid);
+  PutU64(base + 24, NowNs());
+  PutU32(base + kHeaderChecksumAt, HeaderChecksum(base, false));
+}
+
 }  // namespace
 
 #ifdef _WIN32
@@ -255,11 +265,7 @@ bool DataFileWriter::Create(const std::string& dir, uint32_t pid, std::string* e
       DeleteFileW(Wide(path).c_str());
       return false;
     }
-    std::memcpy(base_, kDataMagic, 8);
-    PutU32(base_ + 8, kDataFormatVersion);
-    PutU32(base_ + 12, kFileHeaderSize);
-    PutU32(base_ + 16, pid);
-    PutU64(base_ + 24, NowNs());
+    WriteFileHeader(base_, pid);
     fd_ = 0;
     path_ = path;
     size_ = kFileHeaderSize;
@@ -339,12 +345,7 @@ bool DataFileWriter::Create(const std::string& dir, uint32_t pid, std::string* e
       unlink(path.c_str());
       return false;
     }
-    std::memcpy(base_, kDataMagic, 8);
-    PutU32(base_ + 8, kDataFormatVersion);
-    PutU32(base_ + 12, kFileHeaderSize);
-    PutU32(base_ + 16, pid);
-    PutU64(base_ + 24, NowNs());
-    PutU32(base_ + kHeaderChecksumAt, HeaderChecksum(base_, false));
+    WriteFileHeader(base_, pid);
     fd_ = fd;
     path_ = path;
     size_ = kFileHeaderSize;
