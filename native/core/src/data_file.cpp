@@ -1,11 +1,15 @@
 #include "dotcov/data_file.h"
 
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -58,9 +62,23 @@ constexpr size_t kNoteFixed = 8 + 4 * 4;
 constexpr size_t kHitsFixed = 8;
 constexpr size_t kHitPairSize = 8;
 
+#ifdef _WIN32
+// The file grows when MapUpTo creates the section that covers the new space (NTFS allocates a non-sparse file's
+// clusters when its end moves), so a full disk fails there, before any record uses the space.
+int Fallocate(int, uint64_t, uint64_t) { return 0; }
+constexpr uint64_t kWinChunk = 1 << 16;  // the allocation granularity
+std::wstring Wide(const std::string& utf8) {
+  int n = MultiByteToWideChar(CP_UTF8, 0, utf8.data(), int(utf8.size()), nullptr, 0);
+  std::wstring w(size_t(n), L'\0');
+  MultiByteToWideChar(CP_UTF8, 0, utf8.data(), int(utf8.size()), w.data(), n);
+  return w;
+}
+int ErrnoOf(DWORD e) { return e == ERROR_DISK_FULL || e == ERROR_HANDLE_DISK_FULL ? ENOSPC : EIO; }
+#else
 int Fallocate(int fd, uint64_t offset, uint64_t len) {
   return posix_fallocate(fd, static_cast<off_t>(offset), static_cast<off_t>(len));
 }
+#endif
 
 std::string ErrnoText(const char* what, const std::string& path) {
   return std::string(what) + " " + path + ": " + std::strerror(errno);
@@ -119,12 +137,146 @@ uint32_t CommitValue(const uint8_t* rec, size_t covered) {
 }
 
 uint64_t NowNs() {
+#ifdef _WIN32
+  FILETIME ft;
+  GetSystemTimePreciseAsFileTime(&ft);
+  uint64_t t = (uint64_t(ft.dwHighDateTime) << 32) | ft.dwLowDateTime;  // 100 ns since 1601
+  return (t - 116444736000000000ull) * 100;
+#else
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+#endif
+}
+
+// The new file's header (both platforms' Create).
+void WriteFileHeader(uint8_t* base, uint32_t pid) {
+  std::memcpy(base, kDataMagic, 8);
+  PutU32(base + 8, kDataFormatVersion);
+  PutU32(base + 12, kFileHeaderSize);
+  PutU32(base + 16, pid);
+  PutU64(base + 24, NowNs());
+  PutU32(base + kHeaderChecksumAt, HeaderChecksum(base, false));
 }
 
 }  // namespace
+
+#ifdef _WIN32
+
+DataFileWriter::~DataFileWriter() {
+  for (uint8_t* v : views_) UnmapViewOfFile(v);
+  for (uint64_t at = mapped_; base_ && at < capacity_; at += kWinChunk) VirtualFree(base_ + at, 0, MEM_RELEASE);
+  if (file_) CloseHandle(file_);
+}
+
+bool DataFileWriter::Reserve(size_t capacity, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (base_) return true;
+  capacity = (capacity + kWinChunk - 1) & ~(kWinChunk - 1);
+  // Find a free range, then hold it as chunk-sized reservations that growth can release one by one (a
+  // reservation is released whole or not at all). Another thread could take the range in between: then try again.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto* p = static_cast<uint8_t*>(VirtualAlloc(nullptr, capacity, MEM_RESERVE, PAGE_NOACCESS));
+    if (!p) break;
+    VirtualFree(p, 0, MEM_RELEASE);
+    uint64_t at = 0;
+    while (at < capacity && VirtualAlloc(p + at, kWinChunk, MEM_RESERVE, PAGE_NOACCESS) == p + at) at += kWinChunk;
+    if (at == capacity) {
+      base_ = p;
+      capacity_ = capacity;
+      return true;
+    }
+    for (uint64_t back = 0; back < at; back += kWinChunk) VirtualFree(p + back, 0, MEM_RELEASE);
+  }
+  *error = "cannot reserve address space: error " + std::to_string(GetLastError());
+  return false;
+}
+
+bool DataFileWriter::MapUpTo(uint64_t end, int* err) {
+  // Caller holds mu_ (or is Create).
+  if (end <= mapped_) return true;
+  uint64_t to = std::min<uint64_t>((end + kWinChunk - 1) & ~(kWinChunk - 1), capacity_);
+  HANDLE section = CreateFileMappingW(file_, nullptr, PAGE_READWRITE, DWORD(to >> 32), DWORD(to), nullptr);
+  if (!section) {
+    *err = ErrnoOf(GetLastError());
+    return false;
+  }
+  for (uint64_t at = mapped_; at < to; at += kWinChunk) VirtualFree(base_ + at, 0, MEM_RELEASE);
+  void* v = MapViewOfFileEx(section, FILE_MAP_WRITE, DWORD(mapped_ >> 32), DWORD(mapped_), size_t(to - mapped_),
+                            base_ + mapped_);
+  DWORD view_error = GetLastError();
+  CloseHandle(section);  // the view keeps the section
+  if (v != base_ + mapped_) {
+    // Hold the range again so the counters' addresses stay ours.
+    for (uint64_t at = mapped_; at < to; at += kWinChunk) VirtualAlloc(base_ + at, kWinChunk, MEM_RESERVE, PAGE_NOACCESS);
+    *err = ErrnoOf(view_error);
+    return false;
+  }
+  views_.push_back(static_cast<uint8_t*>(v));
+  mapped_ = to;
+  return true;
+}
+
+bool DataFileWriter::Create(const std::string& dir, uint32_t pid, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fd_ >= 0) return true;
+  if (!base_) {
+    *error = "data file: address space not reserved";
+    return false;
+  }
+  std::random_device rd;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    char name[96];
+    snprintf(name, sizeof name, "/dotcov.%u.%08x.cov", pid, static_cast<unsigned>(rd()));
+    std::string path = dir + name;
+    // Readers (combine, reports) open it while it lives; they may also delete it when the writer is gone.
+    HANDLE h = CreateFileW(Wide(path).c_str(), GENERIC_READ | GENERIC_WRITE,
+                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, CREATE_NEW,
+                           FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE && GetLastError() == ERROR_FILE_EXISTS) continue;
+    if (h == INVALID_HANDLE_VALUE) {
+      *error = "cannot create data file " + path + ": error " + std::to_string(GetLastError());
+      return false;
+    }
+    // Live while locked, as flock on Linux: one byte far past any data, so that the lock (mandatory on Windows)
+    // never stops a reader's reads; `combine` tries the same byte.
+    OVERLAPPED at{};
+    at.OffsetHigh = kLiveLockOffsetHigh;
+    if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &at)) {
+      *error = "cannot lock data file " + path + ": error " + std::to_string(GetLastError());
+      CloseHandle(h);
+      DeleteFileW(Wide(path).c_str());
+      return false;
+    }
+    FILE_STANDARD_INFO info{};
+    if (!GetFileInformationByHandleEx(h, FileStandardInfo, &info, sizeof info) || info.DeletePending) {
+      CloseHandle(h);
+      continue;
+    }
+    if (!allocator_) allocator_ = Fallocate;
+    file_ = h;
+    int err = allocator_(0, 0, kFileHeaderSize);
+    if (err == 0) MapUpTo(kFileHeaderSize, &err);
+    if (err != 0) {
+      errno = err;
+      *error = ErrnoText("cannot size data file", path);
+      CloseHandle(h);
+      file_ = nullptr;
+      DeleteFileW(Wide(path).c_str());
+      return false;
+    }
+    WriteFileHeader(base_, pid);
+    fd_ = 0;
+    path_ = path;
+    size_ = kFileHeaderSize;
+    return true;
+  }
+  *error = "cannot find a free data file name in " + dir;
+  return false;
+}
+
+#else
+
 
 DataFileWriter::~DataFileWriter() {
   // The agent never destroys its writer (callbacks may outlive Shutdown); this
@@ -193,12 +345,7 @@ bool DataFileWriter::Create(const std::string& dir, uint32_t pid, std::string* e
       unlink(path.c_str());
       return false;
     }
-    std::memcpy(base_, kDataMagic, 8);
-    PutU32(base_ + 8, kDataFormatVersion);
-    PutU32(base_ + 12, kFileHeaderSize);
-    PutU32(base_ + 16, pid);
-    PutU64(base_ + 24, NowNs());
-    PutU32(base_ + kHeaderChecksumAt, HeaderChecksum(base_, false));
+    WriteFileHeader(base_, pid);
     fd_ = fd;
     path_ = path;
     size_ = kFileHeaderSize;
@@ -207,6 +354,8 @@ bool DataFileWriter::Create(const std::string& dir, uint32_t pid, std::string* e
   *error = "cannot find a free data file name in " + dir;
   return false;
 }
+
+#endif  // _WIN32
 
 std::optional<uint64_t> DataFileWriter::Append(RecordKind kind, size_t total, std::string* error) {
   // Caller holds mu_.
@@ -229,12 +378,18 @@ std::optional<uint64_t> DataFileWriter::Append(RecordKind kind, size_t total, st
   }
   // Blocks are allocated before any page of them is touched, so a full disk
   // is an error here and never SIGBUS at a counter increment.
-  if (int err = allocator_(fd_, offset, end - offset); err != 0) {
+  int err = allocator_(fd_, offset, end - offset);
+#ifdef _WIN32
+  if (err == 0) MapUpTo(end, &err);
+#endif
+  if (err != 0) {
+#ifndef _WIN32
     // Some blocks may have been added; the file keeps its old length so a
     // reader never sees a half-allocated record.
     if (ftruncate(fd_, static_cast<off_t>(offset)) != 0) {
       // Never mind: the reader stops at a zero record header.
     }
+#endif
     errno = err;
     stopped_ = ErrnoText("cannot grow data file", path_);
     CountLost(err);
@@ -402,7 +557,11 @@ bool DataFileWriter::AddContextHit(uint32_t id, uint32_t slot, std::string* erro
 
 void DataFileWriter::Sync() {
   std::lock_guard<std::mutex> lock(mu_);
+#ifdef _WIN32
+  if (fd_ >= 0) FlushViewOfFile(base_, 0);
+#else
   if (fd_ >= 0) msync(base_, size_, MS_ASYNC);
+#endif
 }
 
 namespace {

@@ -49,6 +49,9 @@ inline constexpr uint64_t kDerivedCounter = uint64_t{1} << 63;
 inline constexpr uint64_t kSummedCounter = uint64_t{1} << 62;
 inline constexpr uint32_t kMaxSummedSource = (uint32_t{1} << 31) - 1;
 inline constexpr uint32_t kFileHeaderSize = 64;
+// Windows: the writer holds an exclusive lock on the one byte at offset kLiveLockOffsetHigh << 32 while it lives
+// (Linux: flock on the whole file); far past any data, since Windows locks are mandatory for reads.
+inline constexpr uint32_t kLiveLockOffsetHigh = 0x7FFFFFFF;
 inline constexpr uint32_t kRecordHeaderSize = 16;
 
 enum class RecordKind : uint32_t {
@@ -212,7 +215,16 @@ class DataFileWriter {
   uint8_t* base_ = nullptr;
   size_t capacity_ = 0;
   uint64_t size_ = 0;
-  int fd_ = -1;
+  int fd_ = -1;  // Windows: 0 once created (the handle is file_)
+#ifdef _WIN32
+  // Windows keeps no file mapping at a fixed address for the whole capacity (a file-backed section would grow the
+  // file to its size): the range is reserved in kWinChunk pieces, and each growth releases the pieces it needs and
+  // maps the file over them (docs/platforms.md).
+  bool MapUpTo(uint64_t end, int* err);
+  void* file_ = nullptr;
+  uint64_t mapped_ = 0;               // bytes of the file mapped at base_
+  std::vector<uint8_t*> views_;       // MapViewOfFileEx results, for the destructor
+#endif
   std::string path_;
   SpaceAllocator allocator_;
   std::string stopped_;  // why the file stopped growing ("" while it grows)
