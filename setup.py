@@ -5,6 +5,7 @@ so that `dotcov run` finds it with no configuration.
 """
 
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,8 @@ from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
+# The arm64 agent an x64 package carries beside its own (docs/platforms.md).
+ARM64_AGENT = "libdotcov_agent.arm64.so"
 
 
 class CMakeBuild(build_ext):
@@ -42,10 +45,37 @@ class CMakeBuild(build_ext):
         built = next((build_dir / "python").glob("_native*.so"))
         shutil.copyfile(built, target)
         agent = build_dir / "agent" / "libdotcov_agent.so"
-        shutil.copyfile(agent, target.parent / "libdotcov_agent.so")
-        if getattr(self, "editable_mode", False) or self.inplace:
-            # An editable install imports the package from src/: the agent must be there.
-            shutil.copyfile(agent, ROOT / "src" / "dotcov" / "libdotcov_agent.so")
+        agents = {"libdotcov_agent.so": agent}
+        arm64 = self.build_arm64_agent(build_dir)
+        if arm64:
+            agents[ARM64_AGENT] = arm64
+        for name, built_agent in agents.items():
+            shutil.copyfile(built_agent, target.parent / name)
+            if getattr(self, "editable_mode", False) or self.inplace:
+                # An editable install imports the package from src/: the agent must be there.
+                shutil.copyfile(built_agent, ROOT / "src" / "dotcov" / name)
+
+    def build_arm64_agent(self, build_dir: Path) -> Path | None:
+        """On x64 Linux, the arm64 agent too, cross-compiled (native/cmake/aarch64-linux-gnu.cmake), so that
+        `dotcov run` also measures the arm64 processes its command starts (under qemu-aarch64-static here, or
+        an x64 package's arm64 agent on an arm64 machine): docs/platforms.md. Skipped, with a note, where the
+        cross compiler is missing (scripts/setup.sh installs it)."""
+        if platform.machine() not in ("x86_64", "AMD64") or sys.platform != "linux":
+            return None
+        if not shutil.which("aarch64-linux-gnu-g++"):
+            print("dotcov setup: aarch64-linux-gnu-g++ not found; the arm64 agent is not built", file=sys.stderr)
+            return None
+        arm_dir = build_dir.with_name(build_dir.name + "-arm64")
+        args = [
+            "cmake", "-S", str(ROOT / "native"), "-B", str(arm_dir),
+            f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'native' / 'cmake' / 'aarch64-linux-gnu.cmake'}",
+            "-DCMAKE_BUILD_TYPE=Release", "-DDOTCOV_BUILD_TESTS=OFF", "-DDOTCOV_BUILD_PYTHON=OFF",
+        ]
+        if shutil.which("ninja"):
+            args += ["-G", "Ninja"]
+        subprocess.check_call(args)
+        subprocess.check_call(["cmake", "--build", str(arm_dir), "--target", "dotcov_agent"])
+        return arm_dir / "agent" / "libdotcov_agent.so"
 
 
 class BuildPyWithTemplates(build_py):
@@ -68,5 +98,5 @@ class BuildPyWithTemplates(build_py):
 setup(
     ext_modules=[Extension("dotcov._native", sources=[])],
     cmdclass={"build_ext": CMakeBuild, "build_py": BuildPyWithTemplates},
-    package_data={"dotcov": ["libdotcov_agent.so"]},
+    package_data={"dotcov": ["libdotcov_agent.so", ARM64_AGENT]},
 )

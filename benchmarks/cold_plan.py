@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/cold_plan.py DATA_DIR [--root DIR] [--repeat 1] [--dump FILE] [--profile]
 
 Reads the data and each module's symbols as `dotcov report` does (collector off, as api._no_gc), then times
-`make_plan` for every module (wall, this process's CPU and its workers' (plan_worker.py), best of REPEAT),
+`make_plan` for every module (wall and CPU, best of REPEAT),
 without the plan cache. `--dump FILE`
 writes the plans (marshal, in module order) so two versions of dotcov can be compared (`--compare FILE`
 checks this run's plans equal those, with ==). `--profile` prints cProfile's top functions of one extra run.

@@ -1,13 +1,13 @@
 """Times `write_html` on a synthetic report: N C# files of ~200 lines (default 5,000).
 
-    .venv/bin/python benchmarks/html_render.py [--files N] [--lines L] [--jobs J] [--keep DIR]
+    .venv/bin/python benchmarks/html_render.py [--files N] [--lines L] [--keep DIR]
     .venv/bin/python benchmarks/html_render.py --colour-only DIR   (only the colouring of DIR's C# files)
-    .venv/bin/python benchmarks/html_render.py --data-dir DATA --out DIR [--jobs J] [--source-root ROOT]
+    .venv/bin/python benchmarks/html_render.py --data-dir DATA --out DIR [--source-root ROOT]
             [--colours keep|cold|off] [--repeat N]
         (real data: `Coverage(DATA).analysis()` is built first, untimed, as `dotcov html` builds it, run in
         ROOT (default: DATA's parent); then `write_html` alone is timed as `dotcov html --data-dir DATA -d DIR`
-        runs it: wall, the CPU of this process and of the page workers apart, and page faults. The sources'
-        colours are kept in DATA/cache/html as `dotcov html` keeps them (html_cache.py): `keep` uses what is
+        runs it: wall, the CPU of this process, and page faults. The sources'
+        colours are kept in DATA/cache/html as `dotcov html` keeps them (html/cache.py): `keep` uses what is
         there, `cold` removes it before each run, `off` keeps none. N runs, each into a new DIR)
 
 Each file's text differs (names, numbers, literals), so no cache or dedupe could help;
@@ -69,7 +69,7 @@ def make_source(i: int, lines: int, rng: random.Random) -> tuple[str, dict[int, 
 
 
 def _cpu() -> float:
-    """User + system CPU seconds of this process and its finished children (the page workers)."""
+    """User + system CPU seconds of this process and its finished children."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
@@ -84,7 +84,7 @@ def colour_only(directory: Path) -> None:
     print(f"{len(paths)} files, {lines} lines coloured: CPU {_cpu() - cpu_start:.2f} s")
 
 
-def real_data(data_dir: Path, out: Path, jobs: int | None, source_root: Path | None = None,
+def real_data(data_dir: Path, out: Path, source_root: Path | None = None,
               colours: str = "keep", repeat: int = 1) -> None:
     import os
     import shutil
@@ -107,17 +107,16 @@ def real_data(data_dir: Path, out: Path, jobs: int | None, source_root: Path | N
         shutil.rmtree(out, ignore_errors=True)
         if colours == "cold":
             html_cache.clear(cache)
-        own0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        own0 = resource.getrusage(resource.RUSAGE_SELF)
         start = time.perf_counter()
         write_html(analysis, out, version=cov.version, timestamp=analysis.timestamp,
-                   relative_to=str(cov.source_root), jobs=jobs, cache_dir=None if colours == "off" else cache)
+                   relative_to=str(cov.source_root), cache_dir=None if colours == "off" else cache)
         wall = time.perf_counter() - start
-        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        own = resource.getrusage(resource.RUSAGE_SELF)
         size = sum(p.stat().st_size for p in out.iterdir())
-        print(f"write_html ({colours} colours): {wall:.2f} s wall; this process {own.ru_utime - own0.ru_utime:.2f} "
-              f"user + {own.ru_stime - own0.ru_stime:.2f} system, page workers {kids.ru_utime - kids0.ru_utime:.2f} "
-              f"user + {kids.ru_stime - kids0.ru_stime:.2f} system; page faults {own.ru_minflt - own0.ru_minflt} "
-              f"here, {kids.ru_minflt - kids0.ru_minflt} in workers; {size / 1e6:.0f} MB written")
+        print(f"write_html ({colours} colours): {wall:.2f} s wall; {own.ru_utime - own0.ru_utime:.2f} "
+              f"user + {own.ru_stime - own0.ru_stime:.2f} system; page faults {own.ru_minflt - own0.ru_minflt}; "
+              f"{size / 1e6:.0f} MB written")
     if gc_was:
         gc.enable()
 
@@ -126,7 +125,6 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=5000)
     ap.add_argument("--lines", type=int, default=200)
-    ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--tmp", default=None, help="where to make the temporary tree (e.g. /dev/shm)")
     ap.add_argument("--keep", default=None, help="also copy the report to this new directory (for "
                     "benchmarks/search_in_browser.js)")
@@ -144,7 +142,7 @@ def main() -> None:
     if args.data_dir:
         if args.out is None:
             ap.error("--data-dir needs --out")
-        real_data(args.data_dir, args.out, args.jobs, args.source_root, args.colours, args.repeat)
+        real_data(args.data_dir, args.out, args.source_root, args.colours, args.repeat)
         return
     if args.colour_only:
         colour_only(Path(args.colour_only))
@@ -165,12 +163,12 @@ def main() -> None:
             asm.classes.append(ClassCoverage(f"Bench.Area{i % 50}.Type{i}", str(path)))
         result = CoverageResult(assemblies, source_root=str(src))
         start, cpu_start = time.perf_counter(), _cpu()
-        index = write_html(result, Path(tmp) / "htmlcov", jobs=args.jobs)
+        index = write_html(result, Path(tmp) / "htmlcov")
         seconds, cpu = time.perf_counter() - start, _cpu() - cpu_start
         size = sum(p.stat().st_size for p in index.parent.iterdir())
         print(f"{args.files} files, {total_lines} lines, {size / 1e6:.0f} MB written: {seconds:.2f} s "
-              f"(CPU {cpu:.2f} s, page workers included)")
-        # The search index's share (html_search.py): built again on its own, and its files' size.
+              f"(CPU {cpu:.2f} s)")
+        # The search index's share (html/search.py): built again on its own, and its files' size.
         analysis = Analysis.of(result)
         files = [(f, f.path, f"p{i}.html", "0") for i, f in enumerate(analysis.files)]
         start = time.perf_counter()

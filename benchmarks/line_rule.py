@@ -1,4 +1,4 @@
-"""Times the line rule (src/dotcov/lines.py) on synthetic C# files: lexing each file for its code-free lines
+"""Times the line rule (src/dotcov/analysis/lines.py) on synthetic C# files: lexing each file for its code-free lines
 (Pygments) and deciding every line from its sequence points.
 
     .venv/bin/python benchmarks/line_rule.py [--files N] [--methods M] [--lex]

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Post-processing at scale, from real PDBs: `report`, `xml` and `html` on a generated library.
 
-    .venv/bin/python benchmarks/report_scale.py [--files 1250] [--methods 100] [--work DIR] [--keep]
+    .venv/bin/python benchmarks/report_scale.py [--files 1250] [--methods 100] [--assemblies 1] [--work DIR] [--keep]
 
 Generates ScaleLib (FILES classes of METHODS methods; each method a guard `if`, eight statement lines and a
-return: 10 statements and 2 branch outcomes, so the default is 1,250,000 statements), and ScaleLib.Tests (one
+return: 14 statements as `dotcov report` counts them (the braces included) and 2 branch outcomes, so 500 files
+x 100 methods are 700,000 statements; with --assemblies N, a solution of N such libraries
+ScaleLib0..ScaleLibN-1, e.g. `--assemblies 60 --files 10 --methods 50`: 420,000 statements), and ScaleLib.Tests (one
 test calling every other method of every class), builds them (Debug), runs the tests under `dotcov run`, then
 times each report command as the user runs it (`python -m dotcov report|xml|html`, a fresh process each, so PDB
 reading, `results.build` and the analysis are included), with its peak RSS (getrusage of the child).
@@ -47,24 +49,27 @@ def method(i: int) -> str:
 """
 
 
-def generate(work: Path, files: int, methods: int) -> None:
-    lib = work / "ScaleLib"
+def generate(work: Path, files: int, methods: int, assemblies: int = 1) -> None:
+    libs = ["ScaleLib"] if assemblies == 1 else [f"ScaleLib{a}" for a in range(assemblies)]
     tests = work / "ScaleLib.Tests"
-    for d in (lib, tests):
-        d.mkdir(parents=True, exist_ok=True)
+    tests.mkdir(parents=True, exist_ok=True)
     for name in ("Directory.Build.props", "NuGet.config"):
         shutil.copyfile(SAMPLES / name, work / name)
-    (lib / "ScaleLib.csproj").write_text('<Project Sdk="Microsoft.NET.Sdk">\n</Project>\n')
     body = "".join(method(i) for i in range(methods))
-    for f in range(files):
-        (lib / f"C{f}.cs").write_text(f"namespace ScaleLib;\n\npublic static class C{f}\n{{{body}}}\n")
+    for name in libs:
+        lib = work / name
+        lib.mkdir(parents=True, exist_ok=True)
+        (lib / f"{name}.csproj").write_text('<Project Sdk="Microsoft.NET.Sdk">\n</Project>\n')
+        for f in range(files):
+            (lib / f"C{f}.cs").write_text(f"namespace {name};\n\npublic static class C{f}\n{{{body}}}\n")
     csproj = (SAMPLES / "Linked.Tests" / "Linked.Tests.csproj").read_text()
     start = csproj.index("  <ItemGroup>\n    <ProjectReference")
     end = csproj.index("</ItemGroup>", start) + len("</ItemGroup>")
-    csproj = csproj[:start] + '  <ItemGroup>\n    <ProjectReference Include="../ScaleLib/ScaleLib.csproj" />\n  </ItemGroup>' \
-        + csproj[end:]
+    refs = "".join(f'    <ProjectReference Include="../{name}/{name}.csproj" />\n' for name in libs)
+    csproj = csproj[:start] + f"  <ItemGroup>\n{refs}  </ItemGroup>" + csproj[end:]
     (tests / "ScaleLib.Tests.csproj").write_text(csproj)
-    calls = "\n".join(f"        s += ScaleLib.C{f}.M{i}({i});" for f in range(files) for i in range(0, methods, 2))
+    calls = "\n".join(f"        s += {name}.C{f}.M{i}({i});" for name in libs for f in range(files)
+                      for i in range(0, methods, 2))
     (tests / "CallTests.cs").write_text(
         "namespace ScaleLib.Tests;\n\npublic class CallTests\n{\n    [Fact]\n    public void CallEveryOther()\n"
         f"    {{\n        long s = 0;\n{calls}\n        Assert.NotEqual(-1, s);\n    }}\n}}\n")
@@ -72,7 +77,7 @@ def generate(work: Path, files: int, methods: int) -> None:
 
 def run(cmd: list[str], cwd: Path) -> tuple[float, float, float, str]:
     """Wall seconds, CPU seconds (user + system), peak RSS in MiB of that child and its children (wait4's
-    rusage; the HTML page workers are children), its standard output."""
+    rusage; the plan worker is a child), its standard output."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, text=True)
@@ -91,6 +96,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--files", type=int, default=1250)
     ap.add_argument("--methods", type=int, default=100)
+    ap.add_argument("--assemblies", type=int, default=1, help="libraries (a solution), each --files x --methods")
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--keep", action="store_true", help="keep the generated projects and data")
     ap.add_argument("--skip-build", action="store_true", help="reuse a --work directory already built and run")
@@ -109,7 +115,7 @@ def main() -> None:
     data = args.data or work / "data"
     out = args.out or work
     if not args.skip_build:
-        generate(work, args.files, args.methods)
+        generate(work, args.files, args.methods, args.assemblies)
         t = time.perf_counter()
         subprocess.run(["dotnet", "build", "ScaleLib.Tests", "-nologo", "-v", "quiet", "-clp:ErrorsOnly",
                         "-p:NuGetAudit=false"], cwd=work, check=True)
@@ -137,8 +143,9 @@ def main() -> None:
             total = next(line for line in stdout.splitlines() if line.startswith("TOTAL")).split()
             statements = int(total[1])
         rows.append((name, wall, cpu, rss, plans))
-    print(f"Generated library: {args.files} files x {args.methods} methods, {statements:,} statements "
-          f"(`benchmarks/report_scale.py --files {args.files} --methods {args.methods}`)\n")
+    print(f"Generated: {args.assemblies} assemblies x {args.files} files x {args.methods} methods, {statements:,} "
+          f"statements (`benchmarks/report_scale.py --assemblies {args.assemblies} --files {args.files} "
+          f"--methods {args.methods}`)\n")
     print(f"load average before: {os.getloadavg()[0]:.1f} (wall time is only meaningful on an idle machine)\n")
     print("| command | plans | wall (s) | CPU (s) | peak RSS (MiB) |")
     print("|---|---|---:|---:|---:|")

@@ -7,8 +7,7 @@ DATA_DIR must hold the plans already (run any report command on it once). Times,
 with the collector off (as `api.Coverage.result` runs the build), each step of the warm build: reading the data
 files (`data.load`), the plans' cache keys, loading the plans (`plan_cache.load`) and applying them
 (`packed_plan.apply`), and prints the best and the median of each and of their sum. `--profile` prints cProfile's
-top functions of one more whole build. Memory is on huge pages as in the commands (`api.use_huge_pages`, which
-the report commands call), unless `--small-pages`. Times are CPU seconds of the process (time.process_time). Run it in the directory the data was recorded in (or give `--root`).
+top functions of one more whole build. Times are CPU seconds of the process (time.process_time). Run it in the directory the data was recorded in (or give `--root`).
 """
 
 from __future__ import annotations
@@ -29,13 +28,7 @@ def main() -> None:
     ap.add_argument("--root", type=Path, default=Path.cwd())
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
-    ap.add_argument("--small-pages", action="store_true", help="leave Python's memory as it is (to compare)")
     args = ap.parse_args()
-    if not args.small_pages:
-        from dotcov import _native
-
-        _native.use_huge_pages()
-
     from dotcov import __version__
     from dotcov.data import datafiles as data
     from dotcov.analysis.plans import cache as plan_cache

@@ -5,9 +5,10 @@
 
 Writes N (default 280,000) Cobertura `<line number hits branch />` elements four ways: dotcov.reports.xmlwriter's
 XmlWriter, lxml's etree.xmlfile (one Element per line, indentation written as text), formatted strings (what
-cobertura.py did for lines without branches until 2026-11-25), and `_native.cobertura_class` (what it does now: a
-class whose `<lines>` are the N lines); then N OpenCover `<SequencePoint>`s (eleven attributes) with lxml's xmlfile
-and as opencover.py formats them. Prints the best of three runs of each, wall and CPU (process time).
+reports/cobertura.py did for lines without branches until 2026-11-25), and `_native.cobertura_class` (what it does
+now: a class whose `<lines>` are the N lines); then N OpenCover `<SequencePoint>`s (eleven attributes) with lxml's
+xmlfile and as reports/opencover.py formats them. Prints the best of three runs of each, wall and CPU (process
+time).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def native(n: int) -> Callable[[], bytes]:
     return lambda: cobertura_class('<class name="C">', [], lines, {}, "")
 
 
-# OpenCover's `<SequencePoint>` (eleven integer attributes), as opencover.py writes it and as lxml would.
+# OpenCover's `<SequencePoint>` (eleven integer attributes), as reports/opencover.py writes it and as lxml would.
 
 def _point_values(i: int) -> tuple[int, ...]:
     return (i % 7, i + 1, i % 9, i * 2, i, 9, i, 30, 0, 0, 1)

@@ -24,6 +24,26 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# Other platforms (docs/platforms.md): the arm64 agent is cross-compiled (setup.py builds it beside the x64 one)
+# and its tests run arm64 programs under qemu-aarch64-static, which needs Debian's arm64 libraries; the Windows
+# agent is built with mingw-w64 and tested under wine64. Only on an x64 machine; quiet when all is there.
+if [ "$(dpkg --print-architecture)" = amd64 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
+  CROSS_PACKAGES=(qemu-user-static g++-aarch64-linux-gnu libc6:arm64 libstdc++6:arm64 zlib1g-dev:arm64
+                  libgtest-dev:arm64 g++-mingw-w64-x86-64-posix libz-mingw-w64-dev googletest wine64)
+  cross_missing=()
+  for p in "${CROSS_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || cross_missing+=("$p")
+  done
+  if ((${#cross_missing[@]})); then
+    echo "setup: installing Debian packages for the other platforms: ${cross_missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${cross_missing[@]}" >/dev/null
+  fi
+fi
+
 command -v dotnet >/dev/null || { echo "setup: the .NET SDK (dotnet) is required on PATH" >&2; exit 1; }
 
 if [ ! -x .venv/bin/python ]; then

@@ -70,6 +70,26 @@ BACKGROUND=$!
 set +m
 trap 'kill -- "-$BACKGROUND" 2>/dev/null || true' EXIT
 
+echo "== C++ core on arm64 (cross-compiled, run under qemu-aarch64-static; docs/platforms.md)"
+# setup.py cross-compiled the core and the arm64 agent into build/python-arm64; the tests reuse that core.
+# RewriteCheck.SystemPrivateCoreLibHasNoFailures is left out here: the same IL work as on x64 (the x64 CoreLib),
+# 265 s under emulation; tests/e2e/test_arm64.py runs rewrite-check over the arm64 runtime pack instead.
+ARM64_BUILD="${DOTCOV_CMAKE_BUILD_DIR:-build/python}-arm64"
+cmake -S native -B "$ARM64_BUILD" -DDOTCOV_BUILD_TESTS=ON >/dev/null
+cmake --build "$ARM64_BUILD" -j2 --target dotcov_core_tests clr_abi_selftest
+qemu-aarch64-static "$ARM64_BUILD/agent/clr_abi_selftest"
+qemu-aarch64-static "$ARM64_BUILD/core/dotcov_core_tests" --gtest_brief=1 \
+  --gtest_filter=-RewriteCheck.SystemPrivateCoreLibHasNoFailures
+
+echo "== the Windows data-file writer (mingw-w64, its GoogleTests under wine64; docs/platforms.md)"
+# Only the writer and its tests (30 s of CPU); scripts/test-windows-core.sh builds and runs the whole core.
+mkdir -p build/win
+x86_64-w64-mingw32-g++-posix -O1 -std=gnu++20 -Inative/core/include -I/usr/src/googletest/googletest/include \
+  -I/usr/src/googletest/googletest /usr/src/googletest/googletest/src/gtest-all.cc \
+  /usr/src/googletest/googletest/src/gtest_main.cc native/core/src/data_file.cpp native/core/tests/data_file_win_test.cpp \
+  -static -o build/win/data_file_win_tests.exe
+WINEDEBUG=-all WINEPREFIX="$ROOT/build/win/wineprefix" /usr/lib/wine/wine64 build/win/data_file_win_tests.exe --gtest_brief=1
+
 echo "== rewrite-check over the shared framework (every probe style: inline, call, atomic, with branch probes and IL maps)"
 # Newest Microsoft.NETCore.App: "Microsoft.NETCore.App 10.0.12 [/usr/share/dotnet/shared/Microsoft.NETCore.App]".
 FRAMEWORK_DIR="$(dotnet --list-runtimes |

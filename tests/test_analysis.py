@@ -1,5 +1,5 @@
-"""The one analysis (src/dotcov/analysis.py): the merge rule, coverage.py's partial lines, not-measured
-methods, and the API and CLI on top of it (lost data, writers the CLI shares with the tests)."""
+"""The one analysis (src/dotcov/analysis/numbers.py, model.py): the merge rule, coverage.py's partial lines,
+not-measured methods, and the API and CLI on top of it (lost data, writers the CLI shares with the tests)."""
 
 from __future__ import annotations
 

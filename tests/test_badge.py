@@ -1,4 +1,4 @@
-"""`dotcov badge` (src/dotcov/badge.py): the SVG coverage badge, its colour steps, its atomic write."""
+"""`dotcov badge` (src/dotcov/reports/badge.py): the SVG coverage badge, its colour steps, its atomic write."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The native branch facts (_native.il_branch_facts, native/core/src/branch_facts.cpp) agree with branches.py's
-Python reference (the recognisers of RECOGNISERS, short_circuit_constants, tests_zero_comparison) on every
+"""The native branch facts (_native.il_branch_facts, native/core/src/branch_facts.cpp: the product's branch rules)
+agree with their Python oracle, tests/oracles/branch_rules.py (the recognisers of RECOGNISERS,
+short_circuit_constants, tests_zero_comparison) on every
 method: the samples' assemblies and the branch snippets built Debug and Release (with their PDBs' state machines,
 hidden and visible points), the framework's and the SDK's assemblies (each method taken as an ordinary method and
 as a state machine's MoveNext, with made-up hidden and visible points), and random IL, including IL no compiler
@@ -16,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dotcov import _native
-from dotcov.analysis.branches import analyse as branches
-from dotcov.analysis.branches.analyse import RECOGNISERS, MethodIL
+from oracles import branch_rules as rules
+from oracles.branch_rules import RECOGNISERS, RuleIL
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "samples"
@@ -26,14 +27,14 @@ STORES = {0x0A, 0x0B, 0x0C, 0x0D, 0x13, 0xFE0E, 0x7D}  # stloc*, stfld: what a h
 
 
 def reference(body: bytes, is_move_next: bool, hidden: list[int] | None, visible: list[int]):
-    """What branches.analyse computed per branch before the native facts, in their form."""
+    """The oracle's facts of each branch, in il_branch_facts' form."""
     try:
-        il = MethodIL.decode(0, body, is_move_next=is_move_next,
+        il = RuleIL.decode(0, body, is_move_next=is_move_next,
                              hidden_offsets=None if hidden is None else set(hidden), visible_offsets=set(visible))
     except ValueError:
         return "ValueError"
     return [(b.offset, b.opcode, next((i for i, (_n, f) in enumerate(RECOGNISERS) if f(il, b)), -1),
-             branches.short_circuit_constants(il, b), branches.tests_zero_comparison(il, b))
+             rules.short_circuit_constants(il, b), rules.tests_zero_comparison(il, b))
             for b in il.branches()]
 
 
@@ -289,7 +290,7 @@ def _best_of(runs: int, work) -> float:
 def test_a_large_debug_method_is_not_analysed_in_quadratic_time():
     """Every Debug `if` is `stloc.N; ldloc.N; brfalse`, which short_circuit_constants and tests_zero_comparison
     follow to the join's predecessors (the `br`s into the store). The Python looks them up in a table made once
-    (MethodIL.branches_into); the native facts must not scan the method again for each branch: on 8,000 such
+    (RuleIL.branches_into); the native facts must not scan the method again for each branch: on 8,000 such
     `if`s that was ten times the Python reference's time, and it grows with the square of the method."""
     code = bytes([0x02, 0x0A, 0x06, 0x2C, 0x01, 0x00]) * 8000 + bytes([0x2A])  # ldarg.0; stloc.0; ldloc.0;
     body = struct.pack("<HHII", 0x3003, 8, len(code), 0) + code                 # brfalse.s +1; nop ... ret

@@ -1,4 +1,4 @@
-"""Missed branch outcomes in source terms (src/dotcov/branch_notes.py)."""
+"""Missed branch outcomes in source terms (src/dotcov/analysis/branches/notes.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Branch coverage (src/dotcov/branches.py): mapping branches to lines, and the recognisers of
+"""Branch coverage (src/dotcov/analysis/branches/analyse.py): mapping branches to lines, and the recognisers of
 compiler-generated branches, on real IL compiled from tests/branch_samples/Snippets (Debug and
 Release) and on hand-written IL."""
 
@@ -12,10 +12,11 @@ import pytest
 
 from dotcov import _native
 from dotcov.analysis.branches import analyse as branches
-from dotcov.analysis.branches.analyse import MethodIL
+from dotcov.analysis.branches.il import Branch, MethodIL
 from dotcov.data.datafiles import CoverageData, ModuleHits
 from dotcov.analysis.model import BranchCoverage
 from dotcov.analysis.results import Symbols, build
+from oracles import branch_rules as rules
 
 REPO = Path(__file__).resolve().parents[1]
 SNIPPETS = REPO / "tests" / "branch_samples" / "Snippets"
@@ -249,6 +250,50 @@ def test_results_build_reports_branches_and_keeps_lines(snippets):
         b.total for b in fc.branches.values())
 
 
+@pytest.mark.parametrize("damage", ["undecodable", "missing"])
+def test_a_method_whose_il_cannot_be_read_warns_that_its_branches_count_as_the_users(snippets, monkeypatch, damage):
+    """Without its IL the recognisers claim none of a method's branches: they all count as the user's, and the
+    report says so once, naming the method and the reason; the other methods are classified as before."""
+    dll = snippets["Debug"]
+    raw = _native.read_symbols(str(dll))
+    kickoff = next(i for i, m in enumerate(raw["methods"], 1) if m[0] == "AsyncAwait")
+    [rid] = [r for r, k in raw["kickoff"].items() if k == kickoff]
+    module = every_branch(dll, raw)
+    data = CoverageData()
+    data.add_module(module)
+
+    def classified() -> tuple[list, list]:
+        """(line, generated) of the branch records of AsyncAwait's MoveNext, and of the other methods."""
+        records = branches.analyse(module, Symbols(raw))
+        return tuple(sorted(((r.line, r.generated) for r in records if (r.method_token & 0xFFFFFF == rid) == mine),
+                            key=lambda x: (x[0], x[1] or ""))
+                     for mine in (True, False))
+
+    bodies = _native.read_method_bodies(str(dll))
+    intact, others = classified()
+    assert any(g for _line, g in intact) and any(g is None for _line, g in intact)
+    before, problems = build(data, SNIPPETS)
+    assert problems == []
+    garbage = b"\x13\x30\x08\x00\xff\xff\xff\x7f\x00\x00\x00\x00"  # (a fat header promising 2 GB of code)
+    with pytest.raises(ValueError) as undecodable:
+        _native.il_branch_facts(garbage)
+    damaged = {r: garbage if r == rid else b for r, b in bodies.items()}
+    if damage == "missing":
+        del damaged[rid]
+    monkeypatch.setattr(_native, "read_method_bodies", lambda path: damaged)
+    after, problems = build(data, SNIPPETS)
+    why = f"its IL does not decode ({undecodable.value})" if damage == "undecodable" else \
+        "its IL could not be read from the assembly"
+    assert problems == [f"{dll}: the branches of 1 method(s) are all counted as the user's, compiler-generated "
+                        f"ones too, for the recognisers could not read them: Snippets.Cases.AsyncAwait: {why}"]
+    assert classified() == ([(line, None) for line, _g in intact], others)
+
+    def user_outcomes(result) -> int:
+        return sum(b.total for f in result.assemblies[0].files.values() for b in f.branches.values())
+
+    assert user_outcomes(after) > user_outcomes(before)
+
+
 def test_no_branch_sites_means_no_branch_data(snippets):
     dll = snippets["Debug"]
     raw = _native.read_symbols(str(dll))
@@ -261,11 +306,11 @@ def test_no_branch_sites_means_no_branch_data(snippets):
 LDARG_0, LDFLD, STLOC_0, LDLOC_0 = 0x02, 0x7B, 0x0A, 0x06
 
 
-def il(instructions, clauses=(), **kw) -> MethodIL:
-    return MethodIL(1, instructions, list(clauses), **kw)
+def il(instructions, clauses=(), **kw) -> rules.RuleIL:
+    return rules.RuleIL(1, instructions, list(clauses), **kw)
 
 
-def only_branch(m: MethodIL) -> branches.Branch:
+def only_branch(m: MethodIL) -> Branch:
     (b,) = [b for b in m.branches()]
     return b
 
@@ -274,18 +319,18 @@ def test_state_dispatch_needs_a_state_machine():
     body = [(0, LDARG_0, 0), (1, LDFLD, 0x04000001), (6, STLOC_0, 0), (7, LDLOC_0, 0), (8, 0x2C, 12),
             (10, 0x2B, 14), (12, 0x2B, 20), (14, 0x00, 0), (20, 0x2A, 0)]
     b = [x for x in il(body).branches() if x.opcode == 0x2C][0]
-    assert branches.state_machine_dispatch(il(body, is_move_next=True), b)
-    assert not branches.state_machine_dispatch(il(body), b)
+    assert rules.state_machine_dispatch(il(body, is_move_next=True), b)
+    assert not rules.state_machine_dispatch(il(body), b)
 
 
 def test_state_dispatch_sees_compare_and_switch_forms():
     body = [(0, LDARG_0, 0), (1, LDFLD, 0x04000001), (6, STLOC_0, 0), (7, LDLOC_0, 0), (8, 0x1F, -3),
             (10, 0x59, 0), (11, 0x45, [30, 31]), (24, 0x2A, 0), (30, 0x2A, 0), (31, 0x2A, 0)]
-    assert branches.state_machine_dispatch(il(body, is_move_next=True), only_branch(il(body)))
+    assert rules.state_machine_dispatch(il(body, is_move_next=True), only_branch(il(body)))
     # A user's `if (x == 1)` on another local is not dispatch.
     body2 = [(0, LDARG_0, 0), (1, LDFLD, 0x04000001), (6, STLOC_0, 0), (7, 0x07, 0), (8, 0x17, 0),
              (9, 0x2E, 12), (11, 0x2A, 0), (12, 0x2A, 0)]
-    assert not branches.state_machine_dispatch(il(body2, is_move_next=True), only_branch(il(body2)))
+    assert not rules.state_machine_dispatch(il(body2, is_move_next=True), only_branch(il(body2)))
 
 
 def test_await_check_needs_the_state_store_on_the_suspending_path():
@@ -294,9 +339,9 @@ def test_await_check_needs_the_state_store_on_the_suspending_path():
                 (14, 0x2D, 30), (16, LDARG_0, 0), (17, 0x16, 0), (18, 0x25, 0), (19, STLOC_0, 0),
                 (20, 0x7D, store_field), (25, 0xDE, 40), (30, 0x2A, 0), (40, 0x2A, 0)]
     m = il(body(0x04000001), is_move_next=True)
-    assert branches.await_completion_check(m, only_branch(m))
+    assert rules.await_completion_check(m, only_branch(m))
     m = il(body(0x04000009), is_move_next=True)  # stores another field: a user's `if (!x.Flag) { ... }`
-    assert not branches.await_completion_check(m, only_branch(m))
+    assert not rules.await_completion_check(m, only_branch(m))
 
 
 def test_dispose_check_only_in_finally_before_a_call_on_the_same_value():
@@ -304,11 +349,11 @@ def test_dispose_check_only_in_finally_before_a_call_on_the_same_value():
             (11, 0xDC, 0), (12, 0x2A, 0)]
     finally_clause = [(2, 0, 3, 3, 9, 0)]
     m = il(body, finally_clause)
-    assert branches.dispose_null_check(m, only_branch(m))
-    assert not branches.dispose_null_check(il(body), only_branch(il(body)))  # not in a finally
+    assert rules.dispose_null_check(m, only_branch(m))
+    assert not rules.dispose_null_check(il(body), only_branch(il(body)))  # not in a finally
     other = [x if x[0] != 6 else (6, 0x07, 0) for x in body]  # calls a method on another local
     m = il(other, finally_clause)
-    assert not branches.dispose_null_check(m, only_branch(m))
+    assert not rules.dispose_null_check(m, only_branch(m))
 
 
 def test_delegate_cache_versus_user_coalescing_of_a_static_field():
@@ -316,22 +361,22 @@ def test_delegate_cache_versus_user_coalescing_of_a_static_field():
              (14, 0xFE06, 0x06000003), (20, 0x73, 0x0A000001), (25, 0x25, 0), (26, 0x80, 0x04000002),
              (30, 0x2A, 0)]
     m = il(cache)
-    assert branches.delegate_cache_check(m, only_branch(m))
+    assert rules.delegate_cache_check(m, only_branch(m))
     coalesce = [(0, 0x7E, 0x04000002), (5, 0x25, 0), (6, 0x2D, 14), (8, 0x26, 0), (9, 0x72, 0x70000001),
                 (14, 0x2A, 0)]
     m = il(coalesce)
-    assert not branches.delegate_cache_check(m, only_branch(m))
+    assert not rules.delegate_cache_check(m, only_branch(m))
 
 
 def test_constant_condition_but_not_after_a_join():
     m = il([(0, 0x17, 0), (1, 0x2D, 4), (3, 0x00, 0), (4, 0x2A, 0)])
-    assert branches.constant_condition(m, only_branch(m))
+    assert rules.constant_condition(m, only_branch(m))
     # Release `a || b`: `blt L; ldarg.1; ldc.i4.0; clt; br M; L: ldc.i4.1; M: brfalse` - M is a join.
     join = [(0, 0x02, 0), (1, 0x16, 0), (2, 0x32, 9), (4, 0x03, 0), (5, 0x16, 0), (6, 0xFE04, 0), (8, 0x2B, 10),
             (9, 0x17, 0), (10, 0x2C, 13), (12, 0x2A, 0), (13, 0x2A, 0)]
     m = il(join)
     b = [x for x in m.branches() if x.opcode == 0x2C][0]
-    assert not branches.constant_condition(m, b)
+    assert not rules.constant_condition(m, b)
 
 
 def test_hidden_point_rule_keeps_the_debug_condition_temporary():
@@ -339,17 +384,17 @@ def test_hidden_point_rule_keeps_the_debug_condition_temporary():
     body = [(0, 0x03, 0), (1, 0x16, 0), (2, 0xFE04, 0), (4, STLOC_0, 0), (5, LDLOC_0, 0), (6, 0x2C, 9),
             (8, 0x00, 0), (9, 0x2A, 0)]
     m = il(body, is_move_next=True, hidden_offsets={5}, visible_offsets={0})
-    assert not branches.hidden_point_branch(m, only_branch(m))
+    assert not rules.hidden_point_branch(m, only_branch(m))
     # A test of something else under a hidden point in MoveNext: generated.
     body2 = [(0, 0x03, 0), (1, STLOC_0, 0), (2, 0x11, 5), (4, 0x2C, 9), (6, 0x00, 0), (9, 0x2A, 0)]
     m = il(body2, is_move_next=True, hidden_offsets={2}, visible_offsets={0})
-    assert branches.hidden_point_branch(m, only_branch(m))
+    assert rules.hidden_point_branch(m, only_branch(m))
     # Outside state machines hidden points do not decide (Debug switch dispatch sits under them).
     m = il(body2, hidden_offsets={2}, visible_offsets={0})
-    assert not branches.hidden_point_branch(m, only_branch(m))
+    assert not rules.hidden_point_branch(m, only_branch(m))
     # Without hidden points known, the rule does nothing.
     m = il(body2, is_move_next=True, visible_offsets={0})
-    assert not branches.hidden_point_branch(m, only_branch(m))
+    assert not rules.hidden_point_branch(m, only_branch(m))
 
 
 def test_compiler_generated_methods_but_not_lambdas_or_local_functions():
@@ -435,13 +480,13 @@ def test_a_debug_negation_is_a_tested_value_of_its_own():
     # Debug `if (!done)`: `ldarg.1; ldc.i4.0; ceq; stloc.0; ldloc.0; brfalse` tests the written `!done`.
     debug = [(0, 0x03, 0), (1, 0x16, 0), (2, 0xFE01, 0), (4, STLOC_0, 0), (5, LDLOC_0, 0), (6, 0x2C, 10),
              (8, 0x00, 0), (9, 0x00, 0), (10, 0x2A, 0)]
-    assert branches.tests_zero_comparison(il(debug), only_branch(il(debug)))
+    assert rules.tests_zero_comparison(il(debug), only_branch(il(debug)))
     # Release `if (!done)`: `ldarg.1; brtrue` tests `done` itself; `x == 1` is no negation.
     release = [(0, 0x03, 0), (1, 0x2D, 4), (3, 0x00, 0), (4, 0x2A, 0)]
-    assert not branches.tests_zero_comparison(il(release), only_branch(il(release)))
+    assert not rules.tests_zero_comparison(il(release), only_branch(il(release)))
     other = [(0, 0x03, 0), (1, 0x17, 0), (2, 0xFE01, 0), (4, STLOC_0, 0), (5, LDLOC_0, 0), (6, 0x2C, 10),
              (8, 0x00, 0), (9, 0x00, 0), (10, 0x2A, 0)]
-    assert not branches.tests_zero_comparison(il(other), only_branch(il(other)))
+    assert not rules.tests_zero_comparison(il(other), only_branch(il(other)))
 
 
 def test_a_negation_joined_with_a_constant_is_the_tested_value():
@@ -452,8 +497,8 @@ def test_a_negation_joined_with_a_constant_is_the_tested_value():
             (16, LDLOC_0, 0), (17, 0x2C, 21), (19, 0x00, 0), (20, 0x00, 0), (21, 0x2A, 0)]
     m = il(body)
     first, last = m.branches()
-    assert branches.tests_zero_comparison(m, last)
-    assert not branches.tests_zero_comparison(m, first)  # tests `n > 0 & big`
+    assert rules.tests_zero_comparison(m, last)
+    assert not rules.tests_zero_comparison(m, first)  # tests `n > 0 & big`
 
 
 @pytest.mark.parametrize("config", ["Debug", "Release"])

@@ -1,4 +1,4 @@
-"""The framed files both caches keep (cache_files.py): a damaged or cut file is a miss, never an error; a reader
+"""The framed files both caches keep (data/cache_files.py): a damaged or cut file is a miss, never an error; a reader
 beside concurrent writers sees whole files only; prune keeps the newest within its bounds, always the newest one."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def test_a_written_file_reads_back(tmp_path):
 
 
 def test_the_frame_is_magic_length_meta_crc_body(tmp_path):
-    # The caches' formats on disk (plan_cache.py, html_cache.py) are this frame: a change must be a new MAGIC.
+    # The caches' formats on disk (analysis/plans/cache.py, html/cache.py) are this frame: a change must be a new MAGIC.
     COUNTED.write(tmp_path / "x.c", b"abc", b"\1\2\3\4")
     assert (tmp_path / "x.c").read_bytes() == (COUNTED.magic + (3).to_bytes(8, "little") + b"\1\2\3\4"
                                               + zlib.crc32(b"abc").to_bytes(4, "little") + b"abc")

@@ -18,7 +18,9 @@ def dotcov(*args, cwd, env=None):
 def test_run_passes_the_exit_status_through(tmp_path):
     r = dotcov("run", "--data-dir", str(tmp_path / "d"), "--", "sh", "-c", "exit 7", cwd=tmp_path)
     assert r.returncode == 7
-    assert "no coverage was collected" in r.stderr
+    assert r.stderr.splitlines() == [
+        "dotcov: error: the command exited with status 7 before any .NET process recorded coverage; no coverage "
+        "was collected"]
 
 
 def test_run_reports_a_signal_as_the_shell_does(tmp_path):

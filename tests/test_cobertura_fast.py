@@ -60,32 +60,29 @@ def general_lines(w: XmlWriter, lines: dict[int, int], branches: dict) -> None:
 
 def general_class(cls: ClassAnalysis, root: str, measured: bool, depth: int) -> str:
     w = XmlWriter(depth=depth + 2)
-    class_branches: dict = {}
 
-    def rate_of(found):
-        return cobertura._branch_rate(sum(b.covered for b in found), sum(b.total for b in found), measured)
+    def rates(n):  # (the analysis's figures: the writer only formats them)
+        return [("line-rate", cobertura.rate(n.covered, n.statements)),
+                ("branch-rate", cobertura._branch_rate(n.branches_covered, n.branches, measured)),
+                ("complexity", n.complexity)]
+
+    def written(owner):  # a method's or the class's outcomes on its lines
+        return {line: b for line in owner.branches if line in owner.lines
+                and (b := line_branches(owner, line)) is not None}
 
     for m in cls.methods:
-        mb = {line: b for line in m.branches if line in m.lines and (b := line_branches(m, line)) is not None}
-        for line, b in mb.items():
-            class_branches.setdefault(line, b)
-        w.start("method", [("name", m.name), ("signature", m.signature),
-                           ("line-rate", cobertura.rate(sum(1 for h in m.lines.values() if h > 0), len(m.lines))),
-                           ("branch-rate", rate_of(list(mb.values()))), ("complexity", m.complexity)])
-        general_lines(w, m.lines, mb)
+        w.start("method", [("name", m.name), ("signature", m.signature), *rates(m.numbers)])
+        general_lines(w, m.lines, written(m))
         w.end("method")
     c = XmlWriter(depth=depth)
-    c.start("class", [("name", cls.name), ("filename", relative_path(cls.filename, root)),
-                      ("line-rate", cobertura.rate(sum(1 for h in cls.lines.values() if h > 0), len(cls.lines))),
-                      ("branch-rate", rate_of(list(class_branches.values()))),
-                      ("complexity", sum(m.complexity for m in cls.methods))])
+    c.start("class", [("name", cls.name), ("filename", relative_path(cls.filename, root)), *rates(cls.numbers)])
     if cls.methods:
         c.start("methods")
         c.extend(w)
         c.end("methods")
     else:
         c.empty("methods")
-    general_lines(c, cls.lines, class_branches)
+    general_lines(c, cls.lines, written(cls))
     c.end("class")
     return "".join(c.parts)
 
@@ -129,13 +126,14 @@ def test_conditions_written_in_offset_order():
 
 def test_method_lines_with_other_hits_than_the_class_and_lines_outside_it():
     # the class's hits of a line differ from its method's; a method line the class lacks; a branch line
-    # outside the method's lines (not written); two methods sharing a branch line (the first one's outcomes)
+    # outside the method's lines (not written); two methods sharing a branch line (the class's line has both's)
     a = MethodAnalysis("A", "()", 1, {3: 1, 4: 2, 40: 7}, branches={4: branch(1, 2, [(2, "jump", 1, 2)]),
                                                                       99: branch(1, 2)})
     b = MethodAnalysis("B", "(System.String)", 2, {4: 2, 10: 0}, branches={4: branch(2, 2, [(8, "jump", 2, 2)])})
     cls = ClassAnalysis("C", "/src/C.cs", {3: 1, 4: 5, 10: 0, 11: 0}, [a, b])
     text = check(cls)
     assert 'number="99"' not in text
+    assert 'number="4" hits="5" branch="True" condition-coverage="75% (3/4)"' in text
 
 
 def test_unsorted_maps_and_empty_methods_and_classes():

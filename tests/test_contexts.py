@@ -1,4 +1,5 @@
-"""Per-test contexts in the reports (src/dotcov/contexts.py, results.py, json_report.py, html.py, cli.py).
+"""Per-test contexts in the reports (src/dotcov/analysis/contexts.py, analysis/results.py, reports/json_report.py,
+html/report.py, cli/commands.py).
 
 ModuleHits with contexts are built here from the Snippets assembly (its real PDB, its real line rule), as the
 agent's `dotcov run --contexts test` will fill them (ModuleHits.contexts: test name -> site indexes)."""
@@ -366,12 +367,12 @@ def test_api_show_contexts_without_contexts_warns(snippets_dll, tmp_path):
 
 
 def test_release_switch_lines_without_a_sequence_point_take_their_dispatchs_tests(snippets, tmp_path):
-    """Release: a `switch (k)` line has no sequence point; its hits are its arms' (results.py), its tests those
+    """Release: a `switch (k)` line has no sequence point; its hits are its arms' (analysis/results.py), its tests those
     that ran its dispatch. Each method here is run by its own random tests, on every site (points and every
     branch outcome), so the tests of every line, switch lines too, are known; checked against the filter."""
     dll = snippets["Release"]
     from dotcov.analysis.branches import analyse as branches
-    from dotcov.analysis.branches.analyse import MethodIL
+    from dotcov.analysis.branches.il import MethodIL
     from dotcov.analysis.results import Symbols
 
     raw = _native.read_symbols(str(dll))

@@ -322,3 +322,182 @@ def test_a_small_data_file_is_read_without_a_fresh_mapping_each_time(tmp_path):
         _native.read_data_file(str(path))
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
     assert faults < 200, f"{faults} page faults for 400 reads of a {path.stat().st_size}-byte file"
+
+
+def agent_file(path: Path, hits: list[int], pid: int) -> Path:
+    """A data file with an agent's identity: its header's pid and start time."""
+    return write_full(path, [module(hits)], pid=pid, start_time_ns=1_700_000_000_000_000_000 + pid)
+
+
+@pytest.mark.parametrize("steps", range(8))
+def test_combine_interrupted_at_any_step_never_counts_an_input_twice(tmp_path, monkeypatch, steps):
+    # A combined file (from an earlier run) and two new files; the combine dies after `steps` file-system
+    # changes (the combined file's rename, then each removal): nothing after that happens, as on SIGKILL.
+    agent_file(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 0, 0], pid=1)
+    data.combine(tmp_path)
+    agent_file(tmp_path / "dotcov.2.bbbbbbbb.cov", [0, 2, 0], pid=2)
+    agent_file(tmp_path / "dotcov.3.cccccccc.cov", [0, 0, 4], pid=3)
+    done = []
+
+    class Killed(BaseException):
+        pass
+
+    def step(real):
+        def changed(*args, **kwargs):
+            if len(done) >= steps:
+                raise Killed
+            done.append(args)
+            return real(*args, **kwargs)
+        return changed
+
+    monkeypatch.setattr(data.os, "replace", step(data.os.replace))
+    monkeypatch.setattr(Path, "unlink", step(Path.unlink))
+    monkeypatch.setattr(Path, "rename", step(Path.rename))
+    try:
+        data.combine(tmp_path)
+    except Killed:
+        pass
+    monkeypatch.undo()
+    assert data.load(tmp_path).modules[(MVID, PDB)].hits == [1, 2, 4]
+    data.combine(tmp_path)  # the next combine finishes the job
+    assert [p.name[:len(data.COMBINED_PREFIX)] for p in data.data_files(tmp_path)] == [data.COMBINED_PREFIX]
+    assert data.load(tmp_path).modules[(MVID, PDB)].hits == [1, 2, 4]
+    assert not list(tmp_path.glob(".combine.*.tmp"))
+
+
+def records(raw: bytes) -> list[tuple[int, int, int]]:
+    """(kind, offset, size) of each record of a data file."""
+    import struct
+
+    out, at = [], 64
+    while at + 16 <= len(raw):
+        kind, _, size = struct.unpack_from("<IIQ", raw, at)
+        if size == 0:
+            break
+        out.append((kind, at, size))
+        at += size
+    return out
+
+
+def combined_with_every_record(tmp_path: Path) -> Path:
+    """A combined file holding every kind of record: merged inputs, process, conflict, context, module with
+    method states, note, context hits."""
+    W = data.WHOLE_METHOD
+    agent_file(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 0], pid=1)
+    write_full(tmp_path / "dotcov.2.bbbbbbbb.cov",
+               [{**module([3, 0], states=bytes([1, 2]), notes=[(0x06000002, W, W, "ReJIT failed")]),
+                 "contexts": {"T.Test": [0]}}],
+               conflicts=["coverlet"], pid=2, start_time_ns=2)
+    data.combine(tmp_path)
+    [combined] = data.data_files(tmp_path)
+    assert {k for k, _, _ in records(combined.read_bytes())} == {1, 2, 3, 4, 5, 6, 7}
+    return combined
+
+
+@pytest.mark.parametrize("region", ["header", "merged inputs", "process", "conflict", "context", "module path",
+                                    "module sites", "counters", "method states", "note", "context hits"])
+def test_a_flipped_byte_in_any_region_of_a_combined_file_is_damage(tmp_path, region):
+    combined = combined_with_every_record(tmp_path)
+    good = combined.read_bytes()
+    assert not data.load(tmp_path).damaged
+    kind_of = {"merged inputs": 7, "process": 2, "conflict": 4, "context": 5, "note": 3, "context hits": 6}
+    [(_, mod, size)] = [r for r in records(good) if r[0] == 1]
+    counters_at = int.from_bytes(good[mod + 16 + 44:mod + 16 + 48], "little")
+    states_at = int.from_bytes(good[mod + 16 + 52:mod + 16 + 56], "little")
+    at = {"header": 20, "module path": mod + 16 + 56 + 3, "module sites": mod + counters_at - 8,
+          "counters": mod + counters_at, "method states": mod + states_at + 1}.get(region)
+    if at is None:
+        _, rec, size = next(r for r in records(good) if r[0] == kind_of[region])
+        at = rec + size - 8 if region != "context hits" else rec + 24
+    bad = bytearray(good)
+    bad[at] ^= 0x04
+    combined.write_bytes(bytes(bad))
+    cov = data.load(tmp_path)
+    assert cov.damaged == [combined], cov.warnings
+    assert any("fails its checksum" in w for w in cov.warnings), cov.warnings
+
+
+def test_two_hundred_scrambled_bytes_in_the_middle_are_damage_not_different_numbers(tmp_path):
+    import random
+
+    write_full(tmp_path / "dotcov.1.aaaaaaaa.cov", [module([1, 0, 2, 0, 5] * 40)], pid=1, start_time_ns=1)
+    data.combine(tmp_path)
+    [combined] = data.data_files(tmp_path)
+    raw = bytearray(combined.read_bytes())
+    middle = len(raw) // 2
+    raw[middle:middle + 200] = random.Random(25).randbytes(200)
+    combined.write_bytes(bytes(raw))
+    assert data.load(tmp_path).damaged == [combined]
+
+
+def unsealed(raw: bytes) -> bytearray:
+    """A sealed (combined) file made into what an agent writes: live counters and method states outside the
+    checksums (docs/architecture.md, format 6)."""
+    import zlib
+
+    out = bytearray(raw)
+    out[40:44] = (0).to_bytes(4, "little")
+    out[44:48] = zlib.crc32(bytes(out[0:32] + out[40:44] + out[48:64])).to_bytes(4, "little")
+    for kind, at, size in records(raw):
+        covered = {1: int.from_bytes(out[at + 60:at + 64], "little"), 6: 20}.get(kind, size)
+        crc = zlib.crc32(bytes(out[at + 8:at + covered]), zlib.crc32(bytes(out[at:at + 4]))) or 1
+        out[at + 4:at + 8] = crc.to_bytes(4, "little")
+    return out
+
+
+def test_a_module_record_left_unwritten_by_a_killed_process_is_a_warning_not_damage(tmp_path):
+    # The agent allocates a module record, writes it, then commits it; killed in between, the record stays
+    # uncommitted. That module's code never ran with probes: no hit is lost, so the file is not damaged.
+    other = {**module([0]), "mvid": b"o" * 16}
+    f = write_full(tmp_path / "dotcov.1.aaaaaaaa.cov", [module([1, 2]), other], pid=1, start_time_ns=1)
+    raw = unsealed(f.read_bytes())
+    f.write_bytes(bytes(raw))
+    assert data.load(tmp_path).warnings == []  # (the unsealed file reads whole)
+    last = records(raw)[-1]
+    assert last[0] == 1
+    raw[last[1] + 4:last[1] + 8] = bytes(4)
+    f.write_bytes(bytes(raw))
+    cov = data.load(tmp_path)
+    assert list(cov.modules) == [(MVID, PDB)] and cov.modules[(MVID, PDB)].hits == [1, 2]
+    assert cov.damaged == []
+    assert [w.split(": ", 1)[1] for w in cov.warnings] == [
+        "skipped a record the process was writing when it ended (nothing was lost)"]
+    data.combine(tmp_path)
+    assert data.damaged_files(tmp_path) == []
+    from dotcov.api import lost_data
+
+    assert lost_data(data.load(tmp_path), tmp_path) == []
+
+
+def test_every_damaged_copy_counts_as_lost_and_is_erased(tmp_path):
+    from dotcov.api import lost_data
+
+    for n in range(2):
+        f = write(tmp_path / "dotcov.1.aaaaaaaa.cov", [1, 2])
+        f.write_bytes(f.read_bytes()[:-4] + bytes([n]))
+        data.combine(tmp_path)
+    kept = [p.name for p in data.damaged_files(tmp_path)]
+    assert kept == ["dotcov.1.aaaaaaaa.cov.damaged", "dotcov.1.aaaaaaaa.cov.damaged.1"]
+    lost = lost_data(data.load(tmp_path), tmp_path)
+    assert [x.split(": ", 1)[0] for x in lost] == [str(tmp_path / k) for k in kept]
+    assert all("the part before it was merged" in x for x in lost)
+    data.erase(tmp_path)
+    assert [p.name for p in tmp_path.iterdir() if ".cov" in p.name] == []
+
+
+def test_data_set_aside_by_a_run_that_was_killed_comes_back_unless_replaced(tmp_path):
+    f = write(tmp_path / "dotcov.combined.a.cov", [1])
+    aside = data.set_aside(tmp_path)
+    assert not f.exists() and (aside / f.name).exists()
+    # `dotcov run` killed before its command wrote anything: the next run puts the old data back first.
+    aside = data.set_aside(tmp_path)
+    assert (aside / f.name).exists()
+    data.restore_aside(aside)
+    assert f.exists() and not aside.exists()
+    # Killed after its command wrote data: that data replaces what was set aside.
+    data.set_aside(tmp_path)
+    new = write(tmp_path / "dotcov.2.bbbbbbbb.cov", [5])
+    aside = data.set_aside(tmp_path)
+    assert [p.name for p in aside.iterdir()] == [new.name]
+    data.erase(tmp_path)
+    assert not aside.exists()

@@ -13,6 +13,7 @@ import pytest
 from dotcov.reports import diff_coverage
 from dotcov.data import gitdiff
 from dotcov.analysis.model import AssemblyCoverage, CoverageResult, FileCoverage
+from dotcov.reports.text import escape_markdown
 
 
 def git(repo: Path, *args: str) -> str:
@@ -208,7 +209,7 @@ def test_changed_statement_lines_and_the_missed_ones(scenario):
     assert d.percent == 25.0
     assert json.loads(diff_coverage.render_json(d)) == {
         "base": d.base.label, "percent": 25.0,
-        "files": [{"path": "src/A.cs", "changed": [2, 3, 4, 7], "missed": [2, 3, 7]}]}
+        "files": [{"path": "src/A.cs", "changed": [2, 3, 4, 7], "missed": [2, 3, 7]}], "untracked_files": []}
 
 
 def test_text_markdown_and_github_formats(scenario):
@@ -266,3 +267,118 @@ def test_github_commands_escape_what_would_end_a_property():
     assert diff_coverage.render_github(d).splitlines() == [
         "::warning file=a%2Cb%3Ac%25.cs,line=3,title=Not covered::Changed line 3 not run by the tests",
         "::notice title=Diff coverage::0.0%25 of 1 changed statement lines covered (1 missed) since 100%25,x"]
+
+
+@pytest.fixture
+def untracked(repo):
+    """Issue 25 item 12: 2 of 3 changed statement lines covered in a tracked file (66.7%), and a new file git does
+    not track yet with 4 statements no test ran; an ignored file and an untracked one the data does not know too."""
+    write(repo / "src" / "A.cs", LINES)
+    write(repo / ".gitignore", ["Ignored.cs"])
+    base = commit(repo)
+    write(repo / "src" / "A.cs", ["A1", "A2", "A3"] + LINES[3:])  # statements 1-3 changed, 1-2 covered
+    write(repo / "src" / "new" / "New.cs", LINES[:6])  # untracked, in an untracked directory
+    write(repo / "Ignored.cs", LINES[:2])  # ignored: never counts
+    write(repo / "Scratch.cs", LINES[:2])  # untracked, the data does not know it: left out, not named
+    cov = result({repo / "src" / "A.cs": {1: 1, 2: 3, 3: 0, 9: 0},
+                  repo / "src" / "new" / "New.cs": {2: 0, 3: 0, 4: 0, 6: 0},
+                  repo / "Ignored.cs": {1: 0, 2: 0}})
+    return repo, diff_coverage.statement_lines(cov), base
+
+
+def test_untracked_files_the_data_knows_count_as_wholly_changed(untracked):
+    repo, statements, base = untracked
+    root = gitdiff.repository_root(repo)
+    assert gitdiff.untracked_files(root) == ["Scratch.cs", "src/new/New.cs"]  # not Ignored.cs
+    d = diff_coverage.compute(statements, repo, changed(repo, base), gitdiff.resolve_base(repo, base),
+                              untracked=gitdiff.untracked_files(root))
+    assert [(f.path, f.changed, f.missed) for f in d.files] == [("src/A.cs", [1, 2, 3], [3]),
+                                                                ("src/new/New.cs", [2, 3, 4, 6], [2, 3, 4, 6])]
+    assert (d.changed, d.missed, round(d.percent, 1)) == (7, 5, 28.6)
+    assert d.untracked == ["src/new/New.cs"] and d.unknown == []
+    note = ("Includes 1 file git does not track yet, every statement line counted as changed "
+            "(--exclude-untracked leaves it out): src/new/New.cs")
+    text = diff_coverage.render_text(d)
+    assert text.splitlines()[1] == note
+    assert "\nDIFF TOTAL             7      5   28.6%\n" in text
+    md = diff_coverage.render_markdown(d)
+    assert md.startswith("### Diff coverage: 28.6%\n\n" + escape_markdown(note) + "\n")
+    doc = json.loads(diff_coverage.render_json(d))
+    assert doc["untracked_files"] == ["src/new/New.cs"] and doc["percent"] == 200 / 7
+    assert set(doc) == {"base", "percent", "files", "untracked_files"}
+    gh = diff_coverage.render_github(d).splitlines()
+    assert gh[-2] == "::notice title=Untracked files::" + note
+    assert gh[-1].startswith("::notice title=Diff coverage::28.6%25 of 7 changed statement lines covered (5 missed)")
+    # Left out (--exclude-untracked), the old figure and no note.
+    old = diff_coverage.compute(statements, repo, changed(repo, base), gitdiff.resolve_base(repo, base))
+    assert (old.changed, old.missed, round(old.percent, 1), old.untracked) == (3, 1, 66.7, [])
+    assert "git does not track" not in diff_coverage.render_text(old) + diff_coverage.render_markdown(old)
+    assert json.loads(diff_coverage.render_json(old))["untracked_files"] == []
+
+
+def test_a_file_added_with_intent_is_tracked_not_untracked(untracked):
+    repo, statements, base = untracked
+    git(repo, "add", "-N", "src/new/New.cs")
+    root = gitdiff.repository_root(repo)
+    assert gitdiff.untracked_files(root) == ["Scratch.cs"]
+    d = diff_coverage.compute(statements, repo, changed(repo, base), gitdiff.resolve_base(repo, base),
+                              untracked=gitdiff.untracked_files(root))
+    assert (d.changed, d.missed, d.untracked) == (7, 5, [])  # the same lines, counted as git diff's
+
+
+class _Data:
+    """What `dotcov diff` and `dotcov impacted` read of the coverage data (cli.commands._coverage), built by hand."""
+
+    def __init__(self, statements: dict[str, dict[int, int]], tests: dict[str, dict[int, frozenset[str]]]):
+        from types import SimpleNamespace
+
+        self._result = SimpleNamespace(all_files=lambda: [FileCoverage(p, dict(ls)) for p, ls in statements.items()],
+                                       timestamp=0)
+        self._analysis = SimpleNamespace(timestamp=0, files=[SimpleNamespace(path=p, lines=dict(ls),
+                                                                             contexts=tests.get(p, {}))
+                                                             for p, ls in statements.items()])
+
+    def result(self):
+        return self._result
+
+    def analysis(self):
+        return self._analysis
+
+    def has_contexts(self):
+        return True
+
+    def write_output(self, output, data: bytes):
+        sys.stdout.write(data.decode())
+
+
+def test_commands_count_untracked_files_unless_told_not_to(untracked, monkeypatch):
+    from click.testing import CliRunner
+
+    from dotcov.cli import commands
+
+    repo, statements, base = untracked
+    a, new = str(repo / "src" / "A.cs"), str(repo / "src" / "new" / "New.cs")
+    tests = {a: {1: frozenset({"T.A"})}, new: {}}
+    monkeypatch.setattr(commands, "_coverage", lambda settings: _Data(statements, tests))
+    monkeypatch.chdir(repo / "src")  # paths are the repository's wherever dotcov runs
+
+    def run(*args):
+        r = CliRunner(mix_stderr=False).invoke(commands.cli, [*args, "--base", base], catch_exceptions=False)
+        assert r.exit_code == 0, r.output + r.stderr
+        return r
+
+    doc = json.loads(run("diff", "--format", "json").stdout)
+    assert round(doc["percent"], 1) == 28.6  # 2 of 7: without the untracked file, 66.7 (2 of 3)
+    assert doc["untracked_files"] == ["src/new/New.cs"]
+    doc = json.loads(run("diff", "--format", "json", "--exclude-untracked").stdout)
+    assert (round(doc["percent"], 1), doc["untracked_files"]) == (66.7, [])
+    assert "DIFF TOTAL             7      5   28.6%" in run("diff").stdout
+    doc = json.loads(run("impacted", "--format", "json").stdout)
+    assert (doc["tests"], doc["changed_statements"], doc["untracked_files"]) == (["T.A"], 7, ["src/new/New.cs"])
+    assert {"path": "src/new/New.cs", "lines": [2, 3, 4, 6]} in doc["untested_changes"]
+    doc = json.loads(run("impacted", "--format", "json", "--exclude-untracked").stdout)
+    assert (doc["changed_statements"], doc["untracked_files"]) == (3, [])
+    assert [u["path"] for u in doc["untested_changes"]] == ["src/A.cs"]
+    r = run("impacted", "--format", "filter")
+    assert "git does not track yet" in r.stderr and "src/new/New.cs" in r.stderr
+    assert "git does not track yet" in run("impacted").stdout

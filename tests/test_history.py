@@ -1,4 +1,4 @@
-"""`dotcov html --history DIR`: the run records (history.py), the chart, the index's changes since the previous
+"""`dotcov html --history DIR`: the run records (reports/history.py), the chart, the index's changes since the previous
 run, unreadable records, and the command run three times over fabricated data."""
 
 from __future__ import annotations

@@ -151,7 +151,7 @@ def test_method_pages_list_every_method_with_complexity_and_crap(tmp_path):
 
 def test_output_is_deterministic(tmp_path):
     a = render(tmp_path / "a").parent
-    b = render(tmp_path / "b", jobs=2).parent
+    b = render(tmp_path / "b").parent
     names = sorted(p.name for p in a.iterdir())
     assert names == sorted(p.name for p in b.iterdir())
     for name in names:
@@ -176,132 +176,16 @@ def directory_bytes(d: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(d.iterdir())}
 
 
-@pytest.mark.parametrize("show_contexts", [False, True])
-def test_page_workers_write_what_one_process_writes(tmp_path, monkeypatch, show_contexts):
-    """The pages written by worker processes (html_workers.py), however the files are dealt to them, are
-    byte for byte those one process writes."""
-    from dotcov.html import workers as html_workers
-
-    started = []
-    start = html_workers.start
-
-    def spy(count):
-        workers = start(count)
-        started.append((count, workers is not None))
-        return workers
-
-    monkeypatch.setattr(html_workers, "start", spy)
-    serial = directory_bytes(render(tmp_path / "one", many_states_result(), jobs=1,
-                                    show_contexts=show_contexts).parent)
-    assert started == []
-    for jobs in (2, 3, 8):
-        out = render(tmp_path / str(jobs), many_states_result(), jobs=jobs, show_contexts=show_contexts).parent
-        assert directory_bytes(out) == serial, jobs
-    assert started == [(2, True), (3, True), (5, True)]  # at most one worker per file (5 files)
-    assert b"Stale source" in serial[page_name("Lib/Util.fs")]
-
-
-
-def test_page_workers_import_this_dotcov_whatever_the_working_directory_holds(tmp_path, monkeypatch):
-    from dotcov.html import workers as html_workers
-
-    started = []
-    start = html_workers.start
-    monkeypatch.setattr(html_workers, "start", lambda count: started.append(count) or start(count))
-    serial = directory_bytes(render(tmp_path / "one", many_states_result(), jobs=1).parent)
-    shadow = tmp_path / "shadow"
-    (shadow / "dotcov").mkdir(parents=True)
-    (shadow / "dotcov" / "__init__.py").write_text("raise SystemExit(7)\n")  # (a user's folder could hold one)
-    monkeypatch.chdir(shadow)
-    assert directory_bytes(render(tmp_path / "two", many_states_result(), jobs=2).parent) == serial
-    assert started == [2]
-
-def test_page_shares_cover_every_page_once_and_balance_lines():
-    from dotcov.html.report import PageJob, _shares
-    from dotcov.analysis.numbers import Numbers
-
-    jobs = [PageJob(name=f"f{i}", path=f"/f{i}", page=f"f{i}.html", assemblies=[], namespaces=[], stale=None,
-                    numbers=Numbers(), lines=dict.fromkeys(range(n), 1), excluded=set(), not_measured={},
-                    branches={}, contexts=None, prev_page=None, next_page=None)
-            for i, n in enumerate([500, 400, 300, 200, 100, 100, 50, 10])]
-    shares = _shares(jobs, 3)
-    assert sorted(j.page for s in shares for j in s) == sorted(j.page for j in jobs)
-    sizes = sorted(sum(len(j.lines) for j in s) for s in shares)
-    assert sizes[-1] - sizes[0] <= 100
-    assert len(_shares(jobs[:2], 4)) == 2  # no empty share, so no idle worker is started
-
-
-def test_page_worker_failure_is_raised_and_leaves_no_index(tmp_path):
-    """A page a worker cannot write stops the report with that error, as in one process; no index.html is
-    left, so the directory reads as incomplete."""
-    out = render(tmp_path, many_states_result(), jobs=1).parent
+def test_a_page_that_cannot_be_written_is_raised_and_leaves_no_index(tmp_path):
+    """A page that cannot be written stops the report with that error; no index.html is left, so the directory
+    reads as incomplete."""
+    out = render(tmp_path, many_states_result()).parent
     page = out / page_name("Calc/Parser.cs")
     page.unlink()
     page.mkdir()  # the page cannot be written now
-    for jobs in (1, 2):
-        with pytest.raises(IsADirectoryError):
-            render(tmp_path, many_states_result(), jobs=jobs)
-        assert not (out / "index.html").exists()
-
-
-def test_pages_written_in_process_when_no_worker_can_start(tmp_path, monkeypatch):
-    import sys
-
-    expected = directory_bytes(render(tmp_path / "one", many_states_result(), jobs=1).parent)
-    monkeypatch.setattr(sys, "executable", "")
-    assert directory_bytes(render(tmp_path / "two", many_states_result(), jobs=2).parent) == expected
-    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
-    assert directory_bytes(render(tmp_path / "three", many_states_result(), jobs=2).parent) == expected
-
-
-def test_workers_started_early_are_taken_by_the_report_or_stopped(tmp_path, monkeypatch):
-    from dotcov.html import workers as html_workers
-
-    started = []
-    real = subprocess.Popen
-
-    def popen(*args, **kwargs):
-        started.append(real(*args, **kwargs))
-        return started[-1]
-
-    monkeypatch.setattr(html_workers.subprocess, "Popen", popen)
-    expected = directory_bytes(render(tmp_path / "one", many_states_result(), jobs=1).parent)
-    html_workers.start_early(2)
-    assert len(started) == 2
-    assert directory_bytes(render(tmp_path / "two", many_states_result(), jobs=2).parent) == expected
-    assert len(started) == 2  # the report took both, started none of its own
-    assert all(p.returncode == 0 for p in started)
-    html_workers.start_early(3)
-    early = started[2:]
-    assert len(early) == 3
-    assert directory_bytes(render(tmp_path / "three", many_states_result(), jobs=2).parent) == expected
-    assert len(started) == 5 and [p.returncode for p in early].count(0) == 2  # two taken, one stopped
-    html_workers.start_early(2)
-    assert directory_bytes(render(tmp_path / "four", many_states_result(), jobs=1).parent) == expected
-    assert all(p.returncode is not None and p.returncode != 0 for p in started[5:])  # none needed: stopped
-    html_workers.start_early(1)
-    started[-1].kill()
-    started[-1].wait()  # one that died before its report is replaced
-    assert directory_bytes(render(tmp_path / "five", many_states_result(), jobs=2).parent) == expected
-    assert len(started) == 10  # (the dead one not taken: two started)
-
-
-def test_workers_start_early_only_for_large_data(tmp_path, monkeypatch):
-    from dotcov.html import workers as html_workers
-
-    calls = []
-    monkeypatch.setattr(html_workers, "start_early", calls.append)
-    monkeypatch.setattr(html_workers, "default_count", lambda: 2)
-    data = tmp_path / "data"
-    data.mkdir()
-    (data / "dotcov.1.ab.cov").write_bytes(b"x" * 1000)
-    monkeypatch.setattr(html_workers, "EARLY_DATA_BYTES", 2000)
-    html_workers.start_early_for_data(data)
-    html_workers.start_early_for_data(tmp_path / "absent")
-    assert calls == []
-    (data / "dotcov.2.cd.cov").write_bytes(b"x" * 1000)
-    html_workers.start_early_for_data(data)
-    assert calls == [2]
+    with pytest.raises(IsADirectoryError):
+        render(tmp_path, many_states_result())
+    assert not (out / "index.html").exists()
 
 
 def test_report_layout_and_index_written_last(tmp_path):
@@ -759,7 +643,7 @@ def test_a_report_written_before_manifests_is_recognised(tmp_path):
     assert not stale.exists() and (out / "user.html").exists()
 
 
-# --- search across files (html_search.py; the browser test searches in tests/test_html_browser.py) -----------
+# --- search across files (html/search.py; the browser test searches in tests/test_html_browser.py) -----------
 
 def read_script(path: Path, call: str) -> list:
     """The arguments of the one call `call(...)` that a search script is."""
@@ -792,8 +676,8 @@ def test_search_index_lists_files_classes_methods_and_source(tmp_path):
 
 
 def test_method_rows_count_as_the_analysis_and_give_the_search_its_covers():
-    """html_methods counts a method's lines and outcomes itself (no Numbers per method): the same as
-    MethodAnalysis.numbers, covers included, on lines with merged builds, partial and missed branches."""
+    """The method rows show MethodAnalysis.numbers' covers, on lines with merged builds, partial and missed
+    branches."""
     from dotcov.html import methods as html_methods
     from dotcov.html import search as html_search
     from dotcov.html.report import wrap_name
@@ -812,9 +696,7 @@ def test_method_rows_count_as_the_analysis_and_give_the_search_its_covers():
         table = html_methods.method_table(files, precision, True, wrap_name)
         assert len(table) == len(methods)
         for m, cover in zip(methods, table.covers):
-            n = m.numbers
-            assert html_methods.counts(m) == (n.statements, n.covered, n.branches, n.branches_covered)
-            assert cover == display_percent(n.percent, precision)
+            assert cover == display_percent(m.numbers.percent, precision)
     search = [(f, f.path, f"p{i}.html", "0") for i, f in enumerate(analysis.files)]
     with pytest.raises(ValueError, match="4 method covers for 5 methods"):
         html_search.prepare(search, lambda path: None, 0, table.covers[:4])

@@ -1,4 +1,4 @@
-"""The sources' colours kept between HTML reports (html_cache.py): reused only for the same bytes, never trusted
+"""The sources' colours kept between HTML reports (html/cache.py): reused only for the same bytes, never trusted
 when damaged, kept in bounds, cleared by `dotcov erase`, and never changing a byte of the report."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def src(tmp_path) -> Path:
 
 
 class Counting:
-    """Records the files html.highlight_lines colours (the cache's misses), in this process (jobs=1)."""
+    """Records the files html.highlight_lines colours (the cache's misses)."""
 
     def __init__(self, monkeypatch, root: Path):
         self.paths: list[str] = []
@@ -45,8 +45,7 @@ class Counting:
 
 def report(out: Path, root: Path, cache: Path | None, **kwargs) -> dict[str, bytes]:
     shutil.rmtree(out, ignore_errors=True)
-    write_html(many_states_result(root), out, version="9.9.9", jobs=kwargs.pop("jobs", 1), cache_dir=cache,
-               **kwargs)
+    write_html(many_states_result(root), out, version="9.9.9", cache_dir=cache, **kwargs)
     return directory_bytes(out)
 
 
@@ -67,19 +66,6 @@ def test_a_second_report_colours_nothing_and_is_byte_identical(tmp_path, src, mo
     second = report(tmp_path / "second", src, cache)
     assert counting.paths == []  # every colour read back
     assert first == plain and second == plain
-
-
-def test_page_workers_use_the_cache_and_write_the_same_report(tmp_path, src):
-    cache = tmp_path / "cache"
-    plain = report(tmp_path / "plain", src, None)
-    assert report(tmp_path / "cold", src, cache, jobs=2) == plain
-    assert len(stored(cache)) == len(SOURCES)
-    names = stored(cache)
-    for p in names:
-        os.utime(p, ns=(1, 1))  # older than any write: a hit makes them new again (prune keeps them)
-    assert report(tmp_path / "warm", src, cache, jobs=2) == plain
-    assert stored(cache) == names  # nothing new written
-    assert all(p.stat().st_mtime_ns > 1 for p in stored(cache))
 
 
 def test_an_edited_source_is_coloured_again(tmp_path, src, monkeypatch):
@@ -192,29 +178,27 @@ def test_the_key_covers_every_colouring_module():
         assert f"{name}:".encode() in stamp
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_a_report_prunes_only_after_adding_colours_or_when_over_the_bound(tmp_path, src, monkeypatch, jobs):
-    # In this process (jobs=1) or told by the page workers (jobs=2) how many colours were added.
+def test_a_report_prunes_only_after_adding_colours_or_when_over_the_bound(tmp_path, src, monkeypatch):
     pruned = []
     real = html_cache.prune
     monkeypatch.setattr(html_cache, "prune", lambda d, *a, **k: (pruned.append(Path(d)), real(d, *a, **k)))
     cache = tmp_path / "cache"
     colour_dir = cache / html_cache.SUBDIR
-    report(tmp_path / "a", src, cache, jobs=jobs)
+    report(tmp_path / "a", src, cache)
     assert pruned == [colour_dir]  # colours were added
     pruned.clear()
-    report(tmp_path / "b", src, cache, jobs=jobs)
+    report(tmp_path / "b", src, cache)
     assert pruned == []  # every colour read back: nothing scanned
     parser = src / "Calc" / "Parser.cs"
     parser.write_text(parser.read_text("utf-8") + "\n", "utf-8")
-    report(tmp_path / "c", src, cache, jobs=jobs)
+    report(tmp_path / "c", src, cache)
     assert pruned == [colour_dir]  # one added
     pruned.clear()
     monkeypatch.setattr(html_cache, "MAX_FILES", len(SOURCES))  # left over its bound (5 files kept of 4)
-    report(tmp_path / "d", src, cache, jobs=jobs)
+    report(tmp_path / "d", src, cache)
     assert pruned == [colour_dir] and len(stored(cache)) == len(SOURCES)  # the oldest one went
     pruned.clear()
-    report(tmp_path / "e", src, cache, jobs=jobs)
+    report(tmp_path / "e", src, cache)
     assert pruned == []
 
 
@@ -227,7 +211,7 @@ def test_over_count_counts_entries_without_reading_them(tmp_path):
 
 
 def test_prune_always_keeps_the_newest_file(tmp_path):
-    # As plan_cache does (both prune through cache_files.py): the file just written survives any bounds.
+    # As the plan cache does (both prune through data/cache_files.py): the file just written survives any bounds.
     colours = html_cache.ColourCache(tmp_path)
     for i in range(3):
         colours.lines(f"f{i}.cs", b"x%d" % i, lambda: ["x"] * 10)

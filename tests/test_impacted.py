@@ -1,4 +1,4 @@
-"""`dotcov impacted` (src/dotcov/impacted.py, cli.py): the tests whose lines a change touches.
+"""`dotcov impacted` (src/dotcov/reports/impacted.py, cli/commands.py): the tests whose lines a change touches.
 
 The pure join is tested on hand-made lines; the command in a temporary git repository holding a copy of the
 Snippets source with an uncommitted edit, its data from the Snippets build with contexts (test_contexts.py)."""
@@ -46,7 +46,7 @@ def test_the_tests_of_the_changed_statement_lines_and_what_no_test_ran(tmp_path)
     doc = json.loads(render_json(d))
     assert doc == {"base": "main", "tests": ["T.One", "T.Two"], "changed_statements": 3,
                    "untested_changes": [{"path": "src/A.cs", "lines": [5]}, {"path": "src/B.cs", "lines": [2]}],
-                   "unknown_files": ["src/New.cs"]}
+                   "unknown_files": ["src/New.cs"], "untracked_files": []}
     text = render_text(d)
     assert "since main (000000000000): 2" in text and "\n  T.One\n  T.Two\n" in text
     assert "Changed statement lines no recorded test ran (2)" in text and "  src/A.cs: 5\n" in text

@@ -56,7 +56,8 @@ def rich_result(*, branches: bool = True) -> CoverageResult:
                             {3: 1, 5: add_hits, 6: add_hits, 9: div_hits, 10: div_hits, 11: 0, 12: 0,
                              14: div_hits, 16: 0})
         fc = FileCoverage(path, dict(cls.lines), excluded={20, 21})
-        if branches:
+        if branches:  # (Div's outcomes: a file's are its methods')
+            div.branches = {10: BranchCoverage(1, 2, ["true of `b == 0`"]), 11: BranchCoverage(0, 2)}
             fc.branches = {10: BranchCoverage(1, 2, ["true of `b == 0`"]), 11: BranchCoverage(0, 2)}
         return AssemblyCoverage("Calc", [cls], {path: fc})
 

@@ -1,4 +1,4 @@
-"""The line rule (src/dotcov/lines.py): which lines are statements and with which hits, on the shapes of
+"""The line rule (src/dotcov/analysis/lines.py): which lines are statements and with which hits, on the shapes of
 docs/accuracy.md and on random nested spans (Hypothesis)."""
 
 from __future__ import annotations

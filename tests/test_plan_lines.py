@@ -1,6 +1,6 @@
-"""The cold plan's line plan in native code (`_native.line_plan`, plan.file_line_plan) gives what its Python
-reference (plan.file_line_plan_py: lines.deciding_lines, then each line's class and method) gives, and input it does
-not take falls back to the reference."""
+"""The cold plan's line plan in native code (`_native.line_plan`, plan.file_line_plan) gives what its Python oracle
+(oracles/line_plan.py: lines.deciding_lines, then each line's class and method) gives; input it does not take is
+refused, and a file whose points it refuses is reported not measured, with the reason."""
 
 from __future__ import annotations
 
@@ -19,28 +19,20 @@ from dotcov import _native  # noqa: E402
 from dotcov.analysis import lines as line_rule
 from dotcov.analysis.plans import plan
 from dotcov.analysis.results import ReportOptions  # noqa: E402
+from oracles.line_plan import file_line_plan_py
 
 
 @pytest.mark.parametrize("config", ["Debug", "Release"])
 @pytest.mark.parametrize("options", [ReportOptions(), ReportOptions(all_branches=True)], ids=["user", "all"])
 def test_the_native_line_plan_gives_the_plan_of_the_python_one(snippets, monkeypatch, config, options):
     cov = module_data(snippets[config])
-    calls = []
-    real = _native.line_plan
-
-    def native(*a):
-        calls.append(1)
-        return real(*a)
-
-    monkeypatch.setattr(_native, "line_plan", native)
     got = plans(cov, options)
-    assert calls  # (the native one made it)
-    monkeypatch.setattr(_native, "line_plan", lambda *a: (_ for _ in ()).throw(TypeError("no")))
+    monkeypatch.setattr(plan, "file_line_plan", file_line_plan_py)
     assert got == plans(cov, options)
 
 
 def native(points, runs, free) -> tuple:
-    """_native.line_plan's answer as file_line_plan_py gives it (the first points as an array, not bytes)."""
+    """_native.line_plan's answer as the oracle gives it (the first points as an array, not bytes)."""
     file_lines, first, multi, specs = _native.line_plan(points, runs, free)
     ids = array("i")
     ids.frombytes(first)
@@ -76,7 +68,7 @@ def test_the_native_line_plan_is_the_python_one_on_made_up_files(seed):
     points, runs = random_file(rng, rng.choice([0, 1, 3, 40, 400]), lines=rng.choice([5, 50, 300]))
     free = set(rng.sample(range(0, 320), rng.randrange(0, 120)))
     got = native(points, runs, free)
-    assert got == plan.file_line_plan_py(points, runs, free)
+    assert got == file_line_plan_py(points, runs, free)
     assert plan.file_line_plan(points, runs, free) == got
 
 
@@ -86,7 +78,7 @@ def test_the_native_line_plan_asks_the_source_about_continuation_lines_only():
     points = [(0, 3, 5, 7, 9, 1), (1, 2, 11, 2, 12, 1), (2, 8, 3, 8, 4, 1)]
     runs = [(0, 2, (1, 2)), (2, 1, (1, 3))]
     got = native(points, runs, free)
-    assert got == plan.file_line_plan_py(points, runs, free)
+    assert got == file_line_plan_py(points, runs, free)
     assert got[0] == [3, 2, 8, 4, 7]  # (start lines in order, then the continuation lines holding code)
     assert got[3] == {1: (0, 5), 2: [3, 2, 4, 7], 3: (2, 3)}  # (a class of all the lines, a method not in a run)
 
@@ -114,14 +106,14 @@ def test_a_failing_code_free_test_raises_as_the_python_one_does():
         plan.file_line_plan(points, runs, Broken())
     asked = Asked({2})
     points.append((1, 2, 1, 3, 1, 1))
-    assert native(points, [(0, 2, (1, 2))], asked) == plan.file_line_plan_py(points, [(0, 2, (1, 2))], {2})
+    assert native(points, [(0, 2, (1, 2))], asked) == file_line_plan_py(points, [(0, 2, (1, 2))], {2})
     assert asked.asked == [3]  # (line 2 starts a point; line 3 asked once for both points spanning it)
 
 
 def test_lines_at_the_ends_of_int64_are_planned_as_in_python():
     points = [(0, -2**63, 1, -2**63 + 2, 1, 1), (1, 2**63 - 3, 1, 2**63 - 1, 1, 1), (2, 5, 1, 5, 2, 1)]
     runs = [(0, 3, (1, 2))]
-    assert native(points, runs, set()) == plan.file_line_plan_py(points, runs, set())
+    assert native(points, runs, set()) == file_line_plan_py(points, runs, set())
     points.append((3, -2**63, 1, 2**63 - 1, 1, 1))  # (a span of 2^64 - 1 lines: refused, not wrapped round)
     with pytest.raises(ValueError):
         _native.line_plan(points, [(0, 4, (1, 2))], set())
@@ -130,7 +122,9 @@ def test_lines_at_the_ends_of_int64_are_planned_as_in_python():
 @pytest.mark.parametrize("case", ["line beyond int64", "line not an int", "owners not a tuple", "ref not an int",
                                   "run beyond the points", "negative first", "negative count", "point too short",
                                   "runs not a list", "run not a triple", "a billion continuation lines"])
-def test_input_the_native_line_plan_does_not_take_falls_back_to_python(case, monkeypatch):
+def test_input_the_native_line_plan_does_not_take_is_refused(case):
+    """Only the last can come from a PDB (read_symbols gives lines below 2^29 as ints, make_plan the runs): a
+    damaged PDB's point spanning more lines than any file has."""
     points, runs = [(0, 1, 1, 2, 1, 1), (1, 4, 1, 4, 9, 1)], [(0, 1, (1, 2)), (1, 1, (1, 2))]
     if case == "line beyond int64":
         points[1] = (1, 2**70, 1, 2**70, 9, 1)
@@ -153,17 +147,40 @@ def test_input_the_native_line_plan_does_not_take_falls_back_to_python(case, mon
     elif case == "run not a triple":
         runs[1] = (1, 1, (1, 2), 0)
     else:
-        points[0] = (0, 1, 1, 2**30, 1, 1)
+        points[0] = (0, 1, 1, 2**29 - 1, 1, 1)
     with pytest.raises((TypeError, ValueError, OverflowError)):
-        _native.line_plan(points, runs, set())
-    if case == "a billion continuation lines":  # (the reference takes minutes and gigabytes: that it is asked)
-        monkeypatch.setattr(plan, "file_line_plan_py", lambda *a: "the reference's")
-        assert plan.file_line_plan(points, runs, set()) == "the reference's"
-        return
-    try:
-        expected = plan.file_line_plan_py(points, runs, set())
-    except Exception as e:  # noqa: BLE001 - then the fallback raises the reference's exception
-        with pytest.raises(type(e)):
-            plan.file_line_plan(points, runs, set())
-        return
-    assert plan.file_line_plan(points, runs, set()) == expected
+        plan.file_line_plan(points, runs, set())
+
+
+def test_a_file_whose_points_the_line_plan_refuses_is_not_measured_with_the_reason(snippets, monkeypatch):
+    """A damaged PDB whose point spans 2^29 - 2 more lines: the lines its file's points start on are not measured,
+    saying why, the file keeps no class, branch or statement line, and the report warns."""
+    from dotcov.analysis import results
+    from dotcov.analysis.plans import packed
+
+    cov = module_data(snippets["Debug"])
+    module = next(iter(cov.modules.values()))
+    mapper = results.PathMapper(None, REPO)
+    sym = results.load_symbols(module, mapper.map(module.path))
+    cases = str(REPO / "tests" / "branch_samples" / "Snippets" / "Cases.cs")
+    doc = 1 + next(i for i, d in enumerate(sym.raw["documents"]) if mapper.map(d, near=module.path) == cases)
+    rid = next(r for r, ps in sorted(sym.raw["sequence_points"].items()) if any(p[5] == doc for p in ps))
+    p = next(p for p in sym.raw["sequence_points"][rid] if p[5] == doc)
+    before = plan.make_plan(module, sym, ReportOptions(), mapper, results.SourceChecks())
+    sym.raw["sequence_points"][rid] = [(p[0], p[1], p[2], 2**29 - 1, p[4], p[5]) if q is p else q
+                                       for q in sym.raw["sequence_points"][rid]]
+    made = plan.make_plan(module, sym, ReportOptions(), mapper, results.SourceChecks())
+    with pytest.raises(ValueError) as refused:
+        _native.line_plan([(0, 1, 1, 2**29 - 1, 1, 1)], [(0, 1, (0,))], set())
+    why = f"the PDB's sequence points of this file cannot be planned ({refused.value})"
+    assert made["problems"] == [f"{cases}: not measured: {why}"] and before["problems"] == []
+    starts = {q[1] for ps in sym.raw["sequence_points"].values() for q in ps if q[5] == doc}
+    [row] = [f for f in made["files"] if f[0] == cases]
+    assert row[1] == [] and dict(row[5]) == dict.fromkeys(starts, why)
+    assert all(c[1] != cases for c in made["classes"]) and all(r[2] != cases for r in made["records"])
+    monkeypatch.setattr(results, "load_symbols", lambda *a: sym)
+    result, problems = results.build(cov, REPO)
+    assert problems == made["problems"]
+    fc = result.assemblies[0].files[cases]
+    assert (fc.lines, fc.branches, fc.not_measured) == ({}, {}, dict.fromkeys(starts, why))
+    assert packed.pack(made)["problems"] == made["problems"]

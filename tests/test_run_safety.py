@@ -142,3 +142,58 @@ def test_sources_root_without_a_repository_is_the_folder_itself(tmp_path):
     if any((d / ".git").exists() for d in (folder, *folder.parents)):
         pytest.fail(f"{tmp_path} lies inside a git work tree: this test needs a temporary directory outside one")
     assert sources_root(folder) == folder.resolve()
+
+
+def test_a_bad_filter_in_dotcov_toml_is_refused_before_the_command_runs(tmp_path, earlier_data):
+    d, f = earlier_data
+    (tmp_path / "dotcov.toml").write_text('[report]\nexclude = ["Calc.Legacy*"]\n')
+    marker = tmp_path / "ran"
+    r = dotcov("run", "--data-dir", str(d), "--", "touch", str(marker), cwd=tmp_path)
+    assert r.returncode == 1
+    assert "bad filter 'Calc.Legacy*': expected [Assembly]Namespace.Type" in r.stderr
+    assert not marker.exists()
+    assert f.read_bytes() == b"earlier run"
+
+
+def test_a_command_that_fails_before_writing_data_keeps_the_previous_data_and_says_so_first(tmp_path, earlier_data):
+    d, f = earlier_data
+    (d / "dotcov.combined.cov.damaged").write_bytes(b"kept too")
+    r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", "exit 3", cwd=tmp_path)  # as a build error
+    assert r.returncode == 3
+    assert r.stderr.splitlines()[0] == (
+        f"dotcov: error: the command exited with status 3 before any .NET process recorded coverage; the previous "
+        f"run's data in {d} was kept")
+    assert "portable PDB" not in r.stderr
+    assert sorted(p.name for p in d.iterdir() if ".cov" in p.name) == ["dotcov.combined.cov",
+                                                                       "dotcov.combined.cov.damaged"]
+    assert f.read_bytes() == b"earlier run"
+    assert not (d / ".previous-run").exists()
+
+
+def test_ctrl_c_during_the_run_is_said_and_keeps_the_previous_data(tmp_path, earlier_data):
+    d, f = earlier_data
+    # The command gets Ctrl-C as dotcov does (its process group): here it sends SIGINT to dotcov and exits 130.
+    r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", "kill -INT $PPID; sleep 0.2; exit 130", cwd=tmp_path)
+    assert r.returncode == 130
+    assert r.stderr.splitlines()[0].startswith(
+        "dotcov: error: the command was interrupted (Ctrl-C) and exited with status 130 before any .NET process")
+    assert f.read_bytes() == b"earlier run"
+
+
+def test_a_failed_or_interrupted_command_is_said_above_the_report(tmp_path):
+    from dotcov import _native
+
+    d = tmp_path / "d"
+    source = tmp_path / "written.cov"  # what a test host killed mid-run leaves
+    _native.write_data_file(str(source), {"processes": [], "modules": [
+        {"mvid": b"m" * 16, "pdb_id": b"p" * 20, "path": "/nowhere/A.dll", "tokens": [0x06000001], "offsets": [0],
+         "hits": [1]}]})
+    copy = f'cp {source} "$DOTCOV_DATA_DIR/dotcov.1.00000000.cov"'
+    r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", f"{copy}; exit 1", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "dotcov: the command exited with status 1\n" in r.stderr
+    r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", f"{copy}; kill -INT $PPID; sleep 0.2; exit 130",
+               cwd=tmp_path)
+    assert r.returncode == 130
+    assert ("dotcov: warning: the command was interrupted (Ctrl-C) and exited with status 130: the coverage below "
+            "is only what ran before that\n") in r.stderr

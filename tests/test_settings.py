@@ -1,10 +1,8 @@
-"""settings.py: the data directory and a report's options, read once for cli.py, run_command.py and the
+"""cli/settings.py: the data directory and a report's options, read once for commands.py, run_command.py and the
 benchmarks, without click."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from dotcov.cli import commands as cli
@@ -47,7 +45,7 @@ def test_the_cli_builds_the_same_options():
 
 
 def test_dotcov_runs_summary_has_a_report_commands_options(tmp_path, monkeypatch):
-    # The same options, so the plans `dotcov run` keeps are the ones `dotcov report` looks up (plan_cache.py).
+    # The same options, so the plans `dotcov run` keeps are the ones `dotcov report` looks up (analysis/plans/cache.py).
     import dotcov.api
 
     seen = {}
@@ -61,16 +59,8 @@ def test_dotcov_runs_summary_has_a_report_commands_options(tmp_path, monkeypatch
 
     monkeypatch.setattr(dotcov.api, "Coverage", coverage)
     try:
-        run_command._report(None, TOML, tmp_path, include_tests=False)
+        run_command._report(None, TOML, tmp_path, False, run_command._report_options(TOML))
     except Stop:
         pass
     assert seen["options"] == cli.Settings(TOML, None, (), (), (), (), None, None, None, (), None).options
     assert seen["options"].filters.files == ["**/Generated/*.cs"]
-
-
-def test_the_run_path_imports_no_click():
-    code = ("import sys, dotcov.cli.launcher, dotcov.cli.run_command, dotcov.cli.settings; "
-            "from dotcov.cli.config import Config; dotcov.cli.settings.data_dir(None, Config()); "
-            "print('click' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"

@@ -1,6 +1,6 @@
-"""F# `match` and VB `Select Case` read as a switch (src/dotcov/switch_arms.py): the decision's line, arm labels, F#
-guard points passed through. The whole grouping on compiled code is proven by tests/e2e/test_lowering_sample.py
-(FsLowering: `grade`, `discount`; VbLowering: `Name`, `Color`)."""
+"""F# `match` and VB `Select Case` read as a switch (src/dotcov/analysis/branches/switch_arms.py): the decision's
+line, arm labels, F# guard points passed through. The whole grouping on compiled code is proven by
+tests/e2e/test_lowering_sample.py (FsLowering: `grade`, `discount`; VbLowering: `Name`, `Color`)."""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ AgentConfig AgentConfig::FromEnvironment() {
   c.share_counters = Env("DOTCOV_SHARE") != "0";
   c.exact_counts = Env("DOTCOV_EXACT_COUNTS") == "1";
   c.test_fail_rewrite = Env("DOTCOV_TEST_FAIL_REWRITE");
+  c.test_fail_rejit = Env("DOTCOV_TEST_FAIL_REJIT");
   c.rejit = Env("DOTCOV_REJIT") != "0";
   c.contexts = Env("DOTCOV_CONTEXTS") == "test";
   c.test_stall_rejit = Env("DOTCOV_TEST_STALL_REJIT");

@@ -30,6 +30,10 @@ struct AgentConfig {
   // covered method so named ("Name" or "Namespace.Type.Name") fails, to prove
   // that such a method is reported "not measured", never "missed".
   std::string test_fail_rewrite;
+  // DOTCOV_TEST_FAIL_REJIT=<method>: for tests only, GetReJITParameters fails
+  // for every covered method so named, after its rewrite, so the runtime calls
+  // ReJITError and runs its original IL: it must read "not measured".
+  std::string test_fail_rejit;
   // The new IL goes to a ReJIT version of each method, requested when its module
   // loads, so reflection keeps seeing the original IL; DOTCOV_REJIT=0 sets it
   // with SetILFunctionBody at the first JIT instead (docs/architecture.md).

@@ -9,7 +9,7 @@
 namespace dotcov::agent {
 namespace {
 
-// Must match CLSID in src/dotcov/agent.py.
+// Must match CLSID in src/dotcov/measure/agent.py.
 constexpr clr::GUID kAgentClsid = {0x066BACCC, 0xBAC2, 0x4894, {0xAC, 0xF1, 0x83, 0xD3, 0x7A, 0xEA, 0xB1, 0x45}};
 
 class ClassFactory final : public clr::IClassFactory {

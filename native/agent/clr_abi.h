@@ -1,4 +1,4 @@
-// dotcov's own declarations of the CoreCLR profiling-API ABI (Linux x64).
+// dotcov's own declarations of the CoreCLR profiling-API ABI (Linux x64 and arm64).
 //
 // Written for dotcov; no runtime header is included or copied.  Every vtable
 // order, IID and constant was checked by hand against the public dotnet/runtime
@@ -9,7 +9,8 @@
 //  * each COM interface is a struct of pure virtuals in the exact order of the
 //    runtime's interface definition, with single inheritance only;
 //  * no destructors, data members or extra virtuals in these structs;
-//  * on x64 SysV, STDMETHODCALLTYPE is empty, so plain virtual calls match.
+//  * on x64 SysV and AAPCS64 (Linux arm64), STDMETHODCALLTYPE is empty, so
+//    plain virtual calls match (the same Itanium vtable layout on both).
 // The "slots" comments give 0-based vtable indices (IUnknown owns 0..2).
 // clr_abi_check.cpp checks struct sizes at compile time and, when built with
 // -DDOTCOV_CLR_ABI_SELFTEST, the slot of every method at run time.

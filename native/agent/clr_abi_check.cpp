@@ -4,7 +4,8 @@
 //   g++ -std=c++20 -Wall -Wextra -DDOTCOV_CLR_ABI_SELFTEST native/agent/clr_abi_check.cpp -o /tmp/clr_abi_check
 // it becomes a program that reads the vtable slot of every interface method
 // (Itanium C++ ABI: a pointer to a virtual member stores 1 + the slot's byte
-// offset) and compares it with the expected index.  The "key" table holds slot
+// offset; its ARM variant, on arm64, the offset itself and the flag in the
+// adjustment) and compares it with the expected index.  The "key" table holds slot
 // numbers counted independently from the runtime's interface definitions; the
 // "full" table pins every method so later edits cannot shift a slot silently.
 #include "clr_abi.h"
@@ -107,8 +108,15 @@ long SlotOf(R (T::*pmf)(A...)) {
   } rep;
   static_assert(sizeof(pmf) == sizeof(rep));
   std::memcpy(&rep, &pmf, sizeof rep);
+#if defined(__aarch64__) || defined(__arm__)
+  // The ARM variant of the Itanium ABI keeps the "virtual" bit in adj (2 * adjustment + 1) and the slot's
+  // byte offset itself in ptr, since code addresses may be odd there (Thumb).
+  if (rep.adj != 1) return -1;  // not a virtual of the primary base
+  return static_cast<long>(rep.ptr / sizeof(void*));
+#else
   if ((rep.ptr & 1) == 0 || rep.adj != 0) return -1;  // not a virtual of the primary base
   return static_cast<long>((rep.ptr - 1) / sizeof(void*));
+#endif
 }
 
 void Expect(const char* what, long got, long want) {

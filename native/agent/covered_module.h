@@ -23,6 +23,7 @@ struct CoveredModule {
   uint32_t slot_base = 0;     // counter i of sites[] is slot_base + i
   ModuleRecordRef record;     // its record in the data file (per-method states)
   std::vector<uint32_t> fail_rewrite;  // method tokens of DOTCOV_TEST_FAIL_REWRITE
+  std::vector<uint32_t> fail_rejit;    // method tokens of DOTCOV_TEST_FAIL_REJIT
   bool has_record = true;     // false: a test module loaded only for its test methods' contexts
   // Per-test contexts: MemberRefs to DotCov.Probes HitCtx/Enter/Exit (0 when contexts are off),
   // the module's test methods and, per test, its extended locals signature token (0: not wrapped).

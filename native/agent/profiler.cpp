@@ -274,6 +274,10 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
     std::vector<uint8_t> image;
     if (ReadWholeFile(path, &image, &error)) m->fail_rewrite = MethodTokensNamed(image, config_.test_fail_rewrite);
   }
+  if (!config_.test_fail_rejit.empty()) {
+    std::vector<uint8_t> image;
+    if (ReadWholeFile(path, &image, &error)) m->fail_rejit = MethodTokensNamed(image, config_.test_fail_rejit);
+  }
   Log("cover %s: %zu probe sites in %u methods (%s)", path.c_str(), m->sites.size(), m->method_count(),
       why.c_str());
   std::vector<uint32_t> methods;
@@ -637,13 +641,27 @@ clr::HRESULT Profiler::JITCachedFunctionSearchStarted(clr::FunctionID function, 
 
 clr::HRESULT Profiler::GetReJITParameters(clr::ModuleID module, clr::mdMethodDef method,
                                           clr::ICorProfilerFunctionControl* control) {
-  if (auto m = Find(module)) EnsureRewritten(*m, method, 0, control);
+  auto m = Find(module);
+  if (!m) return clr::S_OK;
+  EnsureRewritten(*m, method, 0, control);
+  // A failure the runtime reports through ReJITError, for the tests (DOTCOV_TEST_FAIL_REJIT).
+  if (std::find(m->fail_rejit.begin(), m->fail_rejit.end(), method) != m->fail_rejit.end()) return clr::E_FAIL;
   return clr::S_OK;
 }
 
 clr::HRESULT Profiler::ReJITError(clr::ModuleID module, clr::mdMethodDef method, clr::FunctionID, clr::HRESULT hr) {
   auto m = Find(module);
   Log("ReJIT of method 0x%08x of %s failed 0x%08x", method, m ? m->path.c_str() : "?", unsigned(hr));
+  uint32_t rid = m ? m->methods.RidOf(method) : 0;
+  if (rid == 0 || !m->has_record || m->methods.First(rid) == m->methods.End(rid)) return clr::S_OK;
+  // Its probes never run (the original IL does), whatever its state said: not measured, never "missed".
+  std::lock_guard<std::mutex> lock(m->rewrite_mu);
+  char why[64];
+  snprintf(why, sizeof why, "ReJIT failed 0x%08x", unsigned(hr));
+  std::string error;
+  writer_.SetMethodState(m->record, rid, kMethodNotMeasured);
+  if (!writer_.AddNotMeasured(m->record, {method, kWholeMethod, kWholeMethod, why}, &error))
+    Log("cannot record why: %s", error.c_str());
   return clr::S_OK;
 }
 

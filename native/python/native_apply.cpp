@@ -1,8 +1,9 @@
-// A packed module plan (src/dotcov/packed_plan.py) applied to one module build's hit counts: the per-line and
-// per-branch-record loops of plan.apply_plan (the Python statement of the rules) without an interpreter step per
-// line. In two parts: the files and classes (apply_plan), and the methods (apply_methods, made only when a writer
-// reads them: the table never does, and they are half of the maps). The maps' values are the hit objects themselves (no new ints), and each line number is made once per file
-// and shared by the file's, its classes' and its methods' maps.
+// A packed module plan (src/dotcov/analysis/plans/packed.py) applied to one module build's hit counts: the product's
+// only implementation of that rule (tests/oracles/apply_plan.py states it in Python, for tests), without an
+// interpreter step per line. In two parts: the files and classes (apply_plan), and the methods (apply_methods, made
+// only when a writer reads them: the table never does). The maps' values are the hit
+// objects themselves (no new ints), and each line number is made once per file and shared by the file's, its
+// classes' and its methods' maps.
 #include "native_apply.h"
 
 #include <Python.h>
@@ -52,7 +53,7 @@ struct Lines {
 };
 
 // The model's part (files and classes: `model`) and the methods' part (`methods`), either or both; each class's
-// (methods with lines, those that ran, their complexity) always: what analysis.py counts from the methods.
+// (methods with lines, those that ran, their complexity) always: what analysis/numbers.py counts from the methods.
 py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list missed, py::list hits,
                 py::list expr_values, py::bytes point_sites, py::object branch_type, bool model, bool methods) {
   const Ints sites = IntsOf(point_sites, "point sites");
@@ -87,6 +88,8 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
   const size_t n_files = static_cast<size_t>(PyList_GET_SIZE(files.ptr()));
   std::vector<std::vector<PyObject*>> keys(n_files);  // borrowed from `numbers`
   std::vector<std::vector<PyObject*>> values(n_files);  // borrowed from hits (and `zero`)
+  std::vector<Ints> multis(n_files);
+  std::vector<std::vector<int32_t>> multi_at(n_files);  // position -> its point ids' index in multis[f], or -1
   py::list file_lines;
   for (size_t f = 0; f < n_files; ++f) {
     py::tuple row = py::reinterpret_borrow<py::tuple>(PyList_GET_ITEM(files.ptr(), f));
@@ -102,12 +105,15 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
       k.push_back(number(lines[i]).ptr());
       v.push_back(point_hits(first[i]));
     }
+    multis[f] = multi;
+    if (multi.n) multi_at[f].assign(lines.n, -1);
     for (size_t i = 0; i < multi.n;) {  // (position, count, point ids...)
       if (i + 2 > multi.n) Damaged("a multi-point line");
       const int32_t pos = multi[i], count = multi[i + 1];
       i += 2;
       if (pos < 0 || static_cast<size_t>(pos) >= lines.n || count < 1 || i + count > multi.n)
         Damaged("a multi-point line");
+      multi_at[f][pos] = static_cast<int32_t>(i - 2);
       PyObject* best = point_hits(multi[i]);
       for (int32_t j = 1; j < count; ++j) {
         PyObject* h = point_hits(multi[i + j]);
@@ -131,13 +137,17 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
   size_t n_methods = 0;
   for (py::handle h : classes) {
     py::tuple row = py::reinterpret_borrow<py::tuple>(h);
-    if (row.size() != 3) Damaged("a class row");
+    if (row.size() != 4) Damaged("a class row");
     const long f = py::cast<long>(row[0]);
     if (f < 0 || static_cast<size_t>(f) >= n_files) Damaged("a class's file");
-    const Ints specs = IntsOf(row[1], "class specs"), pool = IntsOf(row[2], "class positions");
+    const Ints specs = IntsOf(row[1], "class specs"), pool = IntsOf(row[2], "class positions"),
+               ranges = IntsOf(row[3], "class methods");
     if (specs.n == 0 || specs.n % 3) Damaged("a class's specs");
+    if (ranges.n != specs.n - 3) Damaged("a class's methods and specs differ in number");
     const auto& k = keys[f];
     const auto& v = values[f];
+    const Ints& multi = multis[f];
+    const auto& shared = multi_at[f];
     py::list of_class;
     for (size_t s = 0; s < specs.n; s += 3) {
       const int32_t kind = specs[s], a = specs[s + 1], b = specs[s + 2];
@@ -146,12 +156,27 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
       if (kind != 0 && kind != 1) Damaged("a line spec kind");
       if (kind == 0 && (a < 0 || b < a || static_cast<size_t>(b) > k.size())) Damaged("a line range");
       if (kind == 1 && (a < 0 || b < a || static_cast<size_t>(b) > pool.n)) Damaged("a line list");
+      // A method's line: the most hits of its own points among those deciding the line (lines.py, "a method's
+      // own hits"), never another member's on the same line; its points are the ids [first, end).
+      const int32_t first = s ? ranges[s - 2] : 0, end = s ? ranges[s - 1] : 0;
+      auto value = [&](int32_t pos) -> PyObject* {
+        if (s == 0 || shared.empty() || shared[pos] < 0) return v[pos];
+        const int32_t at = shared[pos], count = multi[at + 1];
+        PyObject* best = nullptr;
+        for (int32_t j = 0; j < count; ++j) {
+          const int32_t id = multi[at + 2 + j];
+          if (id < first || id >= end) continue;
+          PyObject* hit = point_hits(id);
+          if (best == nullptr || Compare(hit, best, Py_GT)) best = hit;
+        }
+        return best != nullptr ? best : v[pos];
+      };
       bool any = false;  // (a method's any(lines.values()): a hit count is an int, true unless 0)
       for (int32_t i = a; i < b; ++i) {
         const int32_t pos = kind == 0 ? i : pool[i];
         if (pos < 0 || static_cast<size_t>(pos) >= k.size()) Damaged("a line position");
         if (s && !any) {
-          const int t = PyObject_IsTrue(v[pos]);
+          const int t = PyObject_IsTrue(value(pos));
           if (t < 0) throw py::error_already_set();
           any = t == 1;
         }
@@ -167,13 +192,13 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
         } else {
           d = Steal(_PyDict_NewPresized(b - a));
           for (int32_t i = a; i < b; ++i)
-            if (PyDict_SetItem(d.ptr(), k[i], v[i]) < 0) throw py::error_already_set();
+            if (PyDict_SetItem(d.ptr(), k[i], value(i)) < 0) throw py::error_already_set();
         }
       } else {  // file positions pool[a:b]
         d = Steal(_PyDict_NewPresized(b - a));
         for (int32_t i = a; i < b; ++i) {
           const int32_t pos = pool[i];
-          if (PyDict_SetItem(d.ptr(), k[pos], v[pos]) < 0) throw py::error_already_set();
+          if (PyDict_SetItem(d.ptr(), k[pos], value(pos)) < 0) throw py::error_already_set();
         }
       }
       if (s == 0)
@@ -189,7 +214,7 @@ py::tuple Apply(py::list files, py::list classes, py::bytes records, py::list mi
 
   // Branch records: (file, line, IL offset, class, method, is switch, outcome count, outcome codes...) with the
   // outcomes in kind order; a code >= 0 is a counter, -1 - i the i-th of `expr_values`. Each record's outcomes
-  // join its file's line and, as a condition, its method's line (plan.apply_plan).
+  // join its file's line and, as a condition, its method's line.
   const Ints rec = IntsOf(records, "branch records");
   py::object jump = Steal(PyUnicode_InternFromString("jump")), switch_ = Steal(PyUnicode_InternFromString("switch"));
   std::vector<Lines> gathered;

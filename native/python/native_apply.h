@@ -1,4 +1,4 @@
-// Python binding: a packed module plan (packed_plan.py) applied to hit counts, at C speed.
+// Python binding: a packed module plan (src/dotcov/analysis/plans/packed.py) applied to hit counts, at C speed.
 #pragma once
 
 #include <pybind11/pybind11.h>

@@ -173,7 +173,7 @@ void IlVerify(const py::bytes& data, int return_values, const std::map<uint32_t,
 }
 
 
-// branches.py's facts of each branch of one method (branch_facts.h): [(offset, opcode, recogniser index or -1,
+// The branch facts of each branch of one method (branch_facts.h): [(offset, opcode, recogniser index or -1,
 // short_circuit_constants' dict or None, tests_zero_comparison)].
 py::list IlBranchFacts(const py::bytes& data, bool is_move_next, std::optional<std::vector<int64_t>> hidden_offsets,
                        std::vector<int64_t> visible_offsets) {
@@ -233,8 +233,8 @@ void RegisterIl(py::module_& m) {
         "one.");
   m.def("il_branch_facts", &IlBranchFacts, py::arg("body"), py::arg("is_move_next") = false,
         py::arg("hidden_offsets") = std::nullopt, py::arg("visible_offsets") = std::vector<int64_t>{},
-        "branches.py's recognisers in native code (branch_facts.h), for each conditional branch and switch: "
-        "[(offset, opcode, index in branches.RECOGNISERS of the first that claims it or -1, "
+        "The branch recognisers (branch_facts.h), for each conditional branch and switch: "
+        "[(offset, opcode, index in analyse.RECOGNISER_NAMES of the first that claims it or -1, "
         "short_circuit_constants' {kind: [(offset, kind)]} or None, tests_zero_comparison)]. hidden_offsets / "
         "visible_offsets: the method's hidden / visible sequence points' IL offsets (lists; hidden None when "
         "unknown). Raises ValueError when the body does not decode.");

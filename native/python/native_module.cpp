@@ -18,7 +18,6 @@
 
 #include "dotcov/data_file.h"
 #include "native_apply.h"
-#include "native_arena.h"
 #include "native_il.h"
 #include "native_plan.h"
 #include "native_symbols.h"
@@ -32,10 +31,10 @@ namespace {
 
 py::bytes ToBytes(const uint8_t* p, size_t n) { return py::bytes(reinterpret_cast<const char*>(p), n); }
 
-// A data file's bytes. A large one (at least a huge page) in memory advised for transparent huge pages: a 20 MB
-// file read into a new vector took its pages one fault at a time (a few thousand); falls back to ordinary pages
-// where the advice is refused. A small one (most per-process files) on the heap, which reuses its memory: a fresh
-// 2 MiB mapping per small file (a huge page zeroed, then unmapped) made each read 4-5x slower.
+// A data file's bytes. A large one (at least a huge page) in memory advised for transparent huge pages: read into
+// a new vector, a big file took its pages one fault at a time; falls back to ordinary pages where the advice is
+// refused. A small one (most per-process files) on the heap, which reuses its memory: a fresh huge-page mapping per
+// small file (a huge page zeroed, then unmapped) would cost each read several times the read itself.
 class FileBytes {
  public:
   explicit FileBytes(size_t size) {
@@ -122,7 +121,7 @@ py::dict ReadDataFile(const std::string& path) {
     d["pdb_id"] = ToBytes(m.id.pdb_id.data(), 20);
     d["path"] = py::bytes(m.id.path).attr("decode")("utf-8", "replace");
     // The sites as three uint32 columns one after another (tokens, offsets, kinds), native byte order: read at C
-    // speed into one array (a million Python ints appended one by one were most of reading a data file).
+    // speed into one array (Python ints appended one by one would be most of reading a data file).
     // (Written straight into the bytes object: no copy of 12 bytes a site.)
     const size_t n = m.sites.size();
     py::object blob = py::reinterpret_steal<py::object>(
@@ -154,6 +153,10 @@ py::dict ReadDataFile(const std::string& path) {
   out["modules"] = modules;
   out["conflicts"] = f.conflicts;
   out["warnings"] = f.warnings;
+  out["notices"] = f.notices;
+  py::list merged;  // (pid, start time ns) of each data file this one holds
+  for (const auto& id : f.merged_inputs) merged.append(py::make_tuple(id.pid, id.start_time_ns));
+  out["merged_inputs"] = merged;
   return out;
 }
 
@@ -169,6 +172,12 @@ std::array<uint8_t, N> FixedBytes(py::handle h, const char* what) {
 void WriteDataFile(const std::string& path, py::dict data) {
   DataFile f;
   if (data.contains("pid")) f.pid = py::cast<uint32_t>(data["pid"]);
+  if (data.contains("start_time_ns")) f.start_time_ns = py::cast<uint64_t>(data["start_time_ns"]);
+  if (data.contains("merged_inputs"))
+    for (py::handle h : py::list(data["merged_inputs"])) {
+      auto t = py::cast<py::tuple>(h);
+      f.merged_inputs.push_back({py::cast<uint32_t>(t[0]), py::cast<uint64_t>(t[1])});
+    }
   if (data.contains("lost_records")) f.lost_records = py::cast<uint32_t>(data["lost_records"]);
   if (data.contains("lost_errno")) f.lost_errno = py::cast<uint32_t>(data["lost_errno"]);
   for (py::handle h : py::list(data["processes"])) {
@@ -240,13 +249,18 @@ PYBIND11_MODULE(_native, m) {
   m.doc() = "dotcov's C++ core: data files, assemblies, portable PDBs";
   m.attr("DATA_FORMAT_VERSION") = kDataFormatVersion;
   m.attr("WHOLE_METHOD") = kWholeMethod;
+  // The site kinds the analysis reads besides points and branch outcomes (data_file.h SiteKind).
+  m.attr("SITE_VALUE_FALSE") = static_cast<uint32_t>(kValueFalse);
+  m.attr("SITE_VALUE_TRUE") = static_cast<uint32_t>(kValueTrue);
+  m.attr("SITE_OPERAND_SKIPPED") = static_cast<uint32_t>(kOperandSkipped);
+  m.attr("SITE_OPERAND_FALSE") = static_cast<uint32_t>(kOperandFalse);
+  m.attr("SITE_OPERAND_TRUE") = static_cast<uint32_t>(kOperandTrue);
   m.def("read_data_file", &ReadDataFile, py::arg("path"),
         "Reads a data file; raises OSError if unreadable, ValueError if not a usable data file.");
   m.def("write_data_file", &WriteDataFile, py::arg("path"), py::arg("data"));
   RegisterSymbols(m);
   RegisterIl(m);
   RegisterApply(m);
-  RegisterArena(m);
   RegisterPlan(m);
   RegisterXml(m);
 }

@@ -34,8 +34,8 @@ int32_t Int32(PyObject* value) {
   return static_cast<int32_t>(v);
 }
 
-// A new bytes object of n int32 values, filled through `data` (no copy: at a million points the fresh memory
-// itself is the cost).
+// A new bytes object of n int32 values, filled through `data` (no copy: at scale the fresh memory itself is the
+// cost).
 py::bytes Int32Bytes(size_t n, int32_t** data) {
   PyObject* b = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n * sizeof(int32_t)));
   if (b == nullptr) throw py::error_already_set();
@@ -136,12 +136,12 @@ int64_t Int64(PyObject* value) {
   return v;
 }
 
-// Continuation lines a file's multi-line points may ask about, in all (a damaged PDB's span of a billion lines is
-// left to the Python reference, which does what it always did).
+// Continuation lines a file's multi-line points may ask about, in all (more: a damaged PDB's span of up to 2^29
+// lines, refused; make_plan reports the file not measured).
 constexpr int64_t kMaxContinuationLines = 1 << 24;
 
-// One file's line plan (plan.file_line_plan_py, the reference: lines.deciding_lines on the file's points, then each
-// line's class and method). `runs`: the file's points as (first point id, count, owners) in the order read, a run
+// One file's line plan (lines.deciding_lines on the file's points, then each line's class and method; in Python:
+// tests/oracles/line_plan.py). `runs`: the file's points as (first point id, count, owners) in the order read, a run
 // being points[first:first + count], `owners` the refs (ints) of the class and method they count for; `free`: the
 // lines without code (`line in free`, asked only about continuation lines).
 // Returns (file lines, each line's first point id as int32 bytes, {position: point ids} of lines of several points,
@@ -317,8 +317,7 @@ void RegisterPlan(py::module_& m) {
         "offsets, kinds, one column after another; -1: none). Raises ValueError for a value outside int32 or a "
         "blob not of three equal uint32 columns.");
   m.def("line_plan", &LinePlan, py::arg("points"), py::arg("runs"), py::arg("free"),
-        "plan.file_line_plan_py of one file, natively: (file lines, each line's first point id as int32 bytes, "
+        "plan.file_line_plan of one file: (file lines, each line's first point id as int32 bytes, "
         "{position: point ids} of lines of several points, {owner ref: its lines as (first, end) or a list}). "
-        "TypeError, "
-        "ValueError or OverflowError for input it does not take (the caller then runs the Python reference).");
+        "TypeError, ValueError or OverflowError for input it does not take.");
 }

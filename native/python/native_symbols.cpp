@@ -197,6 +197,21 @@ py::dict ReadShortCircuitOperands(const std::string& path) {
   });
 }
 
+// The probe sites the agent places in an assembly it covers (profiler.cpp: CollectSites, then AddBranchSites), for
+// an assembly no process loaded: [(method token, IL offset, kind)] sorted.
+py::list ReadProbeSites(const std::string& path) {
+  ModuleSymbols sym;
+  std::string error;
+  if (!LoadModuleSymbols(path, &sym, &error)) throw py::value_error(error);
+  std::vector<ProbeSite> sites = CollectSites(sym);
+  std::vector<uint8_t> image;
+  if (!ReadWholeFile(path, &image, &error)) throw py::value_error(error);
+  AddBranchSites(image, &sites);
+  py::list out;
+  for (const ProbeSite& s : sites) out.append(py::make_tuple(s.method_token, s.il_offset, s.kind));
+  return out;
+}
+
 // The agent's own decision for an assembly file (module_filter.h): whether a process loading it would cover it,
 // and why. The report uses it to find the assemblies no test process loaded.
 py::tuple DecideModulePath(const std::string& path, const std::string& source_root, bool include_tests) {
@@ -228,6 +243,9 @@ void RegisterSymbols(py::module_& m) {
   m.def("read_short_circuit_operands", &ReadShortCircuitOperands, py::arg("assembly_path"),
         "The right operands of `or`/`and` short circuits that get operand probes, as the agent finds them: "
         "{method rid: [IL offsets of the operand loads]}.");
+  m.def("read_probe_sites", &ReadProbeSites, py::arg("assembly_path"),
+        "The probe sites the agent places in the assembly when it covers it (with branches): [(method token, IL "
+        "offset, kind)], sorted. Raises ValueError when it cannot be read.");
   m.def("read_symbols", &ReadSymbols, py::arg("assembly_path"),
         "Reads an assembly's identity, types, methods and portable-PDB sequence points.");
 }

@@ -1,7 +1,7 @@
-// Cobertura's `<class>` elements at C speed: a million-statement report writes two million `<line>` elements (each
-// class's and each method's), which formatted in Python were most of `dotcov xml`'s own time. Only the bulk
-// "numbers to text" is here; cobertura.py decides everything else (every start tag's attributes: escaping, rates;
-// what a branch line says). The element comes back as UTF-8 bytes, ready to write: no str to encode again.
+// Cobertura's `<class>` elements at C speed: a report writes two `<line>` elements per statement line (its class's
+// and its method's), which formatted in Python were most of `dotcov xml`'s own time. Only the bulk "numbers to
+// text" is here; reports/cobertura.py decides everything else (every start tag's attributes: escaping, rates; what
+// a branch line says). The element comes back as UTF-8 bytes, ready to write: no str to encode again.
 #include "native_xml.h"
 
 #include <algorithm>

@@ -1,3 +1,3 @@
-from dotcov.cli.launcher import main
+from dotcov.cli.commands import main
 
 main()

@@ -11,7 +11,7 @@
     failures = cov.check_fail_under({"line": 80})
 
 Every report formats the same `Analysis` (`cov.analysis()`), computed once. `dotcov`'s command line
-(cli.py) is a thin layer over this class.
+(cli/commands.py) is a thin layer over this class.
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ from typing import IO, Callable
 from dotcov.analysis.numbers import Analysis
 from dotcov.reports.output import write_atomic
 
-__all__ = ["Coverage", "CoverageError", "DataLostError", "use_huge_pages"]
+__all__ = ["Coverage", "CoverageError", "DataLostError"]
 
 
 @contextmanager
 def _no_gc():
     """Building the model allocates millions of small objects and frees almost none: the cyclic
-    collector's passes over them would be half the time (benchmarks/report_scale.py). What was
+    collector's passes over them cost a cold `dotcov report` of one 700,000-statement assembly 19-36% of
+    its wall time, 15-26% of its CPU (docs/benchmarks.md, "Speed mechanisms"). What was
     built is then frozen (moved out of the collector's generations, `gc.freeze`): the model lives as
     long as the report, and re-enabling the collector would otherwise walk all of it again."""
     enabled = gc.isenabled()
@@ -42,16 +43,6 @@ def _no_gc():
         if enabled:
             gc.freeze()
             gc.enable()
-
-
-def use_huge_pages() -> None:
-    """Python's memory from now on on transparent huge pages (`_native.use_huge_pages`): reading the data and
-    building the model of a million statements took a page fault per 4 KiB, a third of a warm build. It sets the
-    whole process's allocator (Python's arenas, glibc's heap growth), so the library leaves it to its caller: the
-    report commands call it first; a program using this API may."""
-    from dotcov import _native
-
-    _native.use_huge_pages()
 
 
 class CoverageError(Exception):
@@ -79,7 +70,7 @@ class Coverage:
     assemblies' own directories); those the agent would have covered are reported at 0%, "not loaded".
     `include_tests`: test assemblies count as the agent's `--include-tests` makes them.
     `contexts`: patterns (comma-separated regular expressions, as `--contexts`) limiting the data to the
-    tests whose name matches (contexts.py); a pattern that is not a regular expression, or data without
+    tests whose name matches (analysis/contexts.py); a pattern that is not a regular expression, or data without
     per-test contexts, is a CoverageError when the data is first used.
     """
 
@@ -118,7 +109,8 @@ class Coverage:
         cov = data.load(self.data_dir)
         for w in cov.warnings:
             self._warn(w)
-        self.lost = [f"{p}: could not be read" for p in files if p not in cov.files]
+        # (A file a combined file already holds is skipped, not lost: data.py.)
+        self.lost = [f"{p}: could not be read" for p in files if p not in cov.files and p not in cov.already_merged]
         self.lost += lost_data(cov, self.data_dir)
         if self.lost and not self.ignore_errors:
             raise DataLostError(self.lost)
@@ -284,7 +276,7 @@ class Coverage:
                     precision: int = 0, show_contexts: bool = False, history: str | Path | None = None,
                     warn=None) -> Path:
         """Writes the HTML report; returns the path of its index.html. `show_contexts`: each line run by
-        tests lists them. `history`: a directory keeping a record of each run (history.py); `warn(message)`
+        tests lists them. `history`: a directory keeping a record of each run (reports/history.py); `warn(message)`
         hears of history records that cannot be read."""
         from dotcov.reports.history import HistoryError
         from dotcov.html.report import write_html
@@ -317,10 +309,12 @@ class Coverage:
 def lost_data(cov, data_dir: Path) -> list[str]:
     """What was lost: files read only in part now, damaged files kept by an earlier combine, and
     records the agent could not write (a data file that could not grow)."""
+    from dotcov.data.datafiles import damaged_files
+
     lost = [f"{p}: read only in part" for p in cov.damaged]
-    lost += [f"{p}: kept by combine because it was damaged; its data is missing from the report"
-             for p in sorted(Path(data_dir).glob("*.cov.damaged"))]
-    if cov.lost_records:  # the agent could not grow a data file (full disk, quota): see data.py
+    lost += [f"{p}: kept by combine because it was damaged; what it held past the damage is missing from the "
+             "report (the part before it was merged)" for p in damaged_files(Path(data_dir))]
+    if cov.lost_records:  # the agent could not grow a data file (full disk, quota): see data/datafiles.py
         from dotcov.data.datafiles import lost_records_message
 
         lost.append(lost_records_message(cov.lost_records, cov.lost_errno))

@@ -37,7 +37,8 @@ def test_json_names_exactly_the_changed_and_missed_statement_lines(calc_git_samp
     changed = sum(len(c) for c, _ in diff_edits.EXPECTED.values())
     missed = sum(len(m) for _, m in diff_edits.EXPECTED.values())
     assert report["percent"] == pytest.approx(100.0 * (changed - missed) / changed)
-    assert set(report) == {"base", "percent", "files"}
+    assert set(report) == {"base", "percent", "files", "untracked_files"}
+    assert report["untracked_files"] == []  # Extra.cs was added with `git add -N`: tracked
     assert all(set(f) == {"path", "changed", "missed"} for f in report["files"])
 
 
@@ -90,3 +91,23 @@ def test_since_head_only_the_uncommitted_edits_count(calc_git_sample):
     assert r.returncode == 0, r.stderr
     files = {f["path"]: (f["changed"], f["missed"]) for f in json.loads(r.stdout)["files"]}
     assert files == {"Calc/Extra.cs": ([7, 8, 9], [7, 8, 9]), "Calc/Sequences.cs": ([15, 27], [27])}
+
+
+def test_a_new_file_git_does_not_track_yet_counts_whole_unless_excluded(calc_git_sample):
+    """Issue 25 item 12: Extra.cs, new and never run, not even `git add -N`ed."""
+    rel = diff_edits.NEW_FILE[0]
+    subprocess.run(["git", "reset", "-q", "--", rel], cwd=calc_git_sample.repo, check=True)  # untracked now
+    try:
+        report = json.loads(dotcov(calc_git_sample, "--format", "json", "--base", "main").stdout)
+        assert {f["path"]: (f["changed"], f["missed"]) for f in report["files"]} == diff_edits.EXPECTED
+        assert report["percent"] == pytest.approx(200 / 7) and report["untracked_files"] == [rel]
+        text = dotcov(calc_git_sample, "--base", "main").stdout
+        assert text.splitlines()[1] == ("Includes 1 file git does not track yet, every statement line counted as "
+                                        f"changed (--exclude-untracked leaves it out): {rel}")
+        assert re.search(r"^DIFF TOTAL +7 +5 +28\.6%$", text, re.M)
+        left_out = json.loads(dotcov(calc_git_sample, "--format", "json", "--base", "main",
+                                     "--exclude-untracked").stdout)
+        assert rel not in [f["path"] for f in left_out["files"]]
+        assert (left_out["percent"], left_out["untracked_files"]) == (50.0, [])
+    finally:
+        subprocess.run(["git", "add", "--intent-to-add", rel], cwd=calc_git_sample.repo, check=True)

@@ -12,7 +12,7 @@ from lxml import etree
 
 from dotcov.data import datafiles as data
 from dotcov.analysis import results
-from dotcov.analysis.branches.analyse import VALUE_FALSE, VALUE_TRUE
+from dotcov.analysis.branches.il import VALUE_FALSE, VALUE_TRUE
 
 from .conftest import SAMPLES, _dotnet_env, assert_matches_marks
 

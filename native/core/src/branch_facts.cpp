@@ -1,5 +1,5 @@
-// The branch recognisers of src/dotcov/branches.py, rule for rule (see branch_facts.h). Names follow the Python's
-// so the two read side by side.
+// The branch recognisers of src/dotcov/analysis/branches/analyse.py, rule for rule (see branch_facts.h). Names
+// follow the Python's so the two read side by side.
 #include "dotcov/branch_facts.h"
 
 #include <algorithm>

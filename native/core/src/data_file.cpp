@@ -1,11 +1,15 @@
 #include "dotcov/data_file.h"
 
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -58,21 +62,221 @@ constexpr size_t kNoteFixed = 8 + 4 * 4;
 constexpr size_t kHitsFixed = 8;
 constexpr size_t kHitPairSize = 8;
 
+#ifdef _WIN32
+// The file grows when MapUpTo creates the section that covers the new space (NTFS allocates a non-sparse file's
+// clusters when its end moves), so a full disk fails there, before any record uses the space.
+int Fallocate(int, uint64_t, uint64_t) { return 0; }
+constexpr uint64_t kWinChunk = 1 << 16;  // the allocation granularity
+std::wstring Wide(const std::string& utf8) {
+  int n = MultiByteToWideChar(CP_UTF8, 0, utf8.data(), int(utf8.size()), nullptr, 0);
+  std::wstring w(size_t(n), L'\0');
+  MultiByteToWideChar(CP_UTF8, 0, utf8.data(), int(utf8.size()), w.data(), n);
+  return w;
+}
+int ErrnoOf(DWORD e) { return e == ERROR_DISK_FULL || e == ERROR_HANDLE_DISK_FULL ? ENOSPC : EIO; }
+#else
 int Fallocate(int fd, uint64_t offset, uint64_t len) {
   return posix_fallocate(fd, static_cast<off_t>(offset), static_cast<off_t>(len));
 }
+#endif
 
 std::string ErrnoText(const char* what, const std::string& path) {
   return std::string(what) + " " + path + ": " + std::strerror(errno);
 }
 
+// Version 6 header: u32 flags (kFileSealed), u32 checksum of every other header
+// byte but the lost counts, which an agent raises while it lives (covered too
+// when sealed).
+constexpr size_t kFlagsAt = 40;
+constexpr size_t kHeaderChecksumAt = 44;
+
+// CRC-32 (the zlib polynomial): catches every burst of up to 32 flipped bits.
+uint32_t Crc32(const uint8_t* p, size_t n, uint32_t crc = 0) {
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i) crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+  return ~crc;
+}
+
+uint32_t HeaderChecksum(const uint8_t* h, bool sealed) {
+  uint32_t crc = Crc32(h, sealed ? kFlagsAt : kLostRecordsAt);
+  crc = Crc32(h + kFlagsAt, 4, crc);
+  return Crc32(h + kHeaderChecksumAt + 4, kFileHeaderSize - kHeaderChecksumAt - 4, crc);
+}
+
+// How much of a record its checksum covers: all of it when sealed; in a live
+// agent file, what is written once before the commit (a module's counters and
+// method states, a context-hits record's count and pairs change later). 0 when
+// the record's own offsets are impossible.
+size_t CoveredBytes(uint32_t kind, const uint8_t* rec, size_t size, bool sealed) {
+  if (sealed) return size;
+  if (kind == static_cast<uint32_t>(RecordKind::kModule)) {
+    uint32_t counters_at = 0;
+    if (size < kRecordHeaderSize + kModuleFixed) return 0;
+    std::memcpy(&counters_at, rec + kRecordHeaderSize + 44, 4);
+    return counters_at >= kRecordHeaderSize + kModuleFixed && counters_at <= size ? counters_at : 0;
+  }
+  if (kind == static_cast<uint32_t>(RecordKind::kContextHits)) return kRecordHeaderSize + 4;  // the capacity
+  return size;
+}
+
+// A committed record's state (version 6): the checksum of its covered bytes but
+// the state itself, never 0 (0 is "being written").
+uint32_t CommitValue(const uint8_t* rec, size_t covered) {
+  uint32_t crc = Crc32(rec, 4);
+  crc = Crc32(rec + 8, covered - 8, crc);
+  return crc ? crc : 1;
+}
+
 uint64_t NowNs() {
+#ifdef _WIN32
+  FILETIME ft;
+  GetSystemTimePreciseAsFileTime(&ft);
+  uint64_t t = (uint64_t(ft.dwHighDateTime) << 32) | ft.dwLowDateTime;  // 100 ns since 1601
+  return (t - 116444736000000000ull) * 100;
+#else
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+#endif
+}
+
+// The new file's header (both platforms' Create).
+void WriteFileHeader(uint8_t* base, uint32_t pid) {
+  std::memcpy(base, kDataMagic, 8);
+  PutU32(base + 8, kDataFormatVersion);
+  PutU32(base + 12, kFileHeaderSize);
+  PutU32(base + 16, pid);
+  PutU64(base + 24, NowNs());
+  PutU32(base + kHeaderChecksumAt, HeaderChecksum(base, false));
 }
 
 }  // namespace
+
+#ifdef _WIN32
+
+DataFileWriter::~DataFileWriter() {
+  for (uint8_t* v : views_) UnmapViewOfFile(v);
+  for (uint64_t at = mapped_; base_ && at < capacity_; at += kWinChunk) VirtualFree(base_ + at, 0, MEM_RELEASE);
+  if (file_) CloseHandle(file_);
+}
+
+bool DataFileWriter::Reserve(size_t capacity, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (base_) return true;
+  capacity = (capacity + kWinChunk - 1) & ~(kWinChunk - 1);
+  // Find a free range, then hold it as chunk-sized reservations that growth can release one by one (a
+  // reservation is released whole or not at all). Another thread could take the range in between: then try again.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto* p = static_cast<uint8_t*>(VirtualAlloc(nullptr, capacity, MEM_RESERVE, PAGE_NOACCESS));
+    if (!p) break;
+    VirtualFree(p, 0, MEM_RELEASE);
+    uint64_t at = 0;
+    while (at < capacity && VirtualAlloc(p + at, kWinChunk, MEM_RESERVE, PAGE_NOACCESS) == p + at) at += kWinChunk;
+    if (at == capacity) {
+      base_ = p;
+      capacity_ = capacity;
+      return true;
+    }
+    for (uint64_t back = 0; back < at; back += kWinChunk) VirtualFree(p + back, 0, MEM_RELEASE);
+  }
+  *error = "cannot reserve address space: error " + std::to_string(GetLastError());
+  return false;
+}
+
+bool DataFileWriter::MapUpTo(uint64_t end, int* err) {
+  // Caller holds mu_ (or is Create).
+  if (end <= mapped_) return true;
+  uint64_t to = std::min<uint64_t>((end + kWinChunk - 1) & ~(kWinChunk - 1), capacity_);
+  HANDLE section = CreateFileMappingW(file_, nullptr, PAGE_READWRITE, DWORD(to >> 32), DWORD(to), nullptr);
+  if (!section) {
+    *err = ErrnoOf(GetLastError());
+    return false;
+  }
+  for (uint64_t at = mapped_; at < to; at += kWinChunk) VirtualFree(base_ + at, 0, MEM_RELEASE);
+  void* v = MapViewOfFileEx(section, FILE_MAP_WRITE, DWORD(mapped_ >> 32), DWORD(mapped_), size_t(to - mapped_),
+                            base_ + mapped_);
+  DWORD view_error = GetLastError();
+  CloseHandle(section);  // the view keeps the section
+  if (v != base_ + mapped_) {
+    // Hold the range again so the counters' addresses stay ours.
+    for (uint64_t at = mapped_; at < to; at += kWinChunk) VirtualAlloc(base_ + at, kWinChunk, MEM_RESERVE, PAGE_NOACCESS);
+    *err = ErrnoOf(view_error);
+    return false;
+  }
+  views_.push_back(static_cast<uint8_t*>(v));
+  mapped_ = to;
+  return true;
+}
+
+bool DataFileWriter::Create(const std::string& dir, uint32_t pid, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fd_ >= 0) return true;
+  if (!base_) {
+    *error = "data file: address space not reserved";
+    return false;
+  }
+  std::random_device rd;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    char name[96];
+    snprintf(name, sizeof name, "/dotcov.%u.%08x.cov", pid, static_cast<unsigned>(rd()));
+    std::string path = dir + name;
+    // Readers (combine, reports) open it while it lives; they may also delete it when the writer is gone.
+    HANDLE h = CreateFileW(Wide(path).c_str(), GENERIC_READ | GENERIC_WRITE,
+                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, CREATE_NEW,
+                           FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE && GetLastError() == ERROR_FILE_EXISTS) continue;
+    if (h == INVALID_HANDLE_VALUE) {
+      *error = "cannot create data file " + path + ": error " + std::to_string(GetLastError());
+      return false;
+    }
+    // Live while locked, as flock on Linux: one byte far past any data, so that the lock (mandatory on Windows)
+    // never stops a reader's reads; `combine` tries the same byte.
+    OVERLAPPED at{};
+    at.OffsetHigh = kLiveLockOffsetHigh;
+    if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &at)) {
+      *error = "cannot lock data file " + path + ": error " + std::to_string(GetLastError());
+      CloseHandle(h);
+      DeleteFileW(Wide(path).c_str());
+      return false;
+    }
+    FILE_STANDARD_INFO info{};
+    if (!GetFileInformationByHandleEx(h, FileStandardInfo, &info, sizeof info) || info.DeletePending) {
+      CloseHandle(h);
+      continue;
+    }
+    if (!allocator_) allocator_ = Fallocate;
+    file_ = h;
+    int err = allocator_(0, 0, kFileHeaderSize);
+    if (err == 0) MapUpTo(kFileHeaderSize, &err);
+    if (err != 0) {
+      errno = err;
+      *error = ErrnoText("cannot size data file", path);
+      CloseHandle(h);
+      file_ = nullptr;
+      DeleteFileW(Wide(path).c_str());
+      return false;
+    }
+    WriteFileHeader(base_, pid);
+    fd_ = 0;
+    path_ = path;
+    size_ = kFileHeaderSize;
+    return true;
+  }
+  *error = "cannot find a free data file name in " + dir;
+  return false;
+}
+
+#else
+
 
 DataFileWriter::~DataFileWriter() {
   // The agent never destroys its writer (callbacks may outlive Shutdown); this
@@ -141,11 +345,7 @@ bool DataFileWriter::Create(const std::string& dir, uint32_t pid, std::string* e
       unlink(path.c_str());
       return false;
     }
-    std::memcpy(base_, kDataMagic, 8);
-    PutU32(base_ + 8, kDataFormatVersion);
-    PutU32(base_ + 12, kFileHeaderSize);
-    PutU32(base_ + 16, pid);
-    PutU64(base_ + 24, NowNs());
+    WriteFileHeader(base_, pid);
     fd_ = fd;
     path_ = path;
     size_ = kFileHeaderSize;
@@ -154,6 +354,8 @@ bool DataFileWriter::Create(const std::string& dir, uint32_t pid, std::string* e
   *error = "cannot find a free data file name in " + dir;
   return false;
 }
+
+#endif  // _WIN32
 
 std::optional<uint64_t> DataFileWriter::Append(RecordKind kind, size_t total, std::string* error) {
   // Caller holds mu_.
@@ -176,12 +378,18 @@ std::optional<uint64_t> DataFileWriter::Append(RecordKind kind, size_t total, st
   }
   // Blocks are allocated before any page of them is touched, so a full disk
   // is an error here and never SIGBUS at a counter increment.
-  if (int err = allocator_(fd_, offset, end - offset); err != 0) {
+  int err = allocator_(fd_, offset, end - offset);
+#ifdef _WIN32
+  if (err == 0) MapUpTo(end, &err);
+#endif
+  if (err != 0) {
+#ifndef _WIN32
     // Some blocks may have been added; the file keeps its old length so a
     // reader never sees a half-allocated record.
     if (ftruncate(fd_, static_cast<off_t>(offset)) != 0) {
       // Never mind: the reader stops at a zero record header.
     }
+#endif
     errno = err;
     stopped_ = ErrnoText("cannot grow data file", path_);
     CountLost(err);
@@ -206,8 +414,13 @@ void DataFileWriter::CountLost(int err) {
 }
 
 void DataFileWriter::Commit(uint64_t offset) {
-  auto* state = reinterpret_cast<std::atomic<uint32_t>*>(base_ + offset + 4);
-  state->store(static_cast<uint32_t>(RecordState::kCommitted), std::memory_order_release);
+  uint8_t* rec = base_ + offset;
+  uint32_t kind = 0;
+  uint64_t size = 0;
+  std::memcpy(&kind, rec, 4);
+  std::memcpy(&size, rec + 8, 8);
+  auto* state = reinterpret_cast<std::atomic<uint32_t>*>(rec + 4);
+  state->store(CommitValue(rec, CoveredBytes(kind, rec, size, false)), std::memory_order_release);
 }
 
 bool DataFileWriter::AddProcessInfo(const std::string& command_line, const std::string& cwd, std::string* error) {
@@ -344,7 +557,11 @@ bool DataFileWriter::AddContextHit(uint32_t id, uint32_t slot, std::string* erro
 
 void DataFileWriter::Sync() {
   std::lock_guard<std::mutex> lock(mu_);
+#ifdef _WIN32
+  if (fd_ >= 0) FlushViewOfFile(base_, 0);
+#else
   if (fd_ >= 0) msync(base_, size_, MS_ASYNC);
+#endif
 }
 
 namespace {
@@ -454,6 +671,39 @@ size_t ResolveDerivedCounters(std::vector<uint64_t>* hits, uint32_t version) {
 
 }  // namespace
 
+namespace {
+
+// Whether an uncommitted record (at [end - rec.size(), end)) is what a process
+// killed inside an append leaves, with nothing lost: the last record (only
+// unused space follows), of a kind written before what it describes can happen
+// (a module before its code runs, with no count or method state yet; a note
+// after its method's state; a context before its test runs). A lost conflict or
+// context-hits record is damage.
+bool EndedWhileWriting(Bytes bytes, size_t end, uint32_t kind, Bytes rec) {
+  for (size_t i = end; i < bytes.size() && i < end + kRecordHeaderSize; ++i)
+    if (bytes[i] != 0) return false;
+  switch (static_cast<RecordKind>(kind)) {
+    case RecordKind::kModule: {
+      // Path and sites may be written; counters and states never before the commit.
+      uint32_t counters_at = 0;
+      if (rec.size() >= kRecordHeaderSize + kModuleFixed)
+        std::memcpy(&counters_at, rec.data() + kRecordHeaderSize + 44, 4);
+      if (counters_at == 0) return true;  // killed before its sizes were written
+      for (size_t i = counters_at; i < rec.size(); ++i)
+        if (rec[i] != 0) return false;
+      return true;
+    }
+    case RecordKind::kProcess:
+    case RecordKind::kNotMeasured:
+    case RecordKind::kContext:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
   *out = DataFile{};
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kDataMagic, 8) != 0) {
@@ -485,6 +735,15 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
     *error = "data file header is truncated";
     return false;
   }
+  const bool checksums = version >= kFirstChecksumFormatVersion;
+  bool sealed = false;
+  if (checksums) {
+    uint32_t flags = r.U32(), stored = r.U32();
+    if (!r.ok() || header_size < kFileHeaderSize || stored != HeaderChecksum(bytes.data(), flags & kFileSealed)) {
+      out->warnings.push_back("the file header fails its checksum (damaged)");
+    }
+    sealed = flags & kFileSealed;
+  }
   std::vector<std::pair<uint64_t, size_t>> module_at;  // record offset -> index in out->modules
   std::vector<std::pair<uint32_t, uint32_t>> context_slots;  // (context id, counter slot), resolved at the end
   size_t pos = header_size;
@@ -509,8 +768,23 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
     Bytes rec = bytes.subspan(pos, size);
     uint64_t rec_at = pos;
     pos += size;
-    if (state != static_cast<uint32_t>(RecordState::kCommitted)) {
-      out->warnings.push_back("skipped a record the process never finished writing");
+    if (state == static_cast<uint32_t>(RecordState::kWriting)) {
+      if (!sealed && EndedWhileWriting(bytes, pos, kind, rec)) {
+        out->notices.push_back("skipped a record the process was writing when it ended (nothing was lost)");
+      } else {
+        out->warnings.push_back("skipped a record the process never finished writing at byte " +
+                                std::to_string(rec_at));
+      }
+      continue;
+    }
+    if (checksums) {
+      size_t covered = CoveredBytes(kind, rec.data(), rec.size(), sealed);
+      if (covered < kRecordHeaderSize || state != CommitValue(rec.data(), covered)) {
+        out->warnings.push_back("a record at byte " + std::to_string(rec_at) + " fails its checksum (damaged)");
+        continue;
+      }
+    } else if (state != static_cast<uint32_t>(RecordState::kCommitted)) {
+      out->warnings.push_back("corrupt record state at byte " + std::to_string(rec_at));
       continue;
     }
     ByteReader b(rec);
@@ -609,6 +883,20 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
         uint32_t id = b.U32(), slot = b.U32();
         context_slots.emplace_back(id, slot);
       }
+    } else if (kind == static_cast<uint32_t>(RecordKind::kMergedInputs)) {
+      uint32_t count = b.U32();
+      b.U32();
+      if (!b.ok() || uint64_t{count} * 16 > b.remaining()) {
+        out->warnings.push_back("corrupt merged-inputs record");
+        continue;
+      }
+      for (uint32_t i = 0; i < count; ++i) {
+        FileIdentity id;
+        id.pid = b.U32();
+        b.U32();
+        id.start_time_ns = b.U64();
+        out->merged_inputs.push_back(id);
+      }
     } else {
       out->warnings.push_back("skipped a record of unknown kind " + std::to_string(kind));
     }
@@ -626,6 +914,8 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
   PutU64(out.data() + 24, file.start_time_ns);
   PutU32(out.data() + kLostRecordsAt, file.lost_records);
   PutU32(out.data() + kLostErrnoAt, file.lost_errno);
+  PutU32(out.data() + kFlagsAt, kFileSealed);
+  PutU32(out.data() + kHeaderChecksumAt, HeaderChecksum(out.data(), true));
   auto begin_record = [&](RecordKind kind, size_t total) {
     size_t at = out.size();
     out.resize(at + Align8(total), 0);
@@ -634,6 +924,16 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
     PutU64(out.data() + at + 8, Align8(total));
     return at;
   };
+  if (!file.merged_inputs.empty()) {
+    size_t count = file.merged_inputs.size();
+    size_t at = begin_record(RecordKind::kMergedInputs, kRecordHeaderSize + 8 + 16 * count);
+    uint8_t* body = out.data() + at + kRecordHeaderSize;
+    PutU32(body, static_cast<uint32_t>(count));
+    for (size_t i = 0; i < count; ++i) {
+      PutU32(body + 8 + 16 * i, file.merged_inputs[i].pid);
+      PutU64(body + 8 + 16 * i + 8, file.merged_inputs[i].start_time_ns);
+    }
+  }
   for (const auto& p : file.processes) {
     size_t at = begin_record(RecordKind::kProcess, kRecordHeaderSize + 8 + p.command_line.size() + p.cwd.size());
     PutU32(out.data() + at + 16, static_cast<uint32_t>(p.command_line.size()));
@@ -699,6 +999,13 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
       PutU32(body + kHitsFixed + kHitPairSize * i, context_slots[i].first);
       PutU32(body + kHitsFixed + kHitPairSize * i + 4, context_slots[i].second);
     }
+  }
+  // Sealed: each record's state is the checksum of all of it.
+  for (size_t at = kFileHeaderSize; at < out.size();) {
+    uint64_t size = 0;
+    std::memcpy(&size, out.data() + at + 8, 8);
+    PutU32(out.data() + at + 4, CommitValue(out.data() + at, size));
+    at += size;
   }
   return out;
 }

@@ -108,6 +108,22 @@ il::BoolTypes BoolTypesOf(const MetadataReader& md, uint32_t method_token, const
   return types;
 }
 
+void AddConditionSites(const MetadataReader& md, uint32_t token, const il::MethodBody& body,
+                       std::vector<ProbeSite>* sites) {
+  for (const auto& b : il::FindBranches(body)) {
+    sites->push_back({token, b.il_offset, kBranchFallThrough});
+    for (uint32_t k = 0; k < b.target_count; ++k) sites->push_back({token, b.il_offset, kBranchTarget + k});
+  }
+  const il::BoolTypes types = BoolTypesOf(md, token, body);
+  for (uint32_t offset : il::FindValueConditions(body, types)) {
+    sites->push_back({token, offset, kValueFalse});
+    sites->push_back({token, offset, kValueTrue});
+  }
+  for (uint32_t offset : il::FindShortCircuitOperands(body, types)) {
+    for (uint32_t kind : {kOperandSkipped, kOperandFalse, kOperandTrue}) sites->push_back({token, offset, kind});
+  }
+}
+
 void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites) {
   std::string error;
   auto pe = PeImage::Parse(image, &error);
@@ -122,18 +138,7 @@ void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites) {
     if (rid == 0 || rid > defs.size() || defs[rid - 1].rva == 0) continue;
     il::MethodBody body;
     if (!il::MethodBody::Decode(pe->MethodBodyAt(defs[rid - 1].rva), &body, &error)) continue;
-    for (const auto& b : il::FindBranches(body)) {
-      sites->push_back({token, b.il_offset, kBranchFallThrough});
-      for (uint32_t k = 0; k < b.target_count; ++k) sites->push_back({token, b.il_offset, kBranchTarget + k});
-    }
-    const il::BoolTypes types = BoolTypesOf(*md, token, body);
-    for (uint32_t offset : il::FindValueConditions(body, types)) {
-      sites->push_back({token, offset, kValueFalse});
-      sites->push_back({token, offset, kValueTrue});
-    }
-    for (uint32_t offset : il::FindShortCircuitOperands(body, types)) {
-      for (uint32_t kind : {kOperandSkipped, kOperandFalse, kOperandTrue}) sites->push_back({token, offset, kind});
-    }
+    AddConditionSites(*md, token, body, sites);
   }
   SortSites(sites);
 }

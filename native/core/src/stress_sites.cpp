@@ -47,18 +47,7 @@ bool StressSites(Bytes image, std::vector<ProbeSite>* sites, uint32_t* method_co
     if (body.empty() || !il::MethodBody::Decode(body, &decoded, &why)) continue;
     uint32_t token = 0x06000000 | m.rid;
     for (uint32_t offset : ProbeableOffsets(decoded)) sites->push_back({token, offset});
-    for (const auto& b : il::FindBranches(decoded)) {
-      sites->push_back({token, b.il_offset, kBranchFallThrough});
-      for (uint32_t k = 0; k < b.target_count; ++k) sites->push_back({token, b.il_offset, kBranchTarget + k});
-    }
-    const il::BoolTypes types = BoolTypesOf(*md, token, decoded);
-    for (uint32_t offset : il::FindValueConditions(decoded, types)) {
-      sites->push_back({token, offset, kValueFalse});
-      sites->push_back({token, offset, kValueTrue});
-    }
-    for (uint32_t offset : il::FindShortCircuitOperands(decoded, types)) {
-      for (uint32_t kind : {kOperandSkipped, kOperandFalse, kOperandTrue}) sites->push_back({token, offset, kind});
-    }
+    AddConditionSites(*md, token, decoded, sites);
   }
   SortSites(sites);
   return true;

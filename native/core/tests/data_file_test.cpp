@@ -42,6 +42,33 @@ ModuleIdentity Ident(uint8_t seed, std::string path) {
   return id;
 }
 
+// The same file as an older version wrote it: no checksums, a committed record's state 1.
+void AsVersion(std::vector<uint8_t>& bytes, uint32_t version) {
+  std::memcpy(bytes.data() + 8, &version, 4);
+  for (size_t at = kFileHeaderSize; at + kRecordHeaderSize <= bytes.size();) {
+    uint64_t size = 0;
+    std::memcpy(&size, bytes.data() + at + 8, 8);
+    if (size == 0) break;
+    bytes[at + 4] = 1, bytes[at + 5] = bytes[at + 6] = bytes[at + 7] = 0;
+    at += size;
+  }
+}
+
+// Offsets of each record of a file, by kind.
+std::vector<std::pair<uint32_t, size_t>> Records(const std::vector<uint8_t>& bytes) {
+  std::vector<std::pair<uint32_t, size_t>> out;
+  for (size_t at = kFileHeaderSize; at + kRecordHeaderSize <= bytes.size();) {
+    uint32_t kind = 0;
+    uint64_t size = 0;
+    std::memcpy(&kind, bytes.data() + at, 4);
+    std::memcpy(&size, bytes.data() + at + 8, 8);
+    if (size == 0) break;
+    out.emplace_back(kind, at);
+    at += size;
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST(DataFile, WriterAndReaderAgree) {
@@ -570,7 +597,7 @@ TEST(DataFile, Version3FilesStillRead) {
   f.modules[0].sites = {{0x06000001, 0}};
   f.modules[0].hits = {3};
   std::vector<uint8_t> bytes = SerializeDataFile(f);
-  bytes[8] = 3;
+  AsVersion(bytes, 3);
   DataFile back;
   std::string err;
   ASSERT_TRUE(ParseDataFile(bytes, &back, &err)) << err;
@@ -588,7 +615,7 @@ TEST(DataFile, Version3CountsWithTheTopBitStayCounts) {
   const uint64_t marker = 0x0123456789ABCDEFull;
   f.modules[0].hits = {marker};
   std::vector<uint8_t> bytes = SerializeDataFile(f);
-  bytes[8] = 3;
+  AsVersion(bytes, 3);
   uint8_t pattern[8];
   std::memcpy(pattern, &marker, 8);
   auto at = std::search(bytes.begin(), bytes.end(), pattern, pattern + 8);
@@ -603,4 +630,122 @@ TEST(DataFile, Version3CountsWithTheTopBitStayCounts) {
   ASSERT_TRUE(ParseDataFile(SerializeDataFile(back), &again, &err)) << err;
   EXPECT_EQ(again.format_version, kDataFormatVersion);
   EXPECT_EQ(again.modules[0].hits, back.modules[0].hits);
+}
+
+TEST(DataFile, EveryByteWrittenOnceIsChecksummedInAnAgentsFile) {
+  // Header, process, module (all but its counters and method states), note, conflict and context records, and a
+  // context-hits record's capacity: one flipped bit anywhere there is damage; the counters and states, which the
+  // process changes while it lives, cannot be checked.
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err)) << err;
+  ASSERT_TRUE(w.Create(dir, 77, &err)) << err;
+  ASSERT_TRUE(w.AddProcessInfo("dotnet test", "/src", &err)) << err;
+  auto m = w.AddModule(Ident(1, "/src/bin/Calc.dll"), {{0x06000001, 0}, {0x06000002, 3}}, 2, &err);
+  ASSERT_TRUE(m) << err;
+  w.SetMethodState(*m, 1, kMethodInstrumented);
+  w.SetMethodState(*m, 2, kMethodNotMeasured);
+  ASSERT_TRUE(w.AddNotMeasured(*m, {0x06000002, kWholeMethod, kWholeMethod, "ReJIT failed"}, &err)) << err;
+  ASSERT_TRUE(w.AddConflict("coverlet", &err)) << err;
+  ASSERT_TRUE(w.AddContext(1, "T.Test", &err)) << err;
+  ASSERT_TRUE(w.AddContextHit(1, m->first_slot, &err)) << err;
+  reinterpret_cast<uint64_t*>(w.base())[m->first_slot] = 9;
+  const std::vector<uint8_t> good = ReadAll(w.path());
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(good, &f, &err)) << err;
+  ASSERT_TRUE(f.warnings.empty()) << f.warnings[0];
+  uint32_t counters_at = 0;
+  std::memcpy(&counters_at, good.data() + m->offset + kRecordHeaderSize + 44, 4);
+  uint64_t module_size = 0;
+  std::memcpy(&module_size, good.data() + m->offset + 8, 8);
+  const size_t live_from = m->offset + counters_at, live_to = m->offset + module_size;
+  // The lost counts; a module's counters, method states and the padding after them.
+  std::vector<std::pair<size_t, size_t>> live = {{32, 40}, {live_from, live_to}};
+  for (auto [kind, at] : Records(good))
+    if (kind == static_cast<uint32_t>(RecordKind::kContextHits)) live.emplace_back(at + kRecordHeaderSize + 4, good.size());
+  size_t end = Records(good).back().second;  // (the context-hits record runs to the end of the used space)
+  std::set<size_t> undetected;
+  for (size_t i = 0; i < end + 24; ++i) {
+    std::vector<uint8_t> bad = good;
+    bad[i] ^= 0x10;
+    DataFile d;
+    bool ok = ParseDataFile(bad, &d, &err);
+    if (ok && d.warnings.empty()) undetected.insert(i);
+  }
+  std::set<size_t> expected;
+  for (auto [from, to] : live)
+    for (size_t i = from; i < to && i < end + 24; ++i) expected.insert(i);
+  // Everything outside the live regions is checked; a live count can change unnoticed (a context-hits pair
+  // naming nothing is still a warning).
+  for (size_t i : undetected) EXPECT_TRUE(expected.count(i)) << "byte " << i << " flipped unnoticed";
+  EXPECT_TRUE(undetected.count(live_from));
+  fs::remove_all(dir);
+}
+
+TEST(DataFile, EveryByteOfACombinedFileIsChecksummed) {
+  DataFile src;
+  src.pid = 5;
+  src.start_time_ns = 123;
+  src.lost_records = 1;
+  src.lost_errno = 28;
+  src.processes.push_back({"cmd", "/w"});
+  src.conflicts.push_back("coverlet");
+  src.contexts.push_back({1, "T.Test"});
+  src.merged_inputs.push_back({42, 99});
+  ModuleData md;
+  md.id = Ident(1, "/a.dll");
+  md.sites = {{0x06000001, 0}, {0x06000002, 0}};
+  md.hits = {4, 0};
+  md.method_states = {kMethodInstrumented, kMethodNotMeasured};
+  md.not_measured.push_back({0x06000002, kWholeMethod, kWholeMethod, "why"});
+  md.context_hits.emplace_back(1, 0);
+  src.modules.push_back(md);
+  const std::vector<uint8_t> good = SerializeDataFile(src);
+  DataFile f;
+  std::string err;
+  ASSERT_TRUE(ParseDataFile(good, &f, &err)) << err;
+  ASSERT_TRUE(f.warnings.empty());
+  EXPECT_EQ(f.merged_inputs, src.merged_inputs);
+  for (size_t i = 0; i < good.size(); ++i) {
+    std::vector<uint8_t> bad = good;
+    bad[i] ^= 0x01;
+    DataFile d;
+    bool ok = ParseDataFile(bad, &d, &err);
+    EXPECT_TRUE(!ok || !d.warnings.empty()) << "byte " << i << " flipped unnoticed";
+  }
+}
+
+TEST(DataFile, AModuleRecordAProcessWasKilledWritingIsANoticeNotDamage) {
+  // Killed inside AddModule: the record is allocated (kind and size), maybe partly written, never committed. Its
+  // methods never ran with probes, so nothing was lost.
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err)) << err;
+  ASSERT_TRUE(w.Create(dir, 77, &err)) << err;
+  auto first = w.AddModule(Ident(1, "/a.dll"), {{0x06000001, 0}}, 1, &err);
+  ASSERT_TRUE(first) << err;
+  auto second = w.AddModule(Ident(2, "/b.dll"), {{0x06000001, 0}}, 1, &err);
+  ASSERT_TRUE(second) << err;
+  std::vector<uint8_t> bytes = ReadAll(w.path());
+  bytes[second->offset + 4] = bytes[second->offset + 5] = bytes[second->offset + 6] = bytes[second->offset + 7] = 0;
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(bytes, &f, &err)) << err;
+  EXPECT_EQ(f.modules.size(), 1u);
+  EXPECT_TRUE(f.warnings.empty());
+  EXPECT_EQ(f.notices.size(), 1u);
+  // With a count already in it, the record was committed once: its state was damaged, and hits are lost.
+  reinterpret_cast<uint64_t*>(w.base())[second->first_slot] = 1;
+  bytes = ReadAll(w.path());
+  bytes[second->offset + 4] = bytes[second->offset + 5] = bytes[second->offset + 6] = bytes[second->offset + 7] = 0;
+  ASSERT_TRUE(ParseDataFile(bytes, &f, &err)) << err;
+  EXPECT_EQ(f.warnings.size(), 1u);
+  // Not the last record: never what a kill leaves.
+  bytes = ReadAll(w.path());
+  bytes[first->offset + 4] = bytes[first->offset + 5] = bytes[first->offset + 6] = bytes[first->offset + 7] = 0;
+  ASSERT_TRUE(ParseDataFile(bytes, &f, &err)) << err;
+  EXPECT_EQ(f.warnings.size(), 1u);
+  EXPECT_TRUE(f.notices.empty());
+  fs::remove_all(dir);
 }

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from dotcov.analysis.filters import Filters
-
-_GENERATED_METHOD = re.compile(r"^<([^>]*)>")
-COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
+from dotcov.analysis.symbols import COMPILER_GENERATED, GENERATED_METHOD
 
 
 @dataclass
@@ -61,7 +58,7 @@ def excluded_methods(sym, assembly: str, options: ExclusionOptions) -> dict[int,
             out[rid] = known[1]
             continue
         reason = method_attr(rid) or (method_attr(owner) if owner != rid else None)
-        generated = _GENERATED_METHOD.match(methods[owner - 1][0])
+        generated = GENERATED_METHOD.match(methods[owner - 1][0])
         if not reason and generated and generated.group(1) and user_type:
             for candidate in by_name.get((user_type, generated.group(1)), []):
                 reason = method_attr(candidate)

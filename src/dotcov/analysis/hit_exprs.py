@@ -1,7 +1,7 @@
 """Hit counts as expressions of the data file's counters, so the work that does not depend on hits is done once.
 
 `branches.analyse` combines counters into outcome hits: a sum of sites (the same outcome counted twice), a
-difference clamped at zero (a Debug `a || b`'s last condition, branches.short_circuit_constants), the sum of the
+difference clamped at zero (a Debug `a || b`'s last condition, branch_facts' short_circuit_constants), the sum of the
 outcomes leading to one switch arm (switch_arms). Run with `symbolic(sites)` instead of the hit counts, it
 returns records whose outcomes are these expressions; `encode` turns one into plain data (an int for one
 counter, the common case) and `evaluate` gives its value for a list of hit counts (plan.py).

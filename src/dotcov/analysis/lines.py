@@ -22,6 +22,13 @@ lambda's lines covered whenever the initializer ran, so the rule here is (docs/a
    statement by rule 1.) This needs the source text; when it cannot be read, every line of rule
    2 counts.
 
+A method's own hits (its line in every report, and whether it ran): a line joins the method of each point
+deciding it, and for that method its hits are the most hits of *its own* deciding points (its lambdas', local
+functions' and state machine's included: they fold into it), never another member's on the same line. So a
+setter or `init` accessor sharing `{ get; set; }` or a positional record's line with a getter that ran, or a
+constructor sharing a field initializer with another constructor that ran, did not run unless its own code did.
+The file's and the class's line keep the hits of every point deciding it.
+
 Everything here is pure: callers pass the points of one document and, when readable, its text.
 """
 
@@ -34,8 +41,7 @@ from operator import lt
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-
-COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
+from dotcov.analysis.symbols import COMPILER_GENERATED
 
 
 @dataclass(frozen=True)
@@ -165,8 +171,8 @@ def _line_by_line(text: str, suffix: str, lex: bool = False) -> Callable[[str], 
         return _blank  # an unknown language: blank lines only
     openers = _MULTI_LINE_OPENERS.get(suffix.lower())
     if not lex and openers is not None and not any(o in text for o in openers):
-        # No token can span lines (block comment, verbatim or raw string): each line on its own, ten times faster
-        # than lexing (benchmarks/line_rule.py); the same answer (tests/test_lines.py compares both).
+        # No token can span lines (block comment, verbatim or raw string): each line on its own, much faster than
+        # lexing (benchmarks/line_rule.py measures it); the same answer (tests/test_lines.py compares both).
         return _no_code_alone
     return None
 
@@ -192,7 +198,7 @@ class CodeFreeLines:
 
 
 def read_source(path: str) -> str | None:
-    """The file's text, or None when it cannot be read (then no line is known to be code-free)."""
+    """The file's text, or None when it cannot be read (then no line is known to be code-free, and no branch has a source description)."""
     try:
         return Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):

@@ -61,14 +61,14 @@ class MethodCoverage:
 
     name: str  # e.g. "Add"
     signature: str  # e.g. "(System.Int32,System.Int32)"
-    lines: dict[int, int] = field(default_factory=dict)  # line -> hits (0 = missed)
+    lines: dict[int, int] = field(default_factory=dict)  # line -> its own hits (lines.py; 0 = missed)
     points: list[PointCoverage] = field(default_factory=list)
     token: int = 0  # MethodDef token of the user method
     branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method
 
     def defer_points(self, load: Callable[[], list[PointCoverage]]) -> None:
-        """`points` made by `load()` when first read (plan.apply_plan: the table and Cobertura never read them,
-        and a million PointCoverage objects are a fifth of a warm build)."""
+        """`points` made by `load()` when first read (plans/packed.py: the table and Cobertura never read them,
+        and making a PointCoverage per statement is a large share of a warm build)."""
         defer(self, "points", load)
 
 
@@ -85,12 +85,12 @@ class ClassCoverage:
     # line -> hits for this type in this file (read only: a type with all its file's lines may share the file's map)
     lines: dict[int, int] = field(default_factory=dict)
     # (methods with lines, those of them that ran, the sum of their cyclomatic complexities), when known without
-    # reading `methods` (packed_plan.apply, for a class whose methods differ in name and signature); None: the
+    # reading `methods` (plans/packed.apply, for a class whose methods differ in name and signature); None: the
     # analysis counts `methods`. Must agree with them: set only by who made them.
     method_numbers: tuple[int, int, int] | None = field(default=None, compare=False, repr=False)
 
     def defer_methods(self, load: Callable[[], list[MethodCoverage]]) -> None:
-        """`methods` made by `load()` when first read (packed_plan.apply: the table never reads them; with
+        """`methods` made by `load()` when first read (plans/packed.apply: the table never reads them; with
         `method_numbers` its analysis needs none)."""
         defer(self, "methods", load)
 
@@ -142,7 +142,7 @@ class CoverageResult:
     not_loaded: list[str] = field(default_factory=list)  # assemblies built but never loaded (reported at 0%)
 
     def all_files(self) -> list[FileCoverage]:
-        """Every source file once, merged by the one rule of analysis.py (hits add, outcomes matched)."""
+        """Every source file once, merged by this module's one rule (hits add, outcomes matched)."""
         by_path: dict[str, list[FileCoverage]] = {}
         for asm in self.assemblies:
             for path, fc in asm.files.items():

@@ -7,6 +7,11 @@ branch outcomes and the partial lines.
 The totals are the sum of the files' numbers (each file once). An assembly's own numbers count only
 its own builds. A partial line (`BrPart`) is one that ran with at least one outcome missed
 (coverage.py's meaning): a line that never ran is missed, not partial.
+
+Every figure a report shows of a method, class or file is here, and the writers only format it: a
+method's lines are its own hits (lines.py, "a method's own hits"), so it ran (`MethodAnalysis.ran`)
+when its own code ran; its branch outcomes are those of its own branch instructions; a class's are
+its methods' together.
 """
 
 from __future__ import annotations
@@ -124,8 +129,16 @@ def line_numbers(lines: dict[int, int], branches: dict[int, BranchCoverage] | No
                  excluded: int = 0, not_measured: int = 0) -> Numbers:
     statements = len(lines)
     missed = countOf(lines.values(), 0)
-    n = Numbers(statements=statements, missed=missed, excluded=excluded, not_measured=not_measured)
-    if branches:  # (each sum at C speed: a million-line report has a hundred thousand branch lines)
+    n = Numbers(0, statements, missed, excluded, not_measured)
+    if branches and len(branches) < 8:  # (a method's few branch lines: a loop is quicker than the sums below)
+        get = lines.get
+        for line, b in branches.items():
+            total = b.total
+            covered = min(b.covered, total)
+            n.branches += total
+            n.branches_covered += covered
+            n.partial += covered < total and get(line, 0) > 0
+    elif branches:  # (each sum at C speed: a large report has many branch lines)
         totals = list(map(_total, branches.values()))
         covered = list(map(min, map(_covered, branches.values()), totals))
         n.branches = sum(totals)
@@ -194,10 +207,24 @@ class MethodAnalysis:
         return self.points[0] if self.points else None
 
     @property
+    def ran(self) -> bool:
+        """Whether its own code ran: one of its lines, with its own hits (lines.py), ran."""
+        return any(self.lines.values())
+
+    @property
     def hits(self) -> int:
-        """How often the method was entered: hits of its first sequence point (else of its first line)."""
-        entry = self.entry_point
-        return entry.hits if entry is not None else self.lines[self.first_line]
+        """How often the method was entered: the hits of its first point in source order that ran, among the
+        points of its own token (a state machine's kickoff method has none: then among all its points, MoveNext's
+        and its lambdas'); else of its first line. Not 0 exactly when it `ran`: a lambda or local function written
+        before the first statement (folded into the method, with a token of its own) never counts as its entry."""
+        points = self.points
+        if not points:
+            return self.lines[self.first_line]
+        own = [p for p in points if p.method_token == self.token] or points
+        entry = next((p for p in own if p.hits), None) or next((p for p in points if p.hits), None)
+        if entry is not None:
+            return entry.hits
+        return max(self.lines.values())  # (a Release switch line's dispatch, the one line without a point)
 
     @property
     def branch_outcomes(self) -> dict[tuple[int, int], list[int]]:
@@ -223,14 +250,14 @@ class MethodAnalysis:
         must not modify them."""
         if self._numbers is None:
             n = self._numbers = line_numbers(self.lines, self.branches)
-            n.methods, n.methods_covered = 1, int(any(self.lines.values()))
+            n.methods, n.methods_covered = 1, int(n.missed < n.statements)  # (`ran`, from the counts)
             n.complexity = self.complexity
         return self._numbers
 
 
 def _set_unsorted_points(m: MethodAnalysis, points) -> None:
     """Points in any order (a list, or a function giving it), sorted when first read: Cobertura and the table
-    never read them (a million points sorted would be a fifth of `dotcov xml`'s own time)."""
+    never read them (sorting every point would be a large share of `dotcov xml`'s own time)."""
     defer(m, "points", points)
 
 
@@ -251,23 +278,40 @@ class ClassAnalysis:
     methods: list[MethodAnalysis] = field(default_factory=list)
 
     _numbers: Numbers | None = field(default=None, init=False, repr=False, compare=False)  # see `numbers`
+    _branches: dict[int, BranchCoverage] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def branches(self) -> dict[int, BranchCoverage]:
+        """line -> the outcomes of every method of the class on it (each branch instruction is one method's: a
+        line two methods share, e.g. a field initializer's condition compiled into two constructors, has both's),
+        in line order; made when first asked for and kept: readers must not modify them."""
+        if self._branches is None:
+            lines: dict[int, list[BranchCoverage]] = {}
+            for m in self.methods:
+                for line, b in m.branches.items():
+                    lines.setdefault(line, []).append(b)
+            self._branches = {line: bs[0] if len(bs) == 1 else _joined(bs) for line, bs in sorted(lines.items())}
+        return self._branches
 
     @property
     def numbers(self) -> Numbers:
         """Its numbers, computed when first asked for and kept (as `MethodAnalysis.numbers`)."""
         if self._numbers is None:
-            n = line_numbers(self.lines)
-            branches: dict[int, BranchCoverage] = {}
+            n = line_numbers(self.lines, self.branches)
             for m in self.methods:
-                for line, b in m.branches.items():
-                    branches.setdefault(line, b)  # a line's outcomes once, as its first method has them
                 n.methods += 1
-                n.methods_covered += int(any(m.lines.values()))
+                n.methods_covered += int(m.ran)
                 n.complexity += m.complexity
-            b = line_numbers(self.lines, branches)
-            n.branches, n.branches_covered, n.partial = b.branches, b.branches_covered, b.partial
             self._numbers = n
         return self._numbers
+
+
+def _joined(branches: list[BranchCoverage]) -> BranchCoverage:
+    """One line's outcomes of several methods: each one's branch instructions, side by side."""
+    return BranchCoverage(sum(b.covered for b in branches), sum(b.total for b in branches),
+                          [t for b in branches for t in b.missed_outcomes],
+                          [c for b in branches for c in b.conditions],
+                          [o for b in branches for o in b.outcome_hits])
 
 
 def merge_classes(classes: Iterable[ClassCoverage], memo: dict[int, ClassAnalysis] | None = None) -> list[ClassAnalysis]:
@@ -379,8 +423,7 @@ def _method_of(mc: MethodCoverage, lines: dict[int, int], branches: dict[int, Br
 def _unmerged_methods(sources: list[ClassCoverage]) -> tuple[int, int, int] | None:
     """(methods, methods covered, complexity) of classes that need no merging (each (type, file) once, each
     method once: what `_single_class` analyses), from the model's methods as they are, with no Python step per
-    method but `cyclomatic_complexity` (a million-statement file set has a hundred thousand); None when some need
-    merging."""
+    method but `cyclomatic_complexity` (a large report has very many methods); None when some need merging."""
     if len({(cc.name, cc.filename) for cc in sources}) != len(sources):
         return None
     methods: list[MethodCoverage] = []

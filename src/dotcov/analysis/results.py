@@ -22,8 +22,7 @@ from dotcov.analysis.filters import Filters
 from dotcov.analysis.paths import PathMapper
 from dotcov.analysis.model import AssemblyCoverage, CoverageResult, FileCoverage
 from dotcov.analysis.plans.packed import apply as apply_plan, pack
-from dotcov.analysis.plans.plan import WORKER_MIN_SITES, make_plan
-from dotcov.analysis.plans.worker import BranchWorker
+from dotcov.analysis.plans.plan import make_plan
 from dotcov.analysis.symbols import SourceChecks, Symbols, SymbolsError, load_symbols  # noqa: F401 (api's, tests')
 
 
@@ -40,7 +39,7 @@ class ReportOptions:
 
 def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | None = None,
                     mapper: PathMapper | None = None, checks: SourceChecks | None = None) -> AssemblyCoverage:
-    """The model of one module build: its plan (plan.py: what does not depend on hits) with its hits."""
+    """The model of one module build: its plan (plans/plan.py: what does not depend on hits) with its hits."""
     options = options or ReportOptions()
     the_plan = pack(make_plan(module, sym, options, mapper or PathMapper(), checks or SourceChecks()))
     return apply_plan(the_plan, module, contexts=options.contexts)
@@ -49,12 +48,13 @@ def module_coverage(module: ModuleHits, sym: Symbols, options: ReportOptions | N
 def build(data: CoverageData, source_root: Path, options: ReportOptions | None = None, *,
           all_branches: bool | None = None,
           not_loaded: list[ModuleHits] = (), cache_dir: Path | None = None) -> tuple[CoverageResult, list[str]]:
-    """Returns the result and the problems found (modules that could not be reported).
+    """Returns the result and the problems found (modules that could not be reported, and what their plans could
+    not read: make_plan's "problems").
 
-    cache_dir: where module plans are kept between commands (plan_cache.py; default none: always built).
+    cache_dir: where module plans are kept between commands (plans/cache.py; default none: always built).
 
     all_branches (default: options.all_branches, False) also reports the branches the
-    compiler generated; see branches.py."""
+    compiler generated; see branches/analyse.py."""
     options = options or ReportOptions()
     if all_branches is not None:
         options = dataclasses.replace(options, all_branches=all_branches)
@@ -73,25 +73,20 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             try:
                 asm = apply_plan(the_plan, module, contexts=options.contexts)
             except (ValueError, IndexError, KeyError, TypeError):
-                the_plan = None  # a kept plan that does not add up (packed_plan.apply checks it): made again
+                the_plan = None  # a kept plan that does not add up (plans/packed.apply checks it): made again
         if the_plan is None:
-            # The branch analysis starts in a worker now, while this process reads the symbols (plans/worker.py).
-            worker = BranchWorker(module, mapper, start=len(module.hits) >= WORKER_MIN_SITES)
             try:
                 sym = load_symbols(module, assembly)
             except SymbolsError as e:
-                worker.close()
                 problems.append(str(e))
                 continue
             pdb, documents = sym.raw.get("pdb_path") or "", sym.raw["documents"]
-            try:
-                read = plan_cache.inputs(assembly, pdb, documents, mapper, module.path) if key is not None else None
-                the_plan = pack(make_plan(module, sym, options, mapper, checks, worker=worker))
-            finally:
-                worker.close()
+            read = plan_cache.inputs(assembly, pdb, documents, mapper, module.path) if key is not None else None
+            the_plan = pack(make_plan(module, sym, options, mapper, checks))
             if key is not None:
                 plan_cache.store(cache_dir, key, the_plan, assembly=assembly, pdb=pdb, documents=documents, read=read)
             asm = apply_plan(the_plan, module, contexts=options.contexts)
+        problems += the_plan["problems"]  # (what the plan could not read: said by a cached plan too)
         asm.not_loaded = id(module) in unloaded
         if not asm.files:
             continue  # everything filtered out
@@ -100,10 +95,10 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
             by_name[asm.name] = asm
             continue
         # Another build of the same assembly (e.g. another target framework): merge.
-        # The one merge rule (analysis.py): hits add, branch outcomes matched by their place in the source.
+        # The one merge rule (model.py): hits add, branch outcomes matched by their place in the source.
         for path, fc in asm.files.items():
             into = have.files.setdefault(path, FileCoverage(path))
-            into.lines = dict(into.lines)  # (not the map a class of `have` may share: packed_plan.apply)
+            into.lines = dict(into.lines)  # (not the map a class of `have` may share: plans/packed.apply)
             add_lines(into.lines, fc.lines)
             add_branches(into.branches, fc.branches)
             add_contexts(into.contexts, fc.contexts)

@@ -7,11 +7,17 @@ source file changed since it was compiled (the checksum its PDB records).
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from dataclasses import dataclass
 
 from dotcov import _native
 from dotcov.analysis.signatures import SignatureError, decode_type, method_signature
+
+COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
+# A method the compiler made of the user's method Name: `<Name>b__0_0` (lambda), `<Name>d__3` (state machine),
+# `<Name>g__Local|0_0` (local function); group 1 is Name.
+GENERATED_METHOD = re.compile(r"^<([^>]*)>")
 
 
 @dataclass

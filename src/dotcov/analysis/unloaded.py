@@ -14,36 +14,15 @@ from pathlib import Path
 from typing import Iterable
 
 from dotcov import _native
-from dotcov.analysis.branches.analyse import VALUE_FALSE, VALUE_TRUE, MethodIL
-from dotcov.analysis.branches.short_circuit import OPERAND_FALSE, OPERAND_SKIPPED, OPERAND_TRUE
 from dotcov.data.datafiles import CoverageData, ModuleHits
 
 
-def _sites(dll: Path, raw: dict) -> list[tuple[int, int, int]]:
-    """The probe sites the agent would have placed: each sequence point, each outcome of each branch, both
-    values of each condition computed into a value, the three counters of each short-circuit operand."""
-    sites = [(0x06000000 | rid, p[0], 0) for rid, points in sorted(raw["sequence_points"].items()) for p in points]
+def _sites(dll: Path) -> list[tuple[int, int, int]]:
+    """The probe sites the agent would have placed (_native.read_probe_sites: the agent's own code), or none."""
     try:
-        bodies = _native.read_method_bodies(str(dll))
+        return _native.read_probe_sites(str(dll))
     except (OSError, ValueError):
-        bodies = {}
-    try:
-        values = _native.read_value_conditions(str(dll))
-        operands = _native.read_short_circuit_operands(str(dll))
-    except (OSError, ValueError):
-        values, operands = {}, {}
-    for rid in sorted(raw["sequence_points"]):
-        if rid not in bodies:
-            continue
-        try:
-            found = MethodIL.decode(rid, bodies[rid]).branches()
-        except ValueError:
-            continue
-        sites += [(0x06000000 | rid, b.offset, kind) for b in found for kind in range(1, b.outcome_count() + 1)]
-        sites += [(0x06000000 | rid, offset, kind) for offset in values.get(rid, ()) for kind in (VALUE_FALSE, VALUE_TRUE)]
-        sites += [(0x06000000 | rid, offset, kind) for offset in operands.get(rid, ())
-                  for kind in (OPERAND_SKIPPED, OPERAND_FALSE, OPERAND_TRUE)]
-    return sites
+        return []
 
 
 def _candidates(data: CoverageData, source_dirs: Iterable[Path]) -> list[Path]:
@@ -78,10 +57,9 @@ def never_loaded(data: CoverageData, source_root: Path, source_dirs: Iterable[Pa
             continue
         if raw["mvid"] in loaded_mvids or raw["assembly_name"].lower() in loaded_names:
             continue
-        out_sites = _sites(dll, raw)
-        if not out_sites:
+        sites = _sites(dll)
+        if not sites:
             continue
-        sites = out_sites
         out.append(ModuleHits(raw["mvid"], raw["pdb_id"], str(dll), sites, [0] * len(sites), processes=0))
         loaded_names.add(raw["assembly_name"].lower())
     return out

@@ -129,9 +129,8 @@ def _warn(message: str) -> None:
 
 def _coverage(settings: Settings):
     """The API object of a report command, its data loaded and analysed (errors end the command)."""
-    from dotcov.api import Coverage, CoverageError, use_huge_pages
+    from dotcov.api import Coverage, CoverageError
 
-    use_huge_pages()
     cov = Coverage(settings.data_dir, source_root=Path.cwd(), options=settings.options,
                    ignore_errors=settings.ignore_errors, warn=_warn, version=__version__,
                    source_dirs=settings.source_dirs, include_tests=settings.cfg.include_test_assemblies,
@@ -254,9 +253,6 @@ def html(data_dir, directory: Path, title: str, precision, show_contexts: bool, 
     from dotcov.api import CoverageError
 
     settings = _settings(data_dir, show_contexts=show_contexts, **filters)
-    from dotcov.html import workers as html_workers
-
-    html_workers.start_early_for_data(settings.data_dir)  # (they start while the model is built)
     cov = _coverage(settings)
     try:
         index = cov.html_report(directory, title=title, show_contexts=show_contexts,
@@ -314,16 +310,22 @@ def badge(data_dir, output: Path, precision, **filters):
     _file_report(data_dir, output, filters, lambda cov, out: cov.badge(out, precision=digits), "coverage badge")
 
 
-def _git_changes(base: str | None):
-    """(repository root, resolved base, changed lines) for `dotcov diff` and `dotcov impacted`; exits on git errors."""
-    from dotcov.data.gitdiff import GitError, changed_lines, repository_root, resolve_base
+def _git_changes(base: str | None, exclude_untracked: bool):
+    """(repository root, resolved base, changed lines, untracked files: none with `exclude_untracked`) for
+    `dotcov diff` and `dotcov impacted`; exits on git errors."""
+    from dotcov.data.gitdiff import GitError, changed_lines, repository_root, resolve_base, untracked_files
 
     try:
         root = repository_root(Path.cwd())
         rev = resolve_base(root, base)
-        return root, rev, changed_lines(root, rev.commit)
+        return root, rev, changed_lines(root, rev.commit), [] if exclude_untracked else untracked_files(root)
     except GitError as e:
         _fail(str(e))
+
+
+_exclude_untracked_option = click.option(
+    "--exclude-untracked", is_flag=True,
+    help="Leave out the files git does not track yet (by default each one the data knows counts as wholly changed).")
 
 
 def _write_changes_report(cov, output: Path, text: str, stale) -> None:
@@ -346,9 +348,12 @@ def _write_changes_report(cov, output: Path, text: str, stale) -> None:
               show_default=True, help="github: workflow-command annotations of the missed changed lines.")
 @click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="-",
               help="Where to write the report (default standard output).")
+@_exclude_untracked_option
 @_report_options
-def diff(data_dir, base, fmt, output: Path, fail_under, fail_under_type, fail_under_scope, **filters):
-    """Coverage of the statement lines added or changed since a git revision (working tree included).
+def diff(data_dir, base, fmt, output: Path, exclude_untracked: bool, fail_under, fail_under_type, fail_under_scope,
+         **filters):
+    """Coverage of the statement lines added or changed since a git revision (working tree and files git does not
+    track yet included).
 
     --fail-under applies to the changed lines. Schema and definitions: docs/reports.md."""
     from dotcov.reports.diff_coverage import RENDERERS, compute, statement_lines
@@ -356,11 +361,11 @@ def diff(data_dir, base, fmt, output: Path, fail_under, fail_under_type, fail_un
     if fail_under_type or fail_under_scope:
         _fail("--fail-under-type and --fail-under-scope do not apply to 'dotcov diff'; "
               "its --fail-under is the coverage of the changed lines")
-    root, rev, changed = _git_changes(base)
+    root, rev, changed, untracked = _git_changes(base, exclude_untracked)
     settings = _settings(data_dir, fail_under=None, fail_under_type=(), fail_under_scope=None, **filters)
     cov = _coverage(settings)
     result = cov.result()
-    report = compute(statement_lines(result), root, changed, rev, data_time=result.timestamp)
+    report = compute(statement_lines(result), root, changed, rev, data_time=result.timestamp, untracked=untracked)
     _write_changes_report(cov, output, RENDERERS[fmt](report), report.stale)
     if str(output) != "-":
         click.echo(f"Wrote diff coverage to {output}")
@@ -379,18 +384,21 @@ def diff(data_dir, base, fmt, output: Path, fail_under, fail_under_type, fail_un
               help="Where to write the list (default standard output).")
 @click.option("--fail-untested", is_flag=True,
               help="Exit with status 2 when a changed statement line was run by no recorded test.")
+@_exclude_untracked_option
 @_report_options
-def impacted(data_dir, base, fmt, output: Path, fail_untested: bool, fail_under, fail_under_type, fail_under_scope,
-             **filters):
-    """The tests that ran any statement line changed since a git revision (working tree included).
+def impacted(data_dir, base, fmt, output: Path, fail_untested: bool, exclude_untracked: bool, fail_under,
+             fail_under_type, fail_under_scope, **filters):
+    """The tests that ran any statement line changed since a git revision (working tree and files git does not
+    track yet included).
 
     Needs per-test contexts (dotcov run --contexts test). Definitions and formats: docs/reports.md."""
     from dotcov.analysis.contexts import NO_CONTEXTS
+    from dotcov.reports.diff_coverage import untracked_note
     from dotcov.reports.impacted import RENDERERS, compute_impact
 
     if fail_under is not None or fail_under_type or fail_under_scope:
         _fail("--fail-under does not apply to 'dotcov impacted' (see --fail-untested)")
-    root, rev, changed = _git_changes(base)
+    root, rev, changed, untracked = _git_changes(base, exclude_untracked)
     settings = _settings(data_dir, fail_under=None, fail_under_type=(), fail_under_scope=None, show_contexts=True,
                          **filters)
     cov = _coverage(settings)
@@ -399,10 +407,12 @@ def impacted(data_dir, base, fmt, output: Path, fail_untested: bool, fail_under,
     analysis = cov.analysis()
     impact = compute_impact({f.path: f.contexts for f in analysis.files},
                             {f.path: set(f.lines) for f in analysis.files}, root, changed, rev,
-                            data_time=analysis.timestamp)
+                            data_time=analysis.timestamp, untracked=untracked)
     _write_changes_report(cov, output, RENDERERS[fmt](impact), impact.stale)
     if str(output) != "-":
         click.echo(f"Wrote {len(impact.tests)} impacted test(s) to {output}")
+    if impact.untracked and fmt == "filter":
+        _warn(untracked_note(impact.untracked))
     if impact.untested and fmt == "filter":
         _warn(f"{impact.untested_lines} changed statement line(s) were run by no recorded test "
               "(dotcov impacted without --format filter lists them)")

@@ -1,8 +1,7 @@
 """The body of `dotcov run` once its arguments are known: check, erase, start, wait, combine, report.
 
-Both ways into `dotcov run` call it: cli.py's click command, and launcher.py's start without click (which hands
-anything unusual to cli.py). It imports nothing heavy before the command starts, and prints with plain writes to
-standard error, so `dotcov run`'s own cost stays small next to a short test run (docs/benchmarks.md, issue 16).
+commands.py's click command calls it. It imports nothing heavy before the command starts, and prints with plain
+writes to standard error, so `dotcov run`'s own cost stays small next to a short test run.
 """
 
 from __future__ import annotations
@@ -34,22 +33,43 @@ def run_command(command: list[str], cfg, *, data_dir: Path | None, append: bool,
     data_dir = resolve_data_dir(data_dir, cfg)
     include_tests = include_tests or cfg.include_test_assemblies
     contexts = contexts or cfg.run_contexts
+    options = _report_options(cfg)  # dotcov.toml's report settings, checked before anything runs or is erased
+    if options is None:
+        return EXIT_ERROR
+    aside = None
+    signals: list[int] = []
     try:
-        # Every check first: earlier data is erased only once the command is known to be startable.
+        # Every check first: earlier data is touched only once the command is known to be startable.
         prepared = prepare(command, data_dir, source_root=sources_root(Path.cwd()), include_tests=include_tests,
                            log=log)
         if not append:
-            # The plans and colours stay: keyed by build and checked against their files, so an unchanged
-            # build's report after this run is a warm one.
-            data.erase(data_dir, keep_cache=True)
+            # The last run's data waits aside until this run writes data of its own. The plans and colours
+            # stay: keyed by build and checked against their files, so an unchanged build's report is a warm one.
+            aside = data.set_aside(data_dir)
+            data.erase(data_dir, keep_cache=True, keep_aside=True)
         prepared = with_exact_counts(with_contexts(prepared, contexts), exact_counts)
-        status = start(prepared, while_running=_import_report if report else None)
+        status = start(prepared, while_running=_import_report if report else None, signals=signals)
     except RunError as e:
         _say(f"dotcov: {e}")
+        if aside is not None:
+            data.restore_aside(aside)
         return e.status
     except AgentError as e:
         _say(f"dotcov: {e}")
+        if aside is not None:
+            data.restore_aside(aside)
         return EXIT_ERROR
+    if aside is not None and (status or signals) and not data.data_files(data_dir):
+        # The command failed before any covered code loaded (a build error, Ctrl-C): the last run's data stays,
+        # and that is said first, not PDB advice.
+        had = any(aside.iterdir())
+        data.restore_aside(aside)
+        _say(f"dotcov: error: the command {_how_it_ended(status, signals)} before any .NET process recorded "
+             "coverage; " + (f"the previous run's data in {data_dir} was kept" if had else "no coverage was collected"))
+        _say_skip_reasons(data_dir)  # (failed tests of assemblies without a PDB also end here)
+        return status or EXIT_ERROR
+    if aside is not None:
+        data.drop_aside(aside)
     cov = data.combine(data_dir)
     for w in cov.warnings:
         _warn(w)
@@ -61,24 +81,59 @@ def run_command(command: list[str], cfg, *, data_dir: Path | None, append: bool,
             _say(f"  {c}")
         _say(f"dotcov: {ADVICE}")
         return status or EXIT_ERROR
+    if signals:  # above the table, which shows only what ran before that
+        _say(f"dotcov: warning: the command {_how_it_ended(status, signals)}: the coverage below is only what ran "
+             "before that")
+    elif status:
+        _say(f"dotcov: the command {_how_it_ended(status, signals)}")
     if not cov.modules:
-        _say("dotcov: warning: no coverage was collected. No .NET process started by the command loaded an "
-             "assembly with a portable PDB whose sources lie under " + str(Path.cwd()) + ".")
-        reasons = _skip_reasons(data_dir / "logs")
-        if reasons:
-            _say("dotcov: the agent skipped:")
-            for reason in reasons:
-                _say(f"  {reason}")
-        elif not log:
-            _say("dotcov: run again with --log to see what each .NET process saw.")
+        _no_coverage(data_dir, log)
     elif report:
-        _report(cov, cfg, data_dir, include_tests)
+        _report(cov, cfg, data_dir, include_tests, options)
     return status
 
 
+def _no_coverage(data_dir: Path, log: bool) -> None:
+    _say("dotcov: warning: no coverage was collected. No .NET process started by the command loaded an "
+         "assembly with a portable PDB whose sources lie under " + str(Path.cwd()) + ".")
+    if not _say_skip_reasons(data_dir) and not log:
+        _say("dotcov: run again with --log to see what each .NET process saw.")
+
+
+def _say_skip_reasons(data_dir: Path) -> bool:
+    reasons = _skip_reasons(data_dir / "logs")
+    if reasons:
+        _say("dotcov: the agent skipped:")
+        for reason in reasons:
+            _say(f"  {reason}")
+    return bool(reasons)
+
+
+def _how_it_ended(status: int, signals: list[int]) -> str:
+    import signal
+
+    if signals:
+        names = ", ".join(dict.fromkeys(signal.Signals(s).name for s in signals))
+        return f"was interrupted ({'Ctrl-C' if names == 'SIGINT' else names}) and exited with status {status}"
+    return f"exited with status {status}"
+
+
+def _report_options(cfg):
+    """The report's options from dotcov.toml, as cli.Settings makes them when no flag is given; None (said why)
+    for a bad setting."""
+    from dotcov.analysis.filters import FilterError
+    from dotcov.cli.settings import report_options
+
+    try:
+        return report_options(cfg)
+    except FilterError as e:
+        _say(f"dotcov: {e}")
+        return None
+
+
 def _import_report() -> None:
-    """Imports what the summary table needs while the command runs (a tenth of a second of Python's own work
-    that would otherwise follow the command). A failure here is left for the report itself to meet."""
+    """Imports what the summary table needs while the command runs (Python's own work that would otherwise
+    follow the command). A failure here is left for the report itself to meet."""
     try:
         import dotcov.analysis.numbers  # noqa: F401
         import dotcov.api  # noqa: F401
@@ -91,19 +146,10 @@ def _import_report() -> None:
         pass
 
 
-def _report(cov, cfg, data_dir: Path, include_tests: bool) -> None:
+def _report(cov, cfg, data_dir: Path, include_tests: bool, options) -> None:
     """The summary table `dotcov run` prints after the command, from the data just combined."""
     from dotcov import __version__
-    from dotcov.api import Coverage, CoverageError, lost_data, use_huge_pages
-    from dotcov.analysis.filters import FilterError
-    from dotcov.cli.settings import report_options
-
-    try:  # the report's options from dotcov.toml, as cli.Settings makes them when no flag is given
-        options = report_options(cfg)
-    except FilterError as e:
-        _say(f"dotcov: {e}")
-        sys.exit(EXIT_ERROR)
-    use_huge_pages()
+    from dotcov.api import Coverage, CoverageError, lost_data
     api = Coverage(data_dir, source_root=Path.cwd(), warn=_warn, version=__version__,
                    source_dirs=cfg.source, include_tests=include_tests, options=options)
     api.lost = lost_data(cov, data_dir)

@@ -1,15 +1,15 @@
 """A command's settings from its flags and dotcov.toml, without click: flags win over dotcov.toml over defaults.
 
-cli.py's commands, run_command.py (which launcher.py's `dotcov run` reaches without importing click) and the
-benchmarks all read them here, so a report made by any of them has the same options, hence the same cached plans
-(plan_cache.py keys plans by them). Nothing heavy is imported before it is needed.
+commands.py's commands, run_command.py and the benchmarks all read them here, so a report made by any of them has the
+same options, hence the same cached plans (analysis/plans/cache.py keys plans by them). Nothing heavy is imported
+before it is needed.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-EXIT_ERROR = 1  # an error dotcov reports (bad input, no data): cli.py's module docstring lists the exit codes
+EXIT_ERROR = 1  # an error dotcov reports (bad input, no data): commands.py's module docstring lists the exit codes
 DEFAULT_DATA_DIR = ".dotcov"
 
 

@@ -1,4 +1,4 @@
-"""The files of dotcov's caches (plan_cache.py, html_cache.py): framed, written atomically, kept in bounds.
+"""The files of dotcov's caches (analysis/plans/cache.py, html/cache.py): framed, written atomically, kept in bounds.
 
 A file holds the cache's MAGIC, the body's length (8 bytes, little-endian), the cache's own fixed fields (`meta`
 bytes, e.g. a line count), the body's CRC-32 (4 bytes), then the body. It is written to a temporary name in the
@@ -98,9 +98,9 @@ class FramedFiles:
             elif name.startswith(f".{self.temp}.") and name.endswith(".tmp"):
                 yield "tmp", e
 
-    def prune(self, directory: str | os.PathLike, max_files: int, max_bytes: int) -> None:
-        """Keeps the newest files: at most `max_files`, `max_bytes` together, but always the newest one (the file
-        just written); removes temporary files left by killed commands."""
+    def prune(self, directory: str | os.PathLike, max_files: int | None, max_bytes: int) -> None:
+        """Keeps the newest files: at most `max_files` (None: any number), `max_bytes` together, but always the
+        newest one (the file just written); removes temporary files left by killed commands."""
         found = []
         now = time.time_ns()
         for kind, e in self._names(directory):
@@ -116,7 +116,7 @@ class FramedFiles:
         total = 0
         for n, (_mtime, size, path) in enumerate(found):
             total += size
-            if n and (n >= max_files or total > max_bytes):
+            if n and ((max_files is not None and n >= max_files) or total > max_bytes):
                 try:
                     os.unlink(path)
                 except OSError:
@@ -159,8 +159,8 @@ def clear_tree(directory: str | os.PathLike) -> None:
 
 
 def _read(f) -> bytes | mmap.mmap:
-    """The whole file; a big one mapped with its pages filled in one call (MAP_POPULATE: a 45 MB plan read into a
-    new buffer took its pages one fault at a time, half of loading it). dotcov never changes a cache file in place
+    """The whole file; a big one mapped with its pages filled in one call (MAP_POPULATE: read into a new buffer, a big
+    plan took its pages one fault at a time, much of the cost of loading it). dotcov never changes a cache file in place
     (it writes a new one and renames it over), so the mapping sees one whole file; only a file cut short in place by
     something else while it is being checked could fault (SIGBUS)."""
     size = os.fstat(f.fileno()).st_size

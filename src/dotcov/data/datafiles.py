@@ -6,6 +6,10 @@ Each covered process writes `dotcov.<pid>.<random>.cov` into the data directory
 keeping hit counts: a name of its own, so the combined files of CI shards copied into
 one directory never overwrite each other. A file whose writer still runs is read but
 never removed.
+
+A combined file lists the identities (header pid and start time) of the files it holds,
+and every read skips a file so listed: a combine interrupted after writing its file and
+before removing its inputs never makes them count twice.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import fcntl
 import os
 import re
 import tempfile
+import time
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,6 +34,7 @@ CACHE_DIR = "cache"  # DATA_DIR/cache: the caches' folder (plans, sources' colou
 COMBINED_PREFIX = "dotcov.combined."
 PATTERN = "*.cov"
 LOCK_NAME = ".combine.lock"
+ASIDE_DIR = ".previous-run"  # DATA_DIR/.previous-run: the last run's data while `dotcov run` runs a new one
 
 # Per-method states in the data file (data_file.h: MethodState).
 NOT_COMPILED, INSTRUMENTED, NOT_MEASURED = 0, 1, 2
@@ -68,14 +74,14 @@ class ModuleHits:
         return (self.mvid, self.pdb_id)
 
     def defer_sites(self, tokens: Sequence[int], offsets: Sequence[int], kinds: Sequence[int]) -> None:
-        """`sites` made from these columns when first read: a report from a kept plan (plan_cache.py) needs only
-        their digest, and a million site tuples are a tenth of a warm build."""
+        """`sites` made from these columns when first read: a report from a kept plan (analysis/plans/cache.py)
+        needs only their digest, and making a tuple per site would cost a warm build more than the rest of reading."""
         defer(self, "sites", (tokens, offsets, kinds))
 
     def defer_site_blob(self, blob: bytes) -> None:
         """As `defer_sites`, from the native reader's columns as they are (tokens, offsets, kinds: uint32 each, one
-        column after another): the digest reads them without a copy (three arrays of a million were a tenth of a
-        warm build)."""
+        column after another): the digest reads them without a copy (copying the
+        columns of a large module is a visible share of a warm build)."""
         defer(self, "sites", blob)
 
     def sites_digest(self) -> str:
@@ -97,7 +103,7 @@ class ModuleHits:
 
     def site_columns(self) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
         """The sites as columns (method tokens, IL offsets, kinds), without making the site tuples when they are
-        not made yet (plan_worker.py reads the columns before the plan needs the tuples)."""
+        not made yet."""
         columns = self._sites_pending
         if columns is None:
             columns = tuple(list(map(itemgetter(i), self._sites)) for i in range(3))
@@ -164,6 +170,10 @@ class CoverageData:
     # Another coverage tool the agents found at work (e.g. coverlet rewrote an assembly): the data is not usable.
     conflicts: list[str] = field(default_factory=list)
     newest_mtime: float = 0.0
+    # Files skipped because a combined file already holds their data (an interrupted combine left them).
+    already_merged: list[Path] = field(default_factory=list)
+    # Identities (pid, start time ns) of the files whose data this holds, for the combined file's list.
+    identities: list[tuple[int, int]] = field(default_factory=list)
 
     def add_module(self, m: ModuleHits) -> None:
         have = self.modules.get(m.key)
@@ -221,17 +231,29 @@ def _lost_warning(path: Path, lost: int, err: int) -> str:
     return f"{path}: data was lost: {lost_records_message(lost, err)}"
 
 
-def read_file(path: Path, into: CoverageData, *, live: bool = False) -> None:
+def _parse(path: Path, into: CoverageData) -> dict | None:
+    """The native reader's dict of a data file, or None (with a warning) when it is unusable."""
     try:
-        raw = _native.read_data_file(str(path))
+        return _native.read_data_file(str(path))
     except OSError as e:
         into.warnings.append(f"{path}: cannot read: {e}")
-        return
     except ValueError as e:
         into.warnings.append(f"{path}: {e}")
+    return None
+
+
+def _identity(raw: dict) -> tuple[int, int]:
+    return (raw["pid"], raw["start_time_ns"])
+
+
+def read_file(path: Path, into: CoverageData, *, live: bool = False, raw: dict | None = None) -> None:
+    raw = raw if raw is not None else _parse(path, into)
+    if raw is None:
         return
     for w in raw["warnings"]:
-        into.warnings.append(f"{path}: {w}; the data before that point was used")
+        into.warnings.append(f"{path}: {w}; what could be read was used")
+    for w in raw.get("notices", ()):
+        into.warnings.append(f"{path}: {w}")
     if raw["warnings"] and not live:  # a live writer may be mid-record
         into.damaged.append(path)
     if raw["lost_records"]:
@@ -250,7 +272,22 @@ def read_file(path: Path, into: CoverageData, *, live: bool = False) -> None:
         module.defer_site_blob(m["site_columns"])
         into.add_module(module)
     into.files.append(path)
+    if not live and raw["start_time_ns"]:  # (a combined file of format 5 or older has no identity)
+        into.identities.append(_identity(raw))
     into.newest_mtime = max(into.newest_mtime, path.stat().st_mtime)
+
+
+def _merged_inputs(files: list[Path], into: CoverageData) -> tuple[set[tuple[int, int]], dict[Path, dict]]:
+    """The identities every combined file of `files` lists, and those files' parsed contents (read once)."""
+    merged: set[tuple[int, int]] = set()
+    raws: dict[Path, dict] = {}
+    for path in files:
+        if path.name.startswith(COMBINED_PREFIX):
+            raw = _parse(path, into)
+            if raw is not None:
+                raws[path] = raw
+                merged.update(map(tuple, raw.get("merged_inputs", ())))
+    return merged, raws
 
 
 def _site_columns(blob: bytes) -> tuple[array, array, array]:
@@ -264,8 +301,17 @@ def _site_columns(blob: bytes) -> tuple[array, array, array]:
 
 def load(data_dir: Path) -> CoverageData:
     data = CoverageData()
-    for path in data_files(data_dir):
-        read_file(path, data)
+    files = data_files(data_dir)
+    merged, raws = _merged_inputs(files, data)
+    for path in files:
+        raw = raws.get(path) or _parse(path, data)
+        if raw is None:
+            continue
+        if _identity(raw) in merged:  # a combined file holds it already
+            data.already_merged.append(path)
+            data.identities.append(_identity(raw))
+            continue
+        read_file(path, data, raw=raw)
     return data
 
 
@@ -277,10 +323,13 @@ def write(data: CoverageData, path: Path) -> None:
         modules.append({"mvid": m.mvid, "pdb_id": m.pdb_id, "path": m.path, "tokens": tokens, "offsets": offsets,
                         "kinds": kinds, "hits": m.hits, "method_states": m.method_states,
                         "not_measured": m.not_measured, "contexts": m.contexts})
+    # The files it holds (and those already held by one it holds): every later read skips them.
+    merged = sorted(set(data.identities))
     fd, tmp = tempfile.mkstemp(prefix=".combine.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        _native.write_data_file(tmp, {"processes": data.processes, "modules": modules,
+        _native.write_data_file(tmp, {"pid": os.getpid(), "start_time_ns": time.time_ns(),
+                                      "merged_inputs": merged, "processes": data.processes, "modules": modules,
                                       "lost_records": min(data.lost_records, 0xFFFFFFFF),
                                       "lost_errno": data.lost_errno, "conflicts": data.conflicts})
         os.replace(tmp, path)
@@ -332,14 +381,26 @@ def combine(data_dir: Path) -> CoverageData:
         locks: list[int] = []
         try:
             live = []
-            for path in data_files(data_dir):
+            for tmp in data_dir.glob(".combine.*.tmp"):  # a combine killed while writing (none runs now)
+                tmp.unlink(missing_ok=True)
+            files = data_files(data_dir)
+            merged, raws = _merged_inputs(files, data)
+            for path in files:
                 fd = _lock_finished(path)
                 if fd is None:
                     if path.exists():
                         live.append(path)
                     continue
                 locks.append(fd)
-                read_file(path, data)
+                raw = raws.get(path) or _parse(path, data)
+                if raw is not None and _identity(raw) in merged:
+                    # An interrupted combine wrote the file that holds it, then stopped: remove it now.
+                    data.already_merged.append(path)
+                    data.identities.append(_identity(raw))
+                    if raw["warnings"]:
+                        data.damaged.append(path)
+                    continue
+                read_file(path, data, raw=raw)
             written = False
             if data.files:
                 try:
@@ -349,7 +410,7 @@ def combine(data_dir: Path) -> CoverageData:
                     data.warnings.append(f"cannot write {target}: {e.strerror or e}; the data files were left "
                                          "as they are (reports read them all)")
             if written:
-                for path in data.files:  # only files that were read are removed
+                for path in data.already_merged + data.files:  # only files that were read are removed
                     if path == target:
                         continue
                     if path in data.damaged:
@@ -369,7 +430,42 @@ def combine(data_dir: Path) -> CoverageData:
     return data
 
 
-def erase(data_dir: Path, *, keep_cache: bool = False) -> int:
+def set_aside(data_dir: Path) -> Path:
+    """Moves the data files (damaged ones too) into DATA_DIR/.previous-run, until the new run has written data
+    of its own (`drop_aside`) or has not (`restore_aside`): a command that fails before any .NET process
+    recorded coverage keeps the last run's data. What an earlier `dotcov run`, killed, left there comes back
+    first when nothing replaced it."""
+    aside = data_dir / ASIDE_DIR
+    if aside.is_dir() and not data_files(data_dir):
+        restore_aside(aside)
+    drop_aside(aside)
+    aside.mkdir(parents=True)
+    for path in data_files(data_dir) + damaged_files(data_dir):
+        path.rename(aside / path.name)
+    return aside
+
+
+def restore_aside(aside: Path) -> None:
+    for path in sorted(aside.iterdir()) if aside.is_dir() else []:
+        path.rename(aside.parent / path.name)
+    drop_aside(aside)
+
+
+def drop_aside(aside: Path) -> None:
+    if aside.is_dir():
+        for path in aside.iterdir():
+            path.unlink(missing_ok=True)
+        aside.rmdir()
+
+
+def damaged_files(data_dir: Path) -> list[Path]:
+    """The damaged files combine kept: `<name>.damaged`, and `<name>.damaged.N` when that existed."""
+    if not data_dir.is_dir():
+        return []
+    return sorted(p for p in data_dir.iterdir() if re.fullmatch(r".+\.cov\.damaged(\.[0-9]+)?", p.name))
+
+
+def erase(data_dir: Path, *, keep_cache: bool = False, keep_aside: bool = False) -> int:
     """Removes the data files (and damaged ones), the cached plans and colours (unless `keep_cache`: `dotcov run`
     keeps them, each checked against what it was made from when read) and the agent logs; returns how many data
     files went."""
@@ -377,9 +473,10 @@ def erase(data_dir: Path, *, keep_cache: bool = False) -> int:
     for path in data_files(data_dir):
         path.unlink(missing_ok=True)
         n += 1
-    if data_dir.is_dir():
-        for path in data_dir.glob("*.cov.damaged"):
-            path.unlink(missing_ok=True)
+    for path in damaged_files(data_dir):
+        path.unlink(missing_ok=True)
+    if not keep_aside:  # (`dotcov run` keeps the last run's data it set aside)
+        drop_aside(data_dir / ASIDE_DIR)
     if not keep_cache:
         clear_tree(data_dir / CACHE_DIR)  # the cached plans and sources' colours (plans/cache.py, html/cache.py)
     logs = data_dir / "logs"

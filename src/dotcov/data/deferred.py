@@ -1,5 +1,5 @@
-"""A dataclass field made when first read: a million-statement report makes some per-method lists only if a
-writer reads them (model.MethodCoverage.points, analysis.MethodAnalysis.points, data.ModuleHits.sites)."""
+"""A dataclass field made when first read: a large report makes some per-method lists only if a writer
+reads them (model.MethodCoverage.points, numbers.MethodAnalysis.points, datafiles.ModuleHits.sites)."""
 
 from __future__ import annotations
 

@@ -79,11 +79,19 @@ def resolve_base(root: Path, rev: str | None) -> Base:
 def changed_lines(root: Path, commit: str) -> dict[str, set[int]]:
     """Repository-relative path (with `/`) -> line numbers of the working-tree file added or changed since
     `commit`. Deleted files and pure renames have no lines; binary files are left out; untracked files are not
-    part of `git diff` (`git add -N FILE` makes them so)."""
+    part of `git diff` (`git add -N FILE` makes them so; `untracked_files` lists them)."""
     patch = _git(root, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules",
                  "--find-renames", "--unified=0", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
                  commit, "--")
     return parse_added_lines(patch)
+
+
+def untracked_files(root: Path) -> list[str]:
+    """Repository-relative paths (with `/`) of the files git does not track and does not ignore: `git ls-files
+    --others --exclude-standard` (.gitignore, .git/info/exclude, core.excludesFile). A nested repository is one
+    `dir/` entry, not entered, and is left out. Sorted."""
+    out = _git(root, "ls-files", "-z", "--others", "--exclude-standard", "--full-name")
+    return sorted(os.fsdecode(name) for name in out.split(b"\0") if name and not name.endswith(b"/"))
 
 
 def parse_added_lines(patch: bytes) -> dict[str, set[int]]:

@@ -3,14 +3,15 @@
 The colouring of a file depends only on its bytes, its kind (the extension picks the lexer) and the code that
 colours it; hits never enter it. So a second report of the same sources (another `dotcov html`, other options,
 a new run of tests over unchanged code in a data directory that was not erased) reads each file's coloured lines
-instead of lexing the file again: at a million statements that was a third of the report's own time.
+instead of lexing the file again, the costliest part of a file's page (its measured gain: docs/benchmarks.md,
+"Speed mechanisms").
 
-Where: `DATA_DIR/cache/html/<digest>.lines`, next to the module plans (plan_cache.py), one file per source text;
-the digest is a hash of the colouring code's stamp (code_stamp), the extension and the file's bytes, so an
-edited source, another dotcov or another Pygments is another name, never a stale hit. A file holds MAGIC, the
-body's length, line count and CRC-32, then the lines (UTF-8, joined by line breaks, which a coloured line never
-holds). cache_files.py frames, writes and prunes the files, so concurrent reports never read half a file; one
-that is damaged (bad magic, length, count, CRC or UTF-8) is ignored and written again. `prune` keeps the newest
+Where: `DATA_DIR/cache/html/<digest>.lines`, next to the module plans (analysis/plans/cache.py), one file per source
+text; the digest is a hash of the colouring code's stamp (code_stamp), the extension and the file's bytes, so an
+edited source, another dotcov or another Pygments is another name, never a stale hit. A file holds MAGIC, the body's
+length, line count and CRC-32, then the lines (UTF-8, joined by line breaks, which a coloured line never holds).
+data/cache_files.py frames, writes and prunes the files, so concurrent reports never read half a file; one that is
+damaged (bad magic, length, count, CRC or UTF-8) is ignored and written again. `prune` keeps the newest
 (a hit refreshes the file's time); a report runs it only when it added colours or `over_count` finds more
 files than it keeps (html.write_html); `clear` (dotcov erase) removes them all.
 """

@@ -1,14 +1,14 @@
 """C# highlighting for the HTML report: Pygments' CSharpLexer colours, without lexing every token in Python.
 
-Pygments lexes every token (names, operators, spaces) in Python, about 10 µs a line; at a million lines that
-was most of `dotcov html`'s own time. Here CSharpLexer's rules (Pygments 2.x, the same order and so the same
-quirks: `0x1F` is the number `0` and the name `x1F`; `return F(` at a line start names `F` a function) are
-applied in two passes (see _LEADING): comments, strings, characters, preprocessor lines and the line-start
-rules by one regular expression that `re` can skip through in C, then the code between them by splitting it
-into words looked up in a table. Names, operators and punctuation get no span (style.css gave them no
-colour). The text is escaped before it is matched, so a character literal may be `'&lt;'`.
-tests/test_html_csharp.py compares the colour of every character with Pygments' on the C# samples and on
-random C#-like text; the differences it leaves out (rare, or code that does not compile) are listed there.
+Pygments lexes every token (names, operators, spaces) in Python, which on a large report was most of `dotcov html`'s
+own time. Here CSharpLexer's rules (Pygments 2.x, the same order and so the same quirks: `0x1F` is the number `0`
+and the name `x1F`; `return F(` at a line start names `F` a function) are applied in two passes (see _LEADING):
+comments, strings, characters, preprocessor lines and the line-start rules by one regular expression that `re` can
+skip through in C, then the code between them by splitting it into words looked up in a table. Names, operators and
+punctuation get no span (style.css gave them no colour). The text is escaped before it is matched, so a character
+literal may be `'&lt;'`. tests/test_html_csharp.py compares the colour of every character with Pygments' on the C#
+samples and on random C#-like text; the differences it leaves out (rare, or code that does not compile) are listed
+there.
 """
 
 from __future__ import annotations

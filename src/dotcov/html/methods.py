@@ -15,7 +15,6 @@ whole.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import countOf
 from typing import Callable, Iterator
 
 from dotcov.analysis.numbers import FileAnalysis, MethodAnalysis, crap_score, crap_shown
@@ -25,17 +24,10 @@ CRAP_THRESHOLD = 30
 COMPLEXITY_THRESHOLD = 15
 
 
-def counts(m: MethodAnalysis) -> tuple[int, int, int, int]:
-    """(statements, covered, branch outcomes, outcomes covered) of `m`: what `m.numbers` counts (analysis.
-    line_numbers), without making a Numbers object per method (tests/test_html.py checks they agree)."""
-    lines = m.lines
-    statements = len(lines)
-    total = covered = 0
-    for b in m.branches.values():
-        t = b.total
-        total += t
-        covered += min(b.covered, t)
-    return statements, statements - countOf(lines.values(), 0), total, covered
+def counts(m: MethodAnalysis) -> tuple[int, int, int, int, int]:
+    """(statements, covered, branch outcomes, outcomes covered, complexity) of `m`, as the analysis counts them."""
+    n = m.numbers
+    return n.statements, n.covered, n.branches, n.branches_covered, n.complexity
 
 
 @dataclass(slots=True)
@@ -91,7 +83,7 @@ def method_table(files: list[tuple[FileAnalysis, str, str]], precision: int, has
         for c in fa.classes:
             cls = f'  <td class="name" data-sort="{_escape(c.name)}">{wrap_name(c.name)}</td>\n'
             for m in c.methods:
-                key = (*counts(m), m.complexity)
+                key = counts(m)
                 shape = shapes.get(key)
                 if shape is None:
                     shape = shapes[key] = _shape(*key, precision, has_branches)

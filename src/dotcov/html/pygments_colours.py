@@ -1,10 +1,10 @@
 """Colours F#, VB and other non-C# sources for the HTML report with Pygments (html.highlight_lines; C# has its
-own, faster path in html_csharp.py).
+own, faster path in csharp.py).
 
 The file is lexed once; each token becomes HTML with Pygments' short class (`k`, `s2`, `c1`...), and a token
 spanning lines gets a span per line. Pygments' RegexLexers run through _FastRegexDriver, which gives the same
-tokens with fewer regular-expression calls. Imported only when such a file is coloured: Pygments' lexers take a
-noticeable share of a page worker's start.
+tokens with fewer regular-expression calls. Imported only when such a file is coloured: Pygments' lexers take
+noticeable time to import.
 """
 
 from __future__ import annotations

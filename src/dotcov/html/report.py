@@ -4,7 +4,7 @@ Modelled on coverage.py's HTML report (its own code, templates, CSS and JS). Lay
 
     DIR/index.html        totals and a sortable, filterable table grouped by assembly
     DIR/<name>_<hash>.html  one page per source file (hits, colours, branch notes)
-    DIR/methods.html      every method: coverage, complexity, CRAP (sortable; html_methods.py)
+    DIR/methods.html      every method: coverage, complexity, CRAP (sortable; methods.py)
     DIR/hotspots.html     the risk hotspots: methods over ReportGenerator's CRAP/complexity thresholds
     DIR/style.css, DIR/dotcov.js, DIR/.gitignore
 
@@ -17,9 +17,8 @@ except the `timestamp` passed in. `index.html` is removed first and written last
 
 Speed: each file is lexed once (never per line): C# by html_csharp's single regular expression, which
 only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
-HTML directly. With many files the pages are written by a few worker processes (html_workers.py) while
-this process makes the search index, the method pages and the index. Given a cache directory, each source's
-colours are kept for the next report (html_cache.py). Big pages are written around their rows, never held
+HTML directly. Given a cache directory, each source's
+colours are kept for the next report (cache.py). Big pages are written around their rows, never held
 as one string (_write_around).
 """
 
@@ -29,7 +28,6 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import pickle
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +42,6 @@ from dotcov.html import csharp as html_csharp
 from dotcov.html import directory as html_dir
 from dotcov.html import methods as html_methods
 from dotcov.html import search as html_search
-from dotcov.html import workers as html_workers
 from dotcov.analysis.numbers import Analysis, FileAnalysis, Numbers
 from dotcov.analysis.model import BranchCoverage, CoverageResult
 from dotcov.reports.output import display_path, display_percent, relative_path
@@ -250,7 +247,7 @@ def _contexts_cell(names: frozenset[str] | None, set_index: int | None) -> str:
 
 @dataclass
 class PageJob:
-    """Everything a file's page shows, as plain values: the page workers (html_workers.py) get it pickled."""
+    """Everything a file's page shows, as plain values."""
     name: str
     path: str
     page: str
@@ -422,55 +419,15 @@ def _write_around(path: Path, render, body: Iterable[str]) -> None:
         f.write(tail.encode("utf-8", "surrogatepass"))
 
 
-def write_pages(directory: str, jobs: list[PageJob | bytes], common: dict, cache_dir: str | None = None) -> int:
-    """Writes the file pages of `jobs` (PageJobs, or job_blob's bytes, unpacked one at a time) into `directory`
-    (html_workers.py calls it in each worker). `cache_dir`: where sources' colours are kept (html_cache.py).
-    Returns how many sources' colours were added to it."""
+def write_pages(directory: str, jobs: list[PageJob], common: dict, cache_dir: str | None = None) -> int:
+    """Writes the file pages of `jobs` into `directory`. `cache_dir`: where sources' colours are kept
+    (cache.py). Returns how many sources' colours were added to it."""
     env = _environment()
     out = Path(directory)
     colours = html_cache.ColourCache(cache_dir) if cache_dir is not None else None
     for job in jobs:
-        if isinstance(job, bytes):
-            job = job_from_blob(job)
         _write_page(out / job.page, env, job, common, colours)
     return colours.misses if colours is not None else 0
-
-
-def keep_colours(paths: Iterable[str], cache_dir: str) -> int:
-    """Colours each source file of `paths` whose colours `cache_dir` (DATA_DIR/cache/html) does not hold yet, as a
-    page would, and keeps them there for a later report (plan_worker.py does it while `dotcov report` finishes);
-    prunes the cache when it added any, as write_html does. Returns how many it added."""
-    colours = html_cache.ColourCache(cache_dir)
-    for path in paths:
-        try:
-            data = Path(path).read_bytes()
-        except OSError:
-            continue  # (a page says the source is missing)
-        colours.lines(path, data, lambda: highlight_lines(_decode(data), path))
-    if colours.misses:
-        html_cache.prune(cache_dir)
-    return colours.misses
-
-
-def job_blob(job: PageJob) -> bytes:
-    """`job` pickled on its own for a page worker, which unpickles it just before its page (job_from_blob):
-    unpickling every page's dicts of lines at once was most of a worker's start, in fresh memory."""
-    return pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def job_from_blob(blob: bytes) -> PageJob:
-    return pickle.loads(blob)
-
-
-def _shares(jobs: list[PageJob], workers: int) -> list[list[PageJob]]:
-    """`jobs` dealt to `workers` workers, about the same number of lines each (a page costs about its lines)."""
-    shares: list[list[PageJob]] = [[] for _ in range(workers)]
-    sizes = [0] * workers
-    for job in sorted(jobs, key=lambda j: -len(j.lines)):
-        i = sizes.index(min(sizes))
-        shares[i].append(job)
-        sizes[i] += len(job.lines) + 1
-    return [s for s in shares if s]
 
 
 # --- index ---------------------------------------------------------------------
@@ -493,7 +450,7 @@ def _sort_number(value: float) -> str:
 
 def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Coverage report",
                version: str = __version__, timestamp=None, relative_to: str | None = None,
-               show_contexts: bool = False, precision: int = 0, jobs: int | None = None,
+               show_contexts: bool = False, precision: int = 0,
                history=None, history_options: dict | None = None, warn=None,
                cache_dir: str | os.PathLike | None = None) -> Path:
     """Writes the report into `directory` (created if needed) and returns the path of its index.html.
@@ -503,85 +460,62 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     output that is not a function of `result` and the source files. `show_contexts` adds to each
     line run by tests a count of them that opens to their names (the analysis must carry them:
     results.ReportOptions.contexts).
-    `jobs` is the number of processes rendering pages (default: up to 4, by CPU count, and
-    only for large reports).
 
     `history` (a directory) keeps a record of this run there and shows coverage over time on the index
-    (history.py; `history_options` are passed to history.update); `warn(message)` is told of history
+    (reports/history.py; `history_options` are passed to history.update); `warn(message)` is told of history
     records that cannot be read (they are also shown on the index).
 
     `cache_dir` (the data directory's `cache/`): the sources' colours are kept in its `html/` for the next
-    report (html_cache.py); None colours every file afresh and keeps nothing.
+    report (cache.py); None colours every file afresh and keeps nothing.
     """
     out = Path(directory)
     previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
 
     analysis = Analysis.of(result)
-    if jobs is None:
-        jobs = html_workers.default_count() if len(analysis.files) >= 200 else 1
-    jobs = min(jobs, len(analysis.files))
-    # The page workers start first (or earlier: html_workers.start_early): their interpreters load the page code
-    # while this process collects the files.
-    workers = html_workers.start(jobs) if jobs > 1 else None
-    if workers is None:
-        html_workers.drop_early()
-    try:
-        root = relative_to if relative_to is not None else analysis.source_root
-        files = _collect(analysis, root)
-        has_branches = any(f.branches for f in files)
-        common = dict(
-            title=title, version=version, created=_format_timestamp(timestamp),
-            has_branches=has_branches, precision=precision, warnings=analysis.warnings,
-        )
-        if show_contexts:
-            common["show_contexts"] = True
+    root = relative_to if relative_to is not None else analysis.source_root
+    files = _collect(analysis, root)
+    has_branches = any(f.branches for f in files)
+    common = dict(
+        title=title, version=version, created=_format_timestamp(timestamp),
+        has_branches=has_branches, precision=precision, warnings=analysis.warnings,
+    )
+    if show_contexts:
+        common["show_contexts"] = True
 
-        hist = None
-        if history is not None:  # before any file is written: a history that cannot be kept stops the report
-            from dotcov.reports import history as history_mod  # (here: the page workers import this module too)
+    hist = None
+    if history is not None:  # before any file is written: a history that cannot be kept stops the report
+        from dotcov.reports import history as history_mod
 
-            hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
-                                      **(history_options or {}))
-            for w in hist.warnings if warn is not None else ():
-                warn(w)
-        # Every file this run writes is listed in the manifest before it is written (html_dir.py); the search
-        # index's files are known once it is built, below, while the page workers run.
-        written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
-        out.mkdir(parents=True, exist_ok=True)
-        index = out / "index.html"
-        index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
-        html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
-        tdir = templates_dir() / "html"
-        for asset in ASSETS:
-            (out / asset).write_bytes((tdir / asset).read_bytes())
-        (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
+        hist = history_mod.update(history, analysis.totals, {f.name: f.fc.numbers for f in files},
+                                  **(history_options or {}))
+        for w in hist.warnings if warn is not None else ():
+            warn(w)
+    # Every file this run writes is listed in the manifest before it is written (directory.py); the search
+    # index's files are known once it is built, below.
+    written = {"index.html", ".gitignore", html_dir.MANIFEST, *ASSETS, *(f.page for f in files), *METHOD_PAGES}
+    out.mkdir(parents=True, exist_ok=True)
+    index = out / "index.html"
+    index.unlink(missing_ok=True)  # from here on, no index.html means "incomplete"
+    html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
+    tdir = templates_dir() / "html"
+    for asset in ASSETS:
+        (out / asset).write_bytes((tdir / asset).read_bytes())
+    (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
 
-        page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
-                               files[i + 1].page if i + 1 < len(files) else None, show_contexts)
-                     for i, f in enumerate(files)]
-        colour_dir = str(Path(cache_dir) / html_cache.SUBDIR) if cache_dir is not None else None
-        added = 0  # sources' colours added to the cache by this report
-        if workers is not None:
-            workers.send(str(out), [[job_blob(j) for j in share] for share in _shares(page_jobs, len(workers))],
-                         common, colour_dir)
-        else:
-            added = write_pages(str(out), page_jobs, common, colour_dir)
-        # The rest is made here while the workers write the pages.
-        methods = html_methods.method_table([(f.fc, f.name, f.page) for f in files], precision, has_branches,
-                                            wrap_name)
-        # The search across files (html_search.py): scripts the pages load when the search box is used.
-        search = html_search.prepare([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
-                                      for f in files], search_text, precision, methods.covers)
-        written.update(search.names)
-        html_dir.write_manifest(out, previous | written)
-        search.write(out)
-        index_html = _write_rest(out, analysis, files, common, hist, precision, has_branches, methods)
-    except BaseException:
-        if workers is not None:
-            workers.abort()
-        raise
-    if workers is not None:
-        added = workers.finish()
+    page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
+                           files[i + 1].page if i + 1 < len(files) else None, show_contexts)
+                 for i, f in enumerate(files)]
+    colour_dir = str(Path(cache_dir) / html_cache.SUBDIR) if cache_dir is not None else None
+    added = write_pages(str(out), page_jobs, common, colour_dir)  # sources' colours added to the cache
+    methods = html_methods.method_table([(f.fc, f.name, f.page) for f in files], precision, has_branches,
+                                        wrap_name)
+    # The search across files (search.py): scripts the pages load when the search box is used.
+    search = html_search.prepare([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
+                                  for f in files], search_text, precision, methods.covers)
+    written.update(search.names)
+    html_dir.write_manifest(out, previous | written)
+    search.write(out)
+    index_html = _write_rest(out, analysis, files, common, hist, precision, has_branches, methods)
     # The cache only grows by what a report adds: pruned after one that added colours, or when it holds more
     # files than it may (left by reports that could not prune); a report of unchanged sources scans nothing.
     if colour_dir is not None and (added or html_cache.over_count(colour_dir)):
@@ -596,7 +530,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
 
 def _write_rest(out: Path, analysis: Analysis, files: list[_File], common: dict, hist,
                 precision: int, has_branches: bool, methods: html_methods.MethodTable) -> str:
-    """Writes the method view and the risk hotspots (html_methods.py); returns the index page's HTML
+    """Writes the method view and the risk hotspots (methods.py); returns the index page's HTML
     (written last, by write_html)."""
     env = _environment()
     for page, heading, rows in (("methods", "Methods", methods.rows), ("hotspots", "Risk hotspots", methods.hot)):

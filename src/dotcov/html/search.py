@@ -44,8 +44,8 @@ def _script(call: str, *args) -> bytes:
 
 class Search:
     """The search index of a report: its files' names, then the files themselves, one at a time (`write`), so
-    the caller can list them (html_dir's manifest) before any is written and no chunk is held longer than it
-    takes to write it (at a million statements the source text is 25 MB)."""
+    the caller can list them (directory.py's manifest) before any is written and no chunk is held longer than it
+    takes to write it (a large report's source text runs to tens of MB)."""
 
     def __init__(self, index: bytes, chunks: list[list[tuple[int, str]]]):
         self._index = index

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import platform
 from pathlib import Path
 
 # Must match kAgentClsid in native/agent/class_factory.cpp.
@@ -13,7 +14,11 @@ PROFILER_VARIABLES = (
     "CORECLR_PROFILER",
     "CORECLR_PROFILER_PATH",
     "CORECLR_PROFILER_PATH_64",
+    "CORECLR_PROFILER_PATH_ARM64",
 )
+
+# The arm64 agent an x64 package carries beside its own (setup.py cross-compiles it; docs/platforms.md).
+ARM64_AGENT = "libdotcov_agent.arm64.so"
 
 
 class AgentError(Exception):
@@ -27,6 +32,23 @@ def agent_path() -> Path:
     if not path.is_file():
         raise AgentError(f"the dotcov agent is missing at {path}; reinstall dotcov")
     return path
+
+
+def arm64_agent_path() -> Path | None:
+    """The agent for arm64 processes: the package's arm64 agent beside the x64 one, else on an arm64 machine the
+    package's own agent (DOTCOV_AGENT_PATH_ARM64 overrides); None when the package has none."""
+    override = os.environ.get("DOTCOV_AGENT_PATH_ARM64")
+    if override:
+        path = Path(override)
+        if not path.is_file():
+            raise AgentError(f"the dotcov arm64 agent is missing at {path} (DOTCOV_AGENT_PATH_ARM64)")
+        return path
+    path = Path(__file__).parents[1] / ARM64_AGENT
+    if path.is_file():
+        return path
+    if platform.machine().lower() in ("aarch64", "arm64"):
+        return agent_path()
+    return None
 
 
 def other_profiler(env: dict[str, str]) -> str | None:
@@ -43,11 +65,15 @@ def profiler_environment(data_dir: Path, source_root: Path, *, include_tests: bo
         "CORECLR_ENABLE_PROFILING": "1",
         "CORECLR_PROFILER": CLSID,
         "CORECLR_PROFILER_PATH": path,
-        # The bitness-specific variable wins over the plain one; set both.
+        # The bitness-specific variable wins over the plain one; set both. An arm64 process reads
+        # CORECLR_PROFILER_PATH_ARM64 first (an x64 one never does), so one command can start both kinds.
         "CORECLR_PROFILER_PATH_64": path,
         "DOTCOV_DATA_DIR": str(data_dir),
         "DOTCOV_SOURCE_ROOT": str(source_root),
     }
+    arm64 = arm64_agent_path()
+    if arm64 is not None:
+        env["CORECLR_PROFILER_PATH_ARM64"] = str(arm64)
     if include_tests:
         env["DOTCOV_INCLUDE_TEST_ASSEMBLIES"] = "1"
     if log:

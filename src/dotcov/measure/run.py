@@ -141,26 +141,33 @@ def with_exact_counts(p: Prepared, exact: bool) -> Prepared:
     return p
 
 
-def start(p: Prepared, while_running=None) -> int:
+def start(p: Prepared, while_running=None, signals: list[int] | None = None) -> int:
     """Runs the prepared command and returns its status as a shell reports it (128+N for signal N).
     `while_running()`, if given, is called once the command has started, before waiting for it: dotcov's own
-    work that needs nothing from the command overlaps its start instead of adding to the run's time."""
+    work that needs nothing from the command overlaps its start instead of adding to the run's time.
+    `signals`, if given, receives each signal dotcov got while the command ran (Ctrl-C: SIGINT)."""
+    previous = {}
+    # Ctrl-C reaches the command from the terminal; dotcov only notes it (to say so above the report), from before
+    # the command starts, so no Ctrl-C in between stops dotcov. (A handler, unlike SIG_IGN, is not inherited.)
+    noted = signals if signals is not None else []
+    previous[signal.SIGINT] = signal.signal(signal.SIGINT, lambda signum, _frame: noted.append(signum))
     try:
         child = subprocess.Popen(p.argv, executable=p.executable, env=p.env)
     except FileNotFoundError as e:  # removed since prepare(), or a missing #! interpreter
+        signal.signal(signal.SIGINT, previous[signal.SIGINT])
         raise RunError(f"command not found: {p.argv[0]}: {e.strerror}", EXIT_NOT_FOUND) from e
     except OSError as e:
+        signal.signal(signal.SIGINT, previous[signal.SIGINT])
         raise RunError(f"cannot execute {p.argv[0]}: {e.strerror}", EXIT_NOT_EXECUTABLE) from e
 
-    previous = {}
-
     def forward(signum, _frame):
+        if signals is not None:
+            signals.append(signum)
         try:
             child.send_signal(signum)
         except ProcessLookupError:
             pass
 
-    previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_IGN)
     for sig in FORWARDED:
         previous[sig] = signal.signal(sig, forward)
     try:

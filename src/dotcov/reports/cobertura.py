@@ -33,7 +33,7 @@ Where it departs from coverlet, and why:
   docs/reports.md): a method's own; a class's and a package's the sum of their methods', as coverlet
   sums them; the root's the sum over every method once (files merged as for the line counts).
 * The root's line and branch counts are those of the text report's TOTAL (each source file once,
-  merged by analysis.py's rule); a package counts its own files (its builds merged), a class and a
+  merged by analysis/model.py's rule); a package counts its own files (its builds merged), a class and a
   method their own lines and the branch outcomes on them.
 * Lines the agent could not measure are not <line>s; each file's are listed in an XML comment
   before <packages> ("not measured"), with the reason.
@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from operator import countOf
 from pathlib import Path
 from typing import Iterator
 
@@ -156,11 +155,11 @@ class _Made(dict):
         return value
 
 
-def _method_branches(m: MethodAnalysis, memo: _Memo) -> dict[int, tuple]:
-    """`_outcomes` of each of the method's lines that has outcomes (what `line_branches` gives)."""
+def _line_branches(lines: dict[int, int], branches: dict[int, BranchCoverage], memo: _Memo) -> dict[int, tuple]:
+    """`_outcomes` of each line (of a method or a class) that has outcomes (what `line_branches` gives)."""
     out = {}
-    for line, b in m.branches.items():
-        if b.total and line in m.lines:
+    for line, b in branches.items():
+        if b.total and line in lines:
             key = (b.covered, b.total, *b.conditions)
             try:
                 have = memo.outcomes.get(key)
@@ -176,37 +175,21 @@ def _method_branches(m: MethodAnalysis, memo: _Memo) -> dict[int, tuple]:
 
 def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo: _Memo) -> bytes:
     """One `<class>` at `indent`, with its methods and lines, in UTF-8: every start tag made here, the rest by
-    `_native.cobertura_class`."""
+    `_native.cobertura_class`. Its figures are the analysis's (a method's lines are its own hits)."""
     escaped, rates = memo.escaped, memo.rates
-    no_branches = rates[0, 0] if measured else "0"
-    class_branches: dict[int, tuple] = {}
     methods = []
     for m in cls.methods:
-        lines = m.lines
-        branch_rate = no_branches
-        mbranches = _method_branches(m, memo) if m.branches else {}
-        if mbranches:
-            covered = total = 0
-            for line, b in mbranches.items():
-                class_branches.setdefault(line, b)  # a line's outcomes as its first method has them
-                covered += b[2]
-                total += b[3]
-            if measured:
-                branch_rate = rates[covered, total]
-        n = len(lines)
+        n = m.numbers
         methods.append((f'<method name="{escaped[m.name]}" signature="{escaped[m.signature]}" '
-                        f'line-rate="{rates[n - countOf(lines.values(), 0), n]}" branch-rate="{branch_rate}" '
-                        f'complexity="{m.complexity}">', lines, mbranches))
-    found = class_branches.values()
+                        f'line-rate="{rates[n.covered, n.statements]}" '
+                        f'branch-rate="{rates[n.branches_covered, n.branches] if measured else "0"}" '
+                        f'complexity="{n.complexity}">', m.lines, _line_branches(m.lines, m.branches, memo)))
+    n = cls.numbers
     start = (f'<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
-             f'line-rate="{_lines_rate(cls.lines)}" branch-rate="'
-             f'{_branch_rate(sum(b[2] for b in found), sum(b[3] for b in found), measured)}" '
-             f'complexity="{sum(m.complexity for m in cls.methods)}">')
-    return cobertura_class(start, methods, cls.lines, class_branches, indent)
-
-
-def _lines_rate(lines: dict[int, int]) -> str:
-    return rate(len(lines) - countOf(lines.values(), 0), len(lines))  # (hits are never negative)
+             f'line-rate="{rates[n.covered, n.statements]}" '
+             f'branch-rate="{rates[n.branches_covered, n.branches] if measured else "0"}" '
+             f'complexity="{n.complexity}">')
+    return cobertura_class(start, methods, cls.lines, _line_branches(cls.lines, cls.branches, memo), indent)
 
 
 def _source_of(root: str) -> str:

@@ -2,8 +2,11 @@
 
 A changed line counts when it is a statement line of the coverage data (a line a sequence point spans, not
 excluded); lines that are not statements (blank lines, comments, braces without a sequence point) and files the
-data does not know are not counted. Paths are relative to the git repository root. With no changed statement
-line the diff coverage is 100%, as coverage.py counts nothing to cover as fully covered.
+data does not know are not counted. A file git does not track yet (and does not ignore) that the data knows is
+wholly changed: every statement line of it counts, and the reports name it (`untracked`); files git does not track
+that the data does not know are left out silently (scratch files, build outputs). Paths are relative to the git
+repository root. With no changed statement line the diff coverage is 100%, as coverage.py counts nothing to cover
+as fully covered.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -40,6 +44,7 @@ class DiffCoverage:
     files: list[FileDiff]
     unknown: list[str]  # changed source files the coverage data does not know
     stale: list[str]  # changed files modified after the coverage data was written
+    untracked: list[str] = field(default_factory=list)  # files of `files` git does not track yet (wholly changed)
 
     @property
     def changed(self) -> int:
@@ -55,10 +60,12 @@ class DiffCoverage:
 
 
 def compute(statements: dict[str, dict[int, int]], root: Path, changed: dict[str, set[int]], base: Base,
-            data_time: float = 0.0) -> DiffCoverage:
+            data_time: float = 0.0, untracked: Iterable[str] = ()) -> DiffCoverage:
     """Joins the changed lines (repository-relative) with the statement lines (absolute paths).
 
-    data_time, the newest data file's time, flags changed files edited since (their lines may have moved)."""
+    data_time, the newest data file's time, flags changed files edited since (their lines may have moved).
+    untracked: repository-relative files git does not track yet (gitdiff.untracked_files); each the data knows
+    counts as wholly changed."""
     root = Path(os.path.realpath(root))
     by_relative: dict[str, dict[int, int]] = {}
     for path, lines in statements.items():
@@ -70,6 +77,10 @@ def compute(statements: dict[str, dict[int, int]], root: Path, changed: dict[str
         for n, h in lines.items():
             into[n] = into.get(n, 0) + h
     known_suffixes = {PurePosixPath(p).suffix for p in by_relative} - {""}
+    changed = dict(changed)
+    new = {rel for rel in untracked if rel in by_relative and rel not in changed}
+    for rel in new:
+        changed[rel] = set(by_relative[rel])
     files, unknown, stale = [], [], []
     for rel in sorted(changed):
         lines = by_relative.get(rel)
@@ -88,7 +99,7 @@ def compute(statements: dict[str, dict[int, int]], root: Path, changed: dict[str
                 stale.append(rel)
         except OSError:
             pass
-    return DiffCoverage(base, files, unknown, stale)
+    return DiffCoverage(base, files, unknown, stale, [f.path for f in files if f.path in new])
 
 
 def _source_lines(path: Path) -> list[str]:
@@ -106,9 +117,19 @@ def _cover(pc: float) -> str:
     return display_percent(pc, PRECISION) + "%"
 
 
+def untracked_note(paths: list[str]) -> str:
+    """The line naming the files git does not track yet that a report counts (empty when none)."""
+    if not paths:
+        return ""
+    n = len(paths)
+    return (f"Includes {n} file{'s' if n > 1 else ''} git does not track yet, every statement line counted as "
+            f"changed (--exclude-untracked leaves {'them' if n > 1 else 'it'} out): " + ", ".join(paths))
+
+
 def render_json(d: DiffCoverage) -> str:
     return json.dumps({"base": d.base.label, "percent": d.percent,
-                       "files": [{"path": f.path, "changed": f.changed, "missed": f.missed} for f in d.files]},
+                       "files": [{"path": f.path, "changed": f.changed, "missed": f.missed} for f in d.files],
+                       "untracked_files": d.untracked},
                       indent=2) + "\n"
 
 
@@ -124,6 +145,8 @@ def _notes(d: DiffCoverage) -> list[str]:
 
 def render_text(d: DiffCoverage) -> str:
     out = [f"Diff coverage since {d.base.described}"]
+    if d.untracked:
+        out.append(untracked_note(d.untracked))
     if not d.files:
         out.append("No statement line was added or changed: 100%")
         return "\n".join(out + _notes(d)) + "\n"
@@ -157,6 +180,8 @@ def render_markdown(d: DiffCoverage) -> str:
     """A pull-request comment or GitHub job summary: headline, table, missed lines with their text."""
     base = escape_markdown(d.base.described)
     out = [f"### Diff coverage: {_cover(d.percent)}", ""]
+    if d.untracked:
+        out += [escape_markdown(untracked_note(d.untracked)), ""]
     if not d.files:
         out.append(f"No statement line was added or changed since {base}.")
     else:
@@ -192,7 +217,8 @@ def _data(value: str) -> str:
 
 
 def render_github(d: DiffCoverage) -> str:
-    """GitHub Actions workflow commands: a warning per run of missed changed lines, then a notice with the total."""
+    """GitHub Actions workflow commands: a warning per run of missed changed lines, a notice naming the files git
+    does not track yet (when any counts), then a notice with the total."""
     out = []
     for f in d.files:
         for part in format_ranges(f.changed, f.missed).split(", ") if f.missed else []:
@@ -200,6 +226,8 @@ def render_github(d: DiffCoverage) -> str:
             where = f"file={_property(f.path)},line={start}" + (f",endLine={end}" if end else "")
             what = f"line {start}" if not end else f"lines {start}-{end}"
             out.append(f"::warning {where},title=Not covered::Changed {what} not run by the tests")
+    if d.untracked:
+        out.append(f"::notice title=Untracked files::{_data(untracked_note(d.untracked))}")
     out.append(f"::notice title=Diff coverage::{_data(_cover(d.percent))} of {d.changed} changed statement lines "
                f"covered ({d.missed} missed) since {_data(d.base.described)}")
     return "\n".join(out) + "\n"

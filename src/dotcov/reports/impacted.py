@@ -1,9 +1,9 @@
 """Test impact: the tests whose recorded lines intersect the statement lines changed since a git revision.
 
-The changed lines are `dotcov diff`'s (gitdiff.py: `git diff REV` against the working tree, the same default
+The changed lines are `dotcov diff`'s (data/gitdiff.py: `git diff REV` against the working tree, the same default
 base) and the same join with the coverage data (diff_coverage.compute: statement lines only, paths relative to the
-repository root, files the data does not know). A changed statement line is "run by T" when the per-test
-contexts say so (contexts.py: the tests that ran the points deciding the line). What no recorded test ran is
+repository root, files the data does not know, files git does not track yet counted as wholly changed). A changed statement line is "run by T" when the per-test
+contexts say so (analysis/contexts.py: the tests that ran the points deciding the line). What no recorded test ran is
 reported apart: those lines are not protected by running the impacted tests.
 """
 
@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from dotcov.reports.diff_coverage import FileDiff, compute
+from dotcov.reports.diff_coverage import FileDiff, compute, untracked_note
 from dotcov.data.gitdiff import Base
 from dotcov.reports.output import format_ranges
 
@@ -31,6 +32,7 @@ class Impact:
     untested: list[FileDiff]  # per file, the changed statement lines no recorded test ran (`missed`)
     unknown: list[str]  # changed source files the coverage data does not know
     stale: list[str]  # changed files modified after the coverage data was written
+    untracked: list[str] = field(default_factory=list)  # counted files git does not track yet (wholly changed)
 
     @property
     def untested_lines(self) -> int:
@@ -38,11 +40,13 @@ class Impact:
 
 
 def compute_impact(line_tests: dict[str, dict[int, frozenset[str]]], statements: dict[str, set[int]], root: Path,
-                   changed: dict[str, set[int]], base: Base, data_time: float = 0.0) -> Impact:
+                   changed: dict[str, set[int]], base: Base, data_time: float = 0.0,
+                   untracked: Iterable[str] = ()) -> Impact:
     """`line_tests`: absolute source path -> {line: the tests that ran it}; `statements`: absolute path -> its
-    statement lines; `changed`: repository-relative path -> changed lines (gitdiff.changed_lines)."""
+    statement lines; `changed`: repository-relative path -> changed lines (gitdiff.changed_lines); `untracked`:
+    files git does not track yet (gitdiff.untracked_files), wholly changed when the data knows them."""
     counts = {path: {n: len(line_tests.get(path, {}).get(n, ())) for n in lines} for path, lines in statements.items()}
-    diff = compute(counts, root, changed, base, data_time)
+    diff = compute(counts, root, changed, base, data_time, untracked)
     real_root = Path(os.path.realpath(root))
     by_relative: dict[str, dict[int, frozenset[str]]] = {}
     for path, lines in line_tests.items():
@@ -58,7 +62,8 @@ def compute_impact(line_tests: dict[str, dict[int, frozenset[str]]], statements:
         lines = by_relative.get(f.path, {})
         for n in f.changed:
             tests |= lines.get(n, frozenset())
-    return Impact(base, sorted(tests), diff.changed, [f for f in diff.files if f.missed], diff.unknown, diff.stale)
+    return Impact(base, sorted(tests), diff.changed, [f for f in diff.files if f.missed], diff.unknown, diff.stale,
+                  diff.untracked)
 
 
 # --- rendering ---------------------------------------------------------------
@@ -82,13 +87,15 @@ def render_filter(d: Impact) -> str:
 def render_json(d: Impact) -> str:
     return json.dumps({"base": d.base.label, "tests": d.tests, "changed_statements": d.changed,
                        "untested_changes": [{"path": f.path, "lines": f.missed} for f in d.untested],
-                       "unknown_files": d.unknown}, indent=2, ensure_ascii=False) + "\n"
+                       "unknown_files": d.unknown, "untracked_files": d.untracked}, indent=2, ensure_ascii=False) + "\n"
 
 
 def render_text(d: Impact) -> str:
     out = [f"Tests impacted by the changes since {d.base.described}: {len(d.tests)} "
            f"(of the tests recorded, those that ran any of the {d.changed} changed statement lines)"]
     out += [f"  {t}" for t in d.tests]
+    if d.untracked:
+        out += ["", untracked_note(d.untracked)]
     if d.untested:
         out += ["", f"Changed statement lines no recorded test ran ({d.untested_lines}): running the tests above "
                 "does not exercise them"]

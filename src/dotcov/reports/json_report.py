@@ -14,7 +14,7 @@ The schema is described in docs/json-format.md. In short:
 * Key order is fixed (the order documented), lists are sorted, line maps are ordered by line
   number and the timestamp is the data's, so the same data always gives the same bytes.
 
-Every number comes from the one analysis (analysis.py); this module only lays it out.
+Every number comes from the one analysis (analysis/numbers.py); this module only lays it out.
 """
 
 from __future__ import annotations
@@ -233,10 +233,11 @@ def json_report(result: CoverageResult | Analysis, *, version: str, relative_to:
 
 # --- the text -------------------------------------------------------------------------------------
 #
-# `json.dumps(doc, indent=2)` encodes in pure Python (the C encoder serves only indent=None): 33 s and 3.9 GB at a
-# million statements. `_Format` writes the same text, byte for byte: small values as the json module lays them out,
-# the line maps and points (most of the document) from a template per indentation, and the assemblies' files one
-# at a time, so the writer never holds the document. tests/test_json_report.py checks it against json.dumps.
+# `json.dumps(doc, indent=2)` encodes in pure Python (the C encoder serves only indent=None) and needs the whole
+# document in memory: far too slow and too big for a large report. `_Format` writes the same text, byte for byte:
+# small values as the json module lays them out, the line maps and points (most of the document) from a template per
+# indentation, and the assemblies' files one at a time, so the writer never holds the document.
+# tests/test_json_report.py checks it against json.dumps.
 
 
 class _Text:

@@ -27,9 +27,9 @@ Decisions:
 * Function names are `Type.Method(signature)`, unique in a file (nested types `Outer/Inner`). The
   parameter separator is `;`, not `,`: lcov's readers take a name up to the first comma (genhtml 1.x
   matches `FN:(\\d+),([^,]+)`), so overloads would otherwise merge into one function.
-* `FN` is the method's first line (coverlet writes the line before it), `FNDA` the hits of its first
-  sequence point in source order, i.e. how often it was entered (its first line's hits when the
-  result holds no sequence points).
+* `FN` is the method's first line (coverlet writes the line before it), `FNDA` how often it was
+  entered (numbers.MethodAnalysis.hits: not 0 exactly when its own code ran); every count (FNF/FNH,
+  BRF/BRH, LF/LH) is the analysis's, as the table's.
 * Branches: one BRDA per outcome: block = the line's branch instruction (in IL order), branch = the
   outcome (fall-through first, then each target), taken = its hit count, or `-` for every outcome of
   a line never run, as geninfo does for code that never executed. (A hand-built result with counts
@@ -99,19 +99,13 @@ def lcov_text(result: CoverageResult | Analysis, *, relative_to: str | None = No
         out.append("SF:" + _one_line(relative_path(f.path, relative_to)))
         out += [f"FN:{functions[name][0]},{name}" for name in order]
         out += [f"FNDA:{functions[name][1]},{name}" for name in order]
-        out.append(f"FNF:{len(order)}")
-        out.append(f"FNH:{sum(1 for name in order if functions[name][1] > 0)}")
+        out.append(f"FNF:{f.numbers.methods}")
+        out.append(f"FNH:{f.numbers.methods_covered}")
         if measured:
-            found = hit = 0
-            for line in sorted(f.branches):
-                if line not in f.lines:
-                    continue  # branch outcomes belong to statements
-                b = f.branches[line]
-                out += _brda(line, f.lines[line], b)
-                found += b.total
-                hit += min(b.covered, b.total)
-            out.append(f"BRF:{found}")
-            out.append(f"BRH:{hit}")
+            for line, b in f.branches.items():
+                out += _brda(line, f.lines.get(line, 0), b)
+            out.append(f"BRF:{f.numbers.branches}")
+            out.append(f"BRH:{f.numbers.branches_covered}")
         out += [f"DA:{line},{f.lines[line]}" for line in sorted(f.lines)]
         out.append(f"LF:{f.numbers.statements}")
         out.append(f"LH:{f.numbers.covered}")

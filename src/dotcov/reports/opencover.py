@@ -63,8 +63,9 @@ Decisions, and where they depart from coverlet's OpenCover output:
   (analysis.crap_score) with 2 decimals.
 * Branches: one <BranchPoint> per outcome of each branch instruction (offset = the instruction's IL
   offset, path = the outcome: fall-through first, then each target, vc = its hits, sl = its line;
-  offsetend repeats the offset, as the targets' offsets are not in the model). A line's outcome counts
-  also go into the bec/bev of the first sequence point starting on that line, and into the summaries. Without any branch data in the
+  offsetend repeats the offset, as the targets' offsets are not in the model). A method's outcome counts
+  on a line also go into the bec/bev of its sequence point for that line, and into the summaries (every
+  figure a method's, as the analysis gives it: numbers.MethodAnalysis). Without any branch data in the
   result, branch counts and branchCoverage are "0" (as cobertura.py's branch-rate); with some, a method
   without branches has branchCoverage "100" (coverlet's convention for nothing to cover).
 * Percentages are truncated to 2 decimals ("66.66"), as coverlet writes them.
@@ -77,10 +78,10 @@ Decisions, and where they depart from coverlet's OpenCover output:
 * Everything is sorted (modules by name, classes by name, methods by file, first line, name,
   signature, points by position) and nothing depends on the clock, so output is stable.
 
-How it is written (for speed at a million statements): each module's counts are made first from the methods' lines
+How it is written (for speed at a million statements): each module's counts are made first from the methods' numbers
 (a Summary comes before what it counts), then each `<Class>` is formatted and handed to `write_atomic` in turn, so
 `write_opencover` never holds the document. Formatted strings, not lxml's `etree.xmlfile`: on OpenCover's
-`<SequencePoint>`s lxml took about twice the CPU (benchmarks/xml_writers.py, docs/benchmarks.md).
+`<SequencePoint>`s lxml was the slower (benchmarks/xml_writers.py, docs/benchmarks.md).
 tests/test_opencover.py's `test_gold_awkward` holds this writer to the output of the element-by-element one it
 replaced.
 """
@@ -91,7 +92,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from operator import attrgetter, countOf
+from operator import attrgetter
 from pathlib import PurePath
 from typing import Iterator
 
@@ -160,19 +161,19 @@ class _Counts:
 
 
 def _method_counts(m: MethodAnalysis) -> _Counts:
-    """A method's counts before its branches: one sequence point per statement line (see `_sequence_points`)."""
-    points = len(m.lines)
-    visited = points - countOf(m.lines.values(), 0)
-    c = _Counts(points=points, visited_points=visited, methods=1, visited_methods=int(visited > 0))
-    c.complexity(m.complexity)
+    """A method's counts (the analysis's): one sequence point per statement line (see `_sequence_points`)."""
+    n = m.numbers
+    c = _Counts(points=n.statements, visited_points=n.covered, branches=n.branches,
+                visited_branches=n.branches_covered, methods=1, visited_methods=n.methods_covered)
+    c.complexity(n.complexity)
     return c
 
 
-def _sequence_points(m: MethodAnalysis, claims: dict[int, tuple[int, int]], uspid: int, fileid: int) -> list[str]:
-    """The attributes of each SequencePoint of the method: one per statement line, with that line's hits
-    (docs/accuracy.md's line rule), so a consumer reading sl..el gets the table's lines. The IL offset and columns
-    are those of the first real sequence point starting on the line, when one does (a continuation line has none).
-    `claims`: line -> (bec, bev); `uspid`: the first point's."""
+def _sequence_points(m: MethodAnalysis, uspid: int, fileid: int) -> list[str]:
+    """The attributes of each SequencePoint of the method: one per statement line, with the method's own hits on
+    it (docs/accuracy.md's line rule), so a consumer reading sl..el gets the table's lines. The IL offset and
+    columns are those of the first real sequence point starting on the line, when one does (a continuation line has
+    none). bec/bev: the method's branch outcomes on the line. `uspid`: the first point's."""
     starts: dict[int, object] = {}
     for p in sorted(m.points, key=_il_offset):
         starts.setdefault(p.start_line, p)
@@ -188,7 +189,8 @@ def _sequence_points(m: MethodAnalysis, claims: dict[int, tuple[int, int]], uspi
             inner = max(spanning, key=lambda q: (q.start_line, -q.il_offset), default=None)
             offset = "" if inner is None else f' offset="{inner.il_offset}"'
             sc, ec = 1, 2
-        bec, bev = claims.get(line, _NO_BRANCHES)
+        b = m.branches.get(line)
+        bec, bev = (b.total, min(b.covered, b.total)) if b is not None else _NO_BRANCHES
         out.append(f'vc="{hits}" uspid="{uspid + ordinal}" ordinal="{ordinal}"{offset} sl="{line}" sc="{sc}" '
                    f'el="{line}" ec="{ec}" bec="{bec}" bev="{bev}" fileid="{fileid}"')
     return out
@@ -208,17 +210,16 @@ def _time(timestamp: int) -> str:
 
 @dataclass
 class _Planned:
-    """A method as its module writes it: its class's part, its counts, the branch counts its points carry."""
+    """A method as its module writes it: its class's part and its counts."""
 
     cls: ClassAnalysis
     method: MethodAnalysis
     counts: _Counts
-    claims: dict[int, tuple[int, int]]  # line -> (bec, bev) of the first point starting on it
 
 
 class _Session:
     """The document, written a class at a time: each module's counts are made first (its Summary comes before its
-    classes), from the methods' lines alone, then its classes are formatted one by one."""
+    classes), from the methods' numbers, then its classes are formatted one by one."""
 
     def __init__(self, analysis: Analysis, measured: bool) -> None:
         self.measured = measured
@@ -229,13 +230,10 @@ class _Session:
         self.uids = {path: i for i, path in enumerate(sorted(paths), start=1)}
 
     def plan_module(self, asm: AssemblyAnalysis) -> tuple[list[tuple[str, list[_Planned], _Counts]], _Counts]:
-        """Each type of the module (sorted) with its methods in writing order and counts, and the module's counts.
-        A line's branch outcomes go to the first method (in that order) whose points start on the line."""
+        """Each type of the module (sorted) with its methods in writing order and counts, and the module's counts."""
         by_type: dict[str, list[ClassAnalysis]] = {}
         for c in asm.classes:
             by_type.setdefault(c.name, []).append(c)
-        files = {f.path: f for f in asm.files}
-        claimed: set[tuple[str, int]] = set()
         types = []
         total = _Counts()
         for name in sorted(by_type):
@@ -245,18 +243,8 @@ class _Session:
             planned = []
             for c, m in methods:
                 mc = _method_counts(m)
-                claims: dict[int, tuple[int, int]] = {}
-                fc = files.get(c.filename)
-                if fc is not None and fc.branches:
-                    for line in sorted(m.lines.keys() & fc.branches.keys()):
-                        if (c.filename, line) not in claimed:
-                            claimed.add((c.filename, line))
-                            b = fc.branches[line]
-                            claims[line] = (b.total, min(b.covered, b.total))
-                    mc.branches = sum(bec for bec, _ in claims.values())
-                    mc.visited_branches = sum(bev for _, bev in claims.values())
                 counts.add(mc)
-                planned.append(_Planned(c, m, mc, claims))
+                planned.append(_Planned(c, m, mc))
             counts.visited_classes = int(counts.visited_methods > 0)
             total.add(counts)
             types.append((name, planned, counts))
@@ -278,7 +266,7 @@ class _Session:
                f"{inner}<MetadataToken>{m.token}</MetadataToken>\n" if m.token else f"{inner}<MetadataToken />\n",
                f"{inner}<Name>{text(f'{cls.name}::{m.name}{m.signature}')}</Name>\n",
                f'{inner}<FileRef uid="{fileid}" />\n']
-        attrs = _sequence_points(m, p.claims, self.next_uspid, fileid)
+        attrs = _sequence_points(m, self.next_uspid, fileid)
         first = ""
         if attrs:
             self.next_uspid += len(attrs)
@@ -351,7 +339,7 @@ def _session_counts(analysis: Analysis) -> _Counts:
     """The session's Summary counts each source file once (as every other report's total): sequence
     points merged by span over the assemblies that compile a file, branch outcomes as the analysis
     merges them, classes by name, methods by class, name and signature."""
-    total = _Counts(branches=analysis.totals.branches, visited_branches=analysis.totals.branches_covered)
+    total = _Counts()
     classes: dict[str, bool] = {}
     for f in analysis.files:
         for c in f.classes:
@@ -361,6 +349,7 @@ def _session_counts(analysis: Analysis) -> _Counts:
                 total.add(mc)
                 visited_class = visited_class or mc.visited_points > 0
             classes[c.name] = classes.get(c.name, False) or visited_class
+    total.branches, total.visited_branches = analysis.totals.branches, analysis.totals.branches_covered
     total.classes = len(classes)
     total.visited_classes = sum(classes.values())
     return total

@@ -1,8 +1,9 @@
-// What the report's branch analysis (src/dotcov/branches.py) needs to know about each conditional branch and
-// switch of one decoded method body: which compiler-generated pattern claims it, and the Debug short-circuit
-// shapes (short_circuit_constants, tests_zero_comparison). A port of those Python functions, rule for rule
-// (docs/branches.md); the Python stays the reference and tests/test_branch_facts.py checks both agree on every
-// method of the samples' and the framework's assemblies. Any instruction list is accepted: every index is
+// What the report's branch analysis (src/dotcov/analysis/branches/analyse.py) needs to know about each conditional
+// branch and switch of one decoded method body: which compiler-generated pattern claims it, and the Debug
+// short-circuit shapes (short_circuit_constants, tests_zero_comparison): the product's only implementation of these
+// rules (docs/branches.md). tests/oracles/branch_rules.py states them in Python, rule for rule, and
+// tests/test_branch_facts.py checks both agree on every method of the samples' and the framework's assemblies. Any
+// instruction list is accepted: every index is
 // bounds-checked, so IL the decoder accepted but no compiler wrote yields answers, never a crash.
 #pragma once
 
@@ -15,7 +16,7 @@
 
 namespace dotcov::il {
 
-// The recognisers in branches.RECOGNISERS order (BranchFacts::recogniser indexes it).
+// The recognisers in analyse.RECOGNISER_NAMES order (BranchFacts::recogniser indexes it).
 enum class Recogniser : int {
   kNone = -1,
   kStateMachineDispatch = 0,

@@ -26,10 +26,16 @@ namespace dotcov {
 
 inline constexpr char kDataMagic[8] = {'D', 'O', 'T', 'C', 'O', 'V', 'D', '\x1a'};
 // Version 4 adds derived counters (kDerivedCounter); version 5 summed ones
-// (kSummedCounter). Version 3 and 4 files, which have fewer kinds, still read.
-inline constexpr uint32_t kDataFormatVersion = 5;
+// (kSummedCounter); version 6 checksums (a committed record's state is its
+// checksum, the header has one) and the merged-inputs record. Versions 3 to 5,
+// which lack them, still read.
+inline constexpr uint32_t kDataFormatVersion = 6;
 inline constexpr uint32_t kOldestReadableFormatVersion = 3;
 inline constexpr uint32_t kFirstDerivedCounterFormatVersion = 4;
+inline constexpr uint32_t kFirstChecksumFormatVersion = 6;
+// Header flags (version 6, offset 40): the file was written whole by `dotcov
+// combine`, so every checksum covers all of its record, counters included.
+inline constexpr uint32_t kFileSealed = 1;
 // A counter holding no count of its own (counter sharing, counter_sharing.h):
 // the top bit set, the low 32 bits the index, in the same module record, of
 // the site whose counter it equals. The agent writes it once, before the
@@ -43,6 +49,9 @@ inline constexpr uint64_t kDerivedCounter = uint64_t{1} << 63;
 inline constexpr uint64_t kSummedCounter = uint64_t{1} << 62;
 inline constexpr uint32_t kMaxSummedSource = (uint32_t{1} << 31) - 1;
 inline constexpr uint32_t kFileHeaderSize = 64;
+// Windows: the writer holds an exclusive lock on the one byte at offset kLiveLockOffsetHigh << 32 while it lives
+// (Linux: flock on the whole file); far past any data, since Windows locks are mandatory for reads.
+inline constexpr uint32_t kLiveLockOffsetHigh = 0x7FFFFFFF;
 inline constexpr uint32_t kRecordHeaderSize = 16;
 
 enum class RecordKind : uint32_t {
@@ -52,6 +61,7 @@ enum class RecordKind : uint32_t {
   kConflict = 4,
   kContext = 5,      // a per-test context: its id in this file and its name
   kContextHits = 6,  // (context id, counter slot) pairs, appended in place
+  kMergedInputs = 7,  // `combine`: the identities of the data files merged into this one
 };
 
 // Pairs per context-hits record the agent allocates at a time (16 KiB).
@@ -205,7 +215,16 @@ class DataFileWriter {
   uint8_t* base_ = nullptr;
   size_t capacity_ = 0;
   uint64_t size_ = 0;
-  int fd_ = -1;
+  int fd_ = -1;  // Windows: 0 once created (the handle is file_)
+#ifdef _WIN32
+  // Windows keeps no file mapping at a fixed address for the whole capacity (a file-backed section would grow the
+  // file to its size): the range is reserved in kWinChunk pieces, and each growth releases the pieces it needs and
+  // maps the file over them (docs/platforms.md).
+  bool MapUpTo(uint64_t end, int* err);
+  void* file_ = nullptr;
+  uint64_t mapped_ = 0;               // bytes of the file mapped at base_
+  std::vector<uint8_t*> views_;       // MapViewOfFileEx results, for the destructor
+#endif
   std::string path_;
   SpaceAllocator allocator_;
   std::string stopped_;  // why the file stopped growing ("" while it grows)
@@ -229,6 +248,14 @@ struct ContextName {
   bool operator==(const ContextName&) const = default;
 };
 
+// A data file's identity: its header's process id and start time. `combine`
+// gives a combined file its own (its pid, the time it was written).
+struct FileIdentity {
+  uint32_t pid = 0;
+  uint64_t start_time_ns = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
 struct ProcessData {
   std::string command_line;
   std::string cwd;
@@ -248,8 +275,13 @@ struct DataFile {
   std::vector<std::string> conflicts;
   // Per-test contexts named in this file (ids are per file).
   std::vector<ContextName> contexts;
-  // Problems found while reading; what precedes them was still read.
+  // Files whose data this (combined) file holds: a reader skips them.
+  std::vector<FileIdentity> merged_inputs;
+  // Problems found while reading (damage); what precedes them was still read.
   std::vector<std::string> warnings;
+  // Records a process left unwritten when it ended, of kinds whose loss loses
+  // no hit (a module whose code had not run yet): a warning, not damage.
+  std::vector<std::string> notices;
 };
 
 // Parses data-file bytes. Returns false only when nothing is usable (not a
@@ -257,7 +289,8 @@ struct DataFile {
 // holds plus a warning.
 bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error);
 
-// Serialises a data file (used by `dotcov combine`). Hit counts saturate.
+// Serialises a data file (used by `dotcov combine`), sealed: every checksum
+// covers its whole record. Hit counts saturate.
 std::vector<uint8_t> SerializeDataFile(const DataFile& file);
 
 }  // namespace dotcov

@@ -19,12 +19,16 @@ ModuleFacts FactsOf(const ModuleSymbols& symbols);
 // The identity the data file records (MVID, PDB id, path).
 ModuleIdentity IdentityOf(const ModuleSymbols& symbols);
 
-// Adds, for every method that has sites in *sites, one site per outcome of each
-// of its conditional branches and switches (kinds kBranchFallThrough and
-// kBranchTarget + i) and two per condition computed into a value
-// (il::FindValueConditions: kValueFalse, kValueTrue), decoding the bodies from the assembly file `image`; keeps
-// *sites sorted by (token, IL offset, kind). Methods whose bodies do not decode
-// keep their sequence points only.
+// Appends the condition sites of method `token` with body `body` (unsorted): one per outcome of each of its
+// conditional branches and switches (kinds kBranchFallThrough and kBranchTarget + i), two per condition computed
+// into a value (il::FindValueConditions: kValueFalse, kValueTrue) and three per short-circuit right operand
+// (il::FindShortCircuitOperands: kOperandSkipped, kOperandFalse, kOperandTrue).
+void AddConditionSites(const MetadataReader& md, uint32_t token, const il::MethodBody& body,
+                       std::vector<ProbeSite>* sites);
+
+// Adds AddConditionSites for every method that has sites in *sites, decoding the bodies from the assembly file
+// `image`; keeps *sites sorted by (token, IL offset, kind). Methods whose bodies do not decode keep their sequence
+// points only.
 void AddBranchSites(Bytes image, std::vector<ProbeSite>* sites);
 
 // Whether the method a call token names (MethodDef or MemberRef of `md`) returns bool, read from its

@@ -10,7 +10,8 @@ Here each branch is
 * classified: the C# compiler emits branches the user never wrote (state-machine
   dispatch, `await` completion checks, `using`/`foreach` dispose null checks, delegate
   cache checks, constant conditions of switch expressions, ...). Each pattern is one
-  recogniser below; branches a recogniser claims are left out unless `all_branches`.
+  recogniser of native/core/src/branch_facts.cpp (RECOGNISER_NAMES); branches a recogniser
+  claims are left out unless `all_branches`.
 
 docs/branches.md describes every pattern, with the IL it matches and why.
 """
@@ -20,382 +21,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
-from pathlib import Path
 from typing import Callable, Iterable
 
 from dotcov import _native
 from dotcov.analysis.hit_exprs import floor0
+from dotcov.analysis.lines import read_source
 from dotcov.analysis.model import BranchCoverage
-from dotcov.analysis.branches.il import (  # noqa: F401 (the IL model's names: the rules below and their users')
-    ADD,
-    ARITHMETIC,
-    BR,
-    BRANCH_IF_FALSE,
-    BRANCH_IF_TRUE,
+from dotcov.analysis.symbols import COMPILER_GENERATED
+from dotcov.analysis.branches.il import (
     BRTRUE_S,
-    BR_S,
-    Branch,
-    CALL,
-    CALLVIRT,
-    CASTCLASS,
-    CEQ,
-    CLAUSE_FILTER,
-    COMPILER_GENERATED,
-    CONDITIONAL,
-    CONSTANTS,
-    CONSTRAINED,
-    DUP,
-    ISINST,
-    LDARG,
-    LDARG_0,
-    LDARG_S,
-    LDC_I4,
-    LDC_I4_M1,
-    LDFLD,
-    LDFTN,
-    LDLOCA,
-    LDLOCA_S,
-    LDSFLD,
-    LDVIRTFTN,
-    MethodIL,
-    NOP,
-    POP,
-    STFLD,
-    STSFLD,
-    SUB,
     SWITCH,
-    UNARY_BRANCHES,
-    UNCONDITIONAL,
     VALUE_FALSE,
     VALUE_OPERATORS,
     VALUE_TRUE,
+    MethodIL,
     containing_point,
-    local_loaded,
-    local_stored,
-    same_load,
     shorten,
 )
 
 _KIND = itemgetter(2)  # of a site (method token, IL offset, kind)
 _SITE, _HITS = itemgetter(0), itemgetter(1)  # of a (site, hits) pair
 
-# --- recognisers of compiler-generated branches ------------------------------------
-
-
-def state_machine_dispatch(il: MethodIL, b: Branch) -> bool:
-    """A test of an async or iterator state machine's `<>1__state` (its state variable).
-
-    MoveNext begins `ldarg.0; ldfld <>1__state; stloc.0` and then jumps to where the
-    previous call stopped (`switch`, or `ldloc.0; brfalse` / `ldloc.0; ldc.i4.1; beq`);
-    try blocks with an `await` inside dispatch again, and finally blocks test
-    `state < 0` so they run only when the method really leaves the try. The user wrote
-    none of these: they resume after an `await` or `yield return`.
-    """
-    if not il.is_move_next or (il.state_local is None and il.state_field is None):
-        return False
-    window = il.before(b, 4)
-    if not window:
-        return False
-    # The condition: a load of the state, then only constants and arithmetic.
-    for k in range(len(window) - 1, -1, -1):
-        ins = window[k]
-        if il.loads_state(ins, window[k - 1] if k else None):
-            return True
-        if ins[1] not in LDC_I4 and ins[1] not in ARITHMETIC:
-            return False
-    return False
-
-
-def await_completion_check(il: MethodIL, b: Branch) -> bool:
-    """`if (!awaiter.IsCompleted) { suspend }` of an `await`.
-
-    Matched as: in a state machine's MoveNext, `call get_IsCompleted; brtrue` (or brfalse)
-    whose not-completed path starts by storing a new state, `ldarg.0; ldc.i4 N; [dup;
-    stloc.0;] stfld <>1__state`. Whether an awaited task had completed is not a decision
-    in the user's code; the line of the `await` is covered either way.
-    """
-    if not il.is_move_next or il.state_field is None or b.opcode not in UNARY_BRANCHES:
-        return False
-    prev = il.before(b, 1)
-    if not prev or prev[-1][1] not in (CALL, CALLVIRT):
-        return False
-    suspend = b.fall_through if b.opcode in BRANCH_IF_TRUE else b.targets[0]
-    path = il.at(suspend)[:5]
-    ops = [x[1] for x in path]
-    if len(ops) < 3 or ops[0] != LDARG_0 or ops[1] not in LDC_I4:
-        return False
-    for x in path[2:]:
-        if x[1] == STFLD:
-            return x[2] == il.state_field
-        if x[1] != DUP and local_stored(x) is None:
-            return False
-    return False
-
-
-def dispose_null_check(il: MethodIL, b: Branch) -> bool:
-    """`if (resource != null) resource.Dispose();` in the finally of `using` or `foreach`.
-
-    Matched as: a `brfalse` inside a finally handler on a local, argument or field X whose
-    fall-through loads X again and calls a method on it (`callvirt Dispose`, possibly
-    after `constrained.` or `castclass`). The user wrote `using`/`foreach`; the null test
-    is the compiler's, and its "null" outcome is usually impossible.
-    """
-    if b.opcode not in BRANCH_IF_FALSE or not il.in_finally(b.offset):
-        return False
-    prev = il.before(b, 2)
-    if not prev:
-        return False
-    load = prev[-1]
-    if load[1] == LDFLD and not (len(prev) == 2 and prev[0][1] == LDARG_0):
-        return False
-    if local_loaded(load) is None and load[1] not in (LDFLD, LDSFLD, LDARG_0, LDARG_S, LDARG) and not (
-            LDARG_0 <= load[1] <= LDARG_0 + 3):
-        return False
-    path = il.at(b.fall_through)[:5]
-    if load[1] == LDFLD:
-        path = path[1:] if path and path[0][1] == LDARG_0 else []
-    if not path or not same_load(path[0], load):
-        return False
-    for x in path[1:4]:
-        if x[1] == CALLVIRT:
-            return True
-        if x[1] not in (CONSTRAINED, CASTCLASS):
-            return False
-    return False
-
-
-def lock_taken_check(il: MethodIL, b: Branch) -> bool:
-    """`if (lockTaken) Monitor.Exit(obj);` in the finally of a `lock` statement.
-
-    Matched as: a `brfalse` inside a finally handler on a local N whose address the method
-    passes elsewhere (`ldloca N`: `Monitor.Enter(obj, ref lockTaken)`), and whose fall-through
-    loads another local and calls (`ldloc M; call Monitor.Exit`). The user wrote `lock`; whether
-    the lock was taken is the lowering's bookkeeping.
-    """
-    if b.opcode not in BRANCH_IF_FALSE or not il.in_finally(b.offset):
-        return False
-    prev = il.before(b, 1)
-    if not prev or local_loaded(prev[-1]) is None or prev[-1][1] in (LDLOCA_S, LDLOCA):
-        return False
-    taken = local_loaded(prev[-1])
-    if not any(x[1] in (LDLOCA_S, LDLOCA) and x[2] == taken for x in il.instructions):
-        return False
-    path = il.at(b.fall_through)[:2]
-    return (len(path) == 2 and local_loaded(path[0]) not in (None, taken) and path[0][1] not in (LDLOCA_S, LDLOCA)
-            and path[1][1] == CALL)
-
-
-def exception_filter_type_check(il: MethodIL, b: Branch) -> bool:
-    """The type test of `catch (E e) when (...)`: `isinst E; dup; brtrue L; pop; ldc.i4.0; br END`.
-
-    An exception filter receives every exception; the compiler first checks its type, and the
-    filter's `when` condition runs only for an E. Matched as: a `brtrue` inside a filter block
-    (from the clause's filter offset to its handler) right after `isinst; dup`.
-    """
-    if b.opcode not in BRANCH_IF_TRUE:
-        return False
-    if not any(c[0] & CLAUSE_FILTER and c[5] <= b.offset < c[3] for c in il.clauses):
-        return False
-    prev = il.before(b, 2)
-    return len(prev) == 2 and prev[0][1] == ISINST and prev[1][1] == DUP
-
-
-def delegate_cache_check(il: MethodIL, b: Branch) -> bool:
-    """The cached-delegate test of a lambda or method group: `ldsfld <>9__X; dup; brtrue L;
-    pop; ldsfld <>9; ldftn; newobj; dup; stsfld <>9__X; L:`.
-
-    Non-capturing lambdas are created once and cached in a static field; only the first
-    call takes the creating path. The `pop` + `ldftn` + `stsfld` of the same field tell it
-    apart from a user's `field ?? value` (which also compiles to `dup; brtrue; pop`).
-    """
-    if b.opcode not in BRANCH_IF_TRUE:
-        return False
-    prev = il.before(b, 2)
-    if len(prev) < 2 or prev[0][1] != LDSFLD or prev[1][1] != DUP:
-        return False
-    cache = prev[0][2]
-    path = il.at(b.fall_through)
-    if not path or path[0][1] != POP:
-        return False
-    saw_ftn = False
-    for x in path[1:10]:
-        if x[0] >= b.targets[0]:
-            break
-        if x[1] in (LDFTN, LDVIRTFTN):
-            saw_ftn = True
-        if x[1] == STSFLD:
-            return saw_ftn and x[2] == cache
-    return False
-
-
-def constant_condition(il: MethodIL, b: Branch) -> bool:
-    """`ldc.i4.1; brtrue` (or any constant then brtrue/brfalse): one outcome is impossible.
-
-    Debug builds of switch expressions start and end with such a jump. The constant must be
-    the instruction just before the branch, and the branch no jump target: when control
-    can reach the branch from elsewhere, as in the Release code of `a || b` (`blt L; ...;
-    br M; L: ldc.i4.1; M: brfalse`), the value is not constant.
-    """
-    if b.opcode not in UNARY_BRANCHES or b.offset in il.jump_targets:
-        return False
-    prev = il.before(b, 1)
-    return bool(prev) and prev[-1][1] in CONSTANTS
-
-
-def hidden_point_branch(il: MethodIL, b: Branch) -> bool:
-    """A branch under a hidden sequence point (line 0xFEEFEE) that tests no value of the
-    user's statement.
-
-    Only when the PDB's hidden points are known, and only in state-machine MoveNext methods,
-    where the async/iterator lowering puts its plumbing (pending-exception rethrows of
-    `await` in try/finally, `await using`, ...) under hidden points: a backstop for the
-    recognisers above. Elsewhere hidden points do not mean "generated": Debug builds put
-    the user's own switch and pattern dispatch (`o switch { int => .. }`: `isinst; brtrue`)
-    and the Release `switch` statement under hidden points.
-
-    The containing point is the last point (hidden or not) at or before the branch; a
-    visible point at the same offset wins. A test of the value the user's statement stored just
-    before the hidden point stays a user branch (see user_value_test): the Debug condition
-    temporary of every `if`/`while` (`stloc.N` / hidden / `ldloc.N; brfalse`) and the dispatch
-    of a `switch` statement (`stloc.N` / hidden / `ldloc.N; ldc.i4.1; beq; ldloc.N; ldc.i4.2;
-    beq`, or through a hoisted field in Debug state machines).
-    """
-    if il.hidden_offsets is None or not il.is_move_next:
-        return False
-    hidden = max((o for o in il.hidden_offsets if o <= b.offset), default=-1)
-    visible = max((o for o in il.visible_offsets if o <= b.offset), default=-1)
-    if hidden < 0 or visible > hidden or hidden in il.visible_offsets:
-        return False
-    return not user_value_test(il, b, hidden)
-
-
-def user_value_test(il: MethodIL, b: Branch, hidden: int) -> bool:
-    """Whether `b` only tests, against constants, the value stored by the instruction just
-    before the hidden point at `hidden` (a local, or a field of the state machine).
-
-    Walks the instructions from the hidden point to the branch: loads of that value (or of a
-    local it was copied into), constants, `add`/`sub`, earlier branches of the same dispatch
-    and `br`. Anything else (a call, another field) means the branch tests something the
-    lowering computed."""
-    i = il.index.get(hidden)
-    if i is None or i == 0:
-        return False
-    store = il.instructions[i - 1]
-    locals_: set[int] = set()
-    fields: set[int] = set()
-    if local_stored(store) is not None:
-        locals_.add(local_stored(store))
-    elif store[1] == STFLD:
-        fields.add(store[2])
-    else:
-        return False
-    block = [x for x in il.instructions[i:b.index] if x[1] != NOP]
-    k = 0
-    while k < len(block):
-        x = block[k]
-        if local_loaded(x) is not None:
-            if x[1] in (LDLOCA_S, LDLOCA) or local_loaded(x) not in locals_:
-                return False
-        elif x[1] == LDARG_0 and k + 1 < len(block) and block[k + 1][1] == LDFLD and block[k + 1][2] in fields:
-            k += 1
-        elif local_stored(x) is not None:
-            locals_.add(local_stored(x))
-        elif not (x[1] in CONSTANTS or x[1] in (ADD, SUB) or x[1] in CONDITIONAL or x[1] in (BR, BR_S)):
-            return False
-        k += 1
-    return True
-
-
-def short_circuit_constants(il: MethodIL, b: Branch) -> dict[int, list[tuple[int, int]]] | None:
-    """For a Debug build's `if (a || b)`, where `b` has no branch of its own: which outcome
-    counts of `b`'s branch must be taken away to leave the last condition's own outcomes.
-
-    Roslyn's Debug code computes `a || b` into a temporary: `a`'s branch jumps to `ldc.i4.1`,
-    `b` is computed (`clt`), both join at `stloc N`, and the `if` branches on `ldloc N`. That
-    branch counts the whole condition; the value of `b` alone is that count minus the runs that
-    came through a constant. Matched as: a `brtrue`/`brfalse` whose block is `ldloc N` after
-    the join `stloc N` (directly, or after a hidden point), the join's predecessors being one
-    computed value and blocks `ldc.i4.0`/`ldc.i4.1` entered only by jumps. Returns {outcome
-    kind of `b`: [(branch offset, outcome kind) entering a constant that ends in that outcome]},
-    or None when the shape is not this one.
-    """
-    if b.opcode not in UNARY_BRANCHES:
-        return None
-    prev = il.before(b, 1)
-    if not prev or local_loaded(prev[0]) is None or prev[0][1] in (LDLOCA_S, LDLOCA):
-        return None
-    i = il.index[prev[0][0]] - 1
-    while i >= 0 and il.instructions[i][1] == NOP:
-        i -= 1
-    if i < 0 or local_stored(il.instructions[i]) != local_loaded(prev[0]):
-        return None
-    join = il.instructions[i][0]
-    # The join's predecessors: the instruction before it (falling through) and every `br` to it.
-    preds = []
-    if i > 0 and il.instructions[i - 1][1] not in UNCONDITIONAL and il.instructions[i - 1][1] not in CONDITIONAL:
-        preds.append(i - 1)
-    preds += [k - 1 for k in il.branches_into(join) if k > 0]
-    if join not in il.jump_targets or len(preds) < 2:
-        return None
-    true_kind, false_kind = (2, 1) if b.opcode in BRANCH_IF_TRUE else (1, 2)
-    subtract: dict[int, list[tuple[int, int]]] = {true_kind: [], false_kind: []}
-    computed = 0
-    for k in preds:
-        off, op, arg = il.instructions[k]
-        value = {LDC_I4_M1 + 1: 0, LDC_I4_M1 + 2: 1}.get(op)
-        if value is None or off not in il.jump_targets:
-            computed += 1
-            continue
-        # Only jumps may enter a constant block (never a fall-through from computed code).
-        before = il.instructions[k - 1][1] if k > 0 else None
-        if before is not None and before not in UNCONDITIONAL and before not in CONDITIONAL and before != 0x2A:
-            return None
-        entering = [(x.offset, kind) for x in il.branches() for kind, t in
-                    [(1, x.fall_through)] + [(2 + j, t) for j, t in enumerate(x.targets)] if t == off]
-        subtract[true_kind if value else false_kind].extend(entering)
-    return subtract if computed == 1 else None
-
-
-def tests_zero_comparison(il: MethodIL, b: Branch) -> bool:
-    """Whether the `brtrue`/`brfalse` `b` tests a value computed as `ldc.i4.0; ceq` (Debug's `!x`), directly or
-    through `stloc N; ldloc N` and a join whose other predecessors are constants entered by jumps (the shape of
-    short_circuit_constants). Then the branch tests the written `!x`, not `x` (branch_notes.jump_means)."""
-    if b.opcode not in UNARY_BRANCHES:
-        return False
-    ins = il.instructions
-
-    def back(i: int) -> int:
-        while i >= 0 and ins[i][1] == NOP:
-            i -= 1
-        return i
-
-    i = back(b.index - 1)
-    if i >= 0 and local_loaded(ins[i]) is not None and ins[i][1] not in (LDLOCA_S, LDLOCA):
-        slot = local_loaded(ins[i])
-        i = back(i - 1)
-        if i < 0 or local_stored(ins[i]) != slot:
-            return False
-        join = ins[i][0]
-        preds = [i - 1] if i > 0 and ins[i - 1][1] not in UNCONDITIONAL and ins[i - 1][1] not in CONDITIONAL else []
-        preds += [k - 1 for k in il.branches_into(join) if k > 0]
-        computed = [k for k in preds
-                    if not (ins[k][1] in (LDC_I4_M1 + 1, LDC_I4_M1 + 2) and ins[k][0] in il.jump_targets)]
-        if len(computed) != 1:
-            return False
-        i = back(computed[0])
-    return i > 0 and ins[i][1] == CEQ and ins[back(i - 1)][1] == LDC_I4_M1 + 1
-
-
-RECOGNISERS: list[tuple[str, Callable[[MethodIL, Branch], bool]]] = [
-    ("state-machine dispatch", state_machine_dispatch),
-    ("await completion check", await_completion_check),
-    ("dispose null check", dispose_null_check),
-    ("lock taken check", lock_taken_check),
-    ("exception filter type check", exception_filter_type_check),
-    ("delegate cache check", delegate_cache_check),
-    ("constant condition", constant_condition),
-    ("hidden sequence point", hidden_point_branch),
-]
+# The recognisers of compiler-generated branches, in native/core/src/branch_facts.cpp (il_branch_facts gives the
+# index of the first that claims a branch) and docs/branches.md; tests/oracles/branch_rules.py states them in
+# Python, the oracle tests/test_branch_facts.py compares the native ones with.
+RECOGNISER_NAMES = ("state-machine dispatch", "await completion check", "dispose null check", "lock taken check",
+                    "exception filter type check", "delegate cache check", "constant condition",
+                    "hidden sequence point")
 
 
 def compiler_generated_method(name: str, attributes: Iterable[str]) -> bool:
@@ -403,16 +55,6 @@ def compiler_generated_method(name: str, attributes: Iterable[str]) -> bool:
     GetHashCode, auto-property accessors, ...). Lambdas (`<M>b__..`) and local functions
     (`<M>g__..`) carry the attribute too, but their bodies are the user's."""
     return COMPILER_GENERATED in attributes and ">b__" not in name and ">g__" not in name
-
-
-def classify(il: MethodIL, b: Branch) -> str | None:
-    """The name of the pattern that makes `b` compiler-generated, or None for a user branch."""
-    if compiler_generated_method(il.name, il.attributes):
-        return "compiler-generated method"
-    for name, recognise in RECOGNISERS:
-        if recognise(il, b):
-            return name
-    return None
 
 
 # --- mapping to lines --------------------------------------------------------------
@@ -431,7 +73,8 @@ class BranchRecord:
     is_switch: bool = False
     text: str = ""  # source text of the containing sequence point, when readable
     arms: dict[int, str] | None = None  # a whole switch (see switch_arms): outcome kind -> the arm's label
-    notes: dict[int, str] | None = None  # outcome kind -> "`h < 0` never true" (see branch_notes)
+    notes: dict[int, str] | None = None  # outcome kind -> "`h < 0` never true" (see notes.py)
+    unclassified: str | None = None  # why the recognisers could not read the method, which leaves it the user's
 
     def missed(self) -> list[str]:
         said, none_ran = self.missed_parts()
@@ -440,7 +83,7 @@ class BranchRecord:
         return [said[k] for k in sorted(self.outcomes) if self.outcomes[k] == 0 and k in said]
 
     def missed_parts(self) -> tuple[dict[int, str], list[str] | None]:
-        """What `missed` says, known before the hits (packed_plan.py keeps it): each outcome kind's description
+        """What `missed` says, known before the hits (plans/packed.py keeps it): each outcome kind's description
         when that outcome never happened (kinds without one say nothing), and what is said instead when no outcome
         happened (None: the descriptions of them all)."""
         kinds = sorted(self.outcomes)
@@ -474,10 +117,7 @@ class _Sources:
 
     def lines(self, path: str) -> list[str] | None:
         if path not in self._files:
-            try:
-                text = Path(path).read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeDecodeError):
-                text = None
+            text = read_source(path)
             self._files[path] = text.splitlines() if text is not None else None
             self._texts[path] = text
         return self._files[path]
@@ -599,19 +239,21 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         name = raw["methods"][rid - 1][0] if rid <= len(raw["methods"]) else ""
         attrs = raw.get("attributes", {}).get(0x06000000 | rid, [])
         move_next = rid in raw["kickoff"]
-        # Each branch's recogniser, short_circuit_constants and tests_zero_comparison, in native code
-        # (branch_facts.h: the rules of the functions above; tests/test_branch_facts.py checks they agree):
-        # [(offset, opcode, RECOGNISERS index or -1, short_circuit_constants, tests_zero_comparison)].
-        facts = None
+        # Each branch's recogniser, Debug short-circuit constants and zero comparison (branch_facts.h):
+        # [(offset, opcode, RECOGNISER_NAMES index or -1, short_circuit_constants, tests_zero_comparison)].
+        # Without them none of the method's branches is recognised as the compiler's: each counts as the user's,
+        # and its record says why (`unclassified`: make_plan warns).
+        facts, unclassified = None, "its IL could not be read from the assembly"
         if rid in bodies:
             try:
                 facts = _native.il_branch_facts(
                     bodies[rid], move_next,
                     list(hidden_all.get(rid, [])) if hidden_all is not None and move_next else None,
                     [p[0] for p in points] if move_next else [])
-            except ValueError:
-                facts = None
-        il = _LazyIL(rid, bodies[rid], name, attrs, move_next, hidden_all, points) if facts is not None else None
+                unclassified = None
+            except ValueError as e:
+                unclassified = f"its IL does not decode ({e})"
+        il = _LazyIL(rid, bodies[rid]) if facts is not None else None
         il_branches = {f[0]: f for f in facts} if facts is not None else {}
         whole_method = compiler_generated_method(name, attrs)
         # Short circuits compiled to `or`/`and` (short_circuit.py): confirmed by the source's operator.
@@ -628,8 +270,9 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             p = containing_point(points, offset)
             b = il_branches.get(offset)
             generated = None
-            if b is not None:  # (classify)
-                generated = "compiler-generated method" if whole_method else RECOGNISERS[b[2]][0] if b[2] >= 0 else None
+            if b is not None:
+                generated = ("compiler-generated method" if whole_method else RECOGNISER_NAMES[b[2]] if b[2] >= 0
+                             else None)
             if il and not b:
                 generated = "not a branch in the method's IL"
             if generated is None and offset in whole:
@@ -673,7 +316,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 continue
             is_switch = b is not None and b[1] == SWITCH
             r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, is_switch,
-                             sources.slice(where, p) if read_sources else "")
+                             sources.slice(where, p) if read_sources else "", unclassified=unclassified)
             records.append(r)
             if b is not None and generated is None and not is_switch:
                 by_statement.setdefault(p[0], []).append((b[1], r, b[4]))  # (b[4]: tests_zero_comparison)
@@ -705,7 +348,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 if generated is None:
                     by_statement.setdefault(q[0], []).append((BRTRUE_S, r, True))
                     by_statement[q[0]].sort(key=lambda row: row[1].offset)
-        # Missed outcomes in source terms (branch_notes.py), per statement.
+        # Missed outcomes in source terms (notes.py), per statement.
         for rows_of in by_statement.values():
             # (notes depend on the text, opcodes and written flags only: once per distinct statement; read-only)
             key = (rows_of[0][1].text, *[(op, w) for op, _r, w in rows_of])
@@ -728,11 +371,7 @@ class _LazyIL:
 
     def get(self) -> MethodIL:
         if self.il is None:
-            rid, body, name, attrs, move_next, hidden_all, points = self.args
-            self.il = MethodIL.decode(
-                rid, body, name=name, attributes=list(attrs), is_move_next=move_next,
-                hidden_offsets=set(hidden_all.get(rid, [])) if hidden_all is not None else None,
-                visible_offsets={p[0] for p in points})
+            self.il = MethodIL.decode(*self.args)
         return self.il
 
 
@@ -754,13 +393,13 @@ def by_line(records: Iterable[BranchRecord], *, all_branches: bool = False) -> d
 def branch_rows(module, sym, mapper, hits: list | None = None, bodies: dict | None = None) -> list[tuple]:
     """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.py; `hits`
     default hit_exprs.symbolic(module.sites)), as plain tuples (method token, offset, path, line, outcome kinds,
-    their codes, generated, is_switch, text, arms, notes): what make_plan keeps of them, in a form a worker
-    process can send (plan_worker.py). `bodies`: the assembly's method bodies, when already read."""
+    their codes, generated, is_switch, text, arms, notes, unclassified): what make_plan keeps of them. `bodies`: the
+    assembly's method bodies, when already read."""
     from dotcov.analysis import hit_exprs
 
     encode = hit_exprs.encode
     return [(r.method_token, r.offset, r.path, r.line, list(r.outcomes), [encode(h) for h in r.outcomes.values()],
-             r.generated, r.is_switch, r.text, r.arms, r.notes)
+             r.generated, r.is_switch, r.text, r.arms, r.notes, r.unclassified)
             for r in analyse(module, sym, bodies=bodies, assembly_path=mapper.map(module.path),
                                       path_of=lambda doc: mapper.map(doc, near=module.path),
                                       hits=hit_exprs.symbolic(module.sites) if hits is None else hits)]

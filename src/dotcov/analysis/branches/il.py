@@ -46,7 +46,6 @@ CONDITIONAL = UNARY_BRANCHES | COMPARE_BRANCHES
 UNCONDITIONAL = {BR_S, BR, LEAVE, LEAVE_S}
 _JUMPS = CONDITIONAL | UNCONDITIONAL  # (one membership test per instruction; SWITCH is in neither)
 _BRANCHES = CONDITIONAL | {SWITCH}
-_BR = {BR, BR_S}
 _OFFSET, _OPCODE, _OPERAND = itemgetter(0), itemgetter(1), itemgetter(2)  # of an instruction
 LDC_I4 = set(range(LDC_I4_M1, LDC_I4_8 + 1)) | {LDC_I4_S, LDC_I4}
 CONSTANTS = LDC_I4 | {LDC_I8, LDNULL}
@@ -55,12 +54,11 @@ ARITHMETIC = {ADD, SUB, CEQ, CGT, CGT_UN, CLT, CLT_UN}
 CLAUSE_FILTER, CLAUSE_FINALLY = 1, 2  # ECMA-335 II.25.4.6 flags; a filter clause's last field is the filter offset
 HIDDEN_LINE = 0xFEEFEE
 # Site kinds of a condition computed into a value (docs/branches.md, "Conditions computed into a value"): the
-# value the instruction at the site's offset left was false (zero) / true (nonzero).
-VALUE_FALSE, VALUE_TRUE = 0x80000000, 0x80000001
+# value the instruction at the site's offset left was false (zero) / true (nonzero). (data_file.h's SiteKind)
+VALUE_FALSE, VALUE_TRUE = _native.SITE_VALUE_FALSE, _native.SITE_VALUE_TRUE
 # A statement holding a condition computed into a value has one of these: `&&`, `||`, a pattern `and`/`or`, `?:`,
 # `when`, VB's AndAlso/OrElse.
 VALUE_OPERATORS = re.compile(r"&&|\|\||\?|\b(?:and|or|when|AndAlso|OrElse)\b")
-COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
 
 
 def local_loaded(ins: tuple) -> int | None:
@@ -80,18 +78,6 @@ def local_stored(ins: tuple) -> int | None:
     if op in (STLOC_S, STLOC):
         return arg
     return None
-
-
-def same_load(a: tuple, b: tuple) -> bool:
-    """Both instructions load the same local, argument or field (ldloc.1 and ldloc.s 1 alike)."""
-    la, lb = local_loaded(a), local_loaded(b)
-    if la is not None or lb is not None:
-        return la == lb
-    if a[1] != b[1]:
-        return False
-    if LDARG_0 <= a[1] <= LDARG_0 + 3:
-        return True
-    return a[1] in (LDARG_S, LDARG, LDFLD, LDSFLD) and a[2] == b[2]
 
 
 # --- one method's IL -------------------------------------------------------------
@@ -117,16 +103,11 @@ class Branch:
 
 @dataclass
 class MethodIL:
-    """A decoded method body plus what the recognisers need to know about the method."""
+    """A decoded method body: its instructions, clauses, jump targets and branches."""
 
     rid: int
     instructions: list[tuple]  # (offset, opcode, operand or switch targets)
     clauses: list[tuple] = field(default_factory=list)
-    name: str = ""
-    attributes: list[str] = field(default_factory=list)
-    is_move_next: bool = False  # MoveNext of an async or iterator state machine
-    hidden_offsets: set[int] | None = None  # IL offsets of hidden sequence points, when known
-    visible_offsets: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         # (C-level maps over the instructions, not Python loops: this runs for every method of a module)
@@ -140,13 +121,6 @@ class MethodIL:
                     self.jump_targets.update(arg)
         for c in self.clauses:
             self.jump_targets.add(c[3])
-        # Roslyn state machines start with `ldarg.0; ldfld <>1__state; stloc.0`.
-        self.state_field = None
-        self.state_local = None
-        if self.is_move_next and len(ins) >= 2 and ins[0][1] == LDARG_0 and ins[1][1] == LDFLD:
-            self.state_field = ins[1][2]
-            if len(ins) >= 3:
-                self.state_local = local_stored(ins[2])
 
     @classmethod
     def decode(cls, rid: int, body: bytes, **kw) -> MethodIL:
@@ -155,18 +129,9 @@ class MethodIL:
 
     def branches(self) -> list[Branch]:
         found = self.__dict__.get("_branches")
-        if found is None:  # (decoded once: the recognisers ask again)
+        if found is None:  # (decoded once: its users ask again)
             found = self.__dict__["_branches"] = self._find_branches()
         return list(found)
-
-    def branches_into(self, offset: int) -> list[int]:
-        """The positions of the `br`/`br.s` instructions that jump to `offset`, in IL order."""
-        found = self.__dict__.get("_br_into")
-        if found is None:
-            found = self.__dict__["_br_into"] = {}
-            for k in compress(range(len(self._ops)), map(_BR.__contains__, self._ops)):
-                found.setdefault(self.instructions[k][2], []).append(k)
-        return found.get(offset, [])
 
     def _find_branches(self) -> list[Branch]:
         out = []
@@ -176,37 +141,6 @@ class MethodIL:
             nxt = ins[i + 1][0] if i + 1 < len(ins) else off + 1
             out.append(Branch(i, off, op, list(arg) if op == SWITCH else [arg], nxt))
         return out
-
-    def at(self, offset: int, skip_nops: bool = True) -> list[tuple]:
-        """The instructions from `offset` on (nops left out)."""
-        i = self.index.get(offset)
-        if i is None:
-            return []
-        return [x for x in self.instructions[i:] if not (skip_nops and x[1] == NOP)]
-
-    def before(self, b: Branch, n: int) -> list[tuple]:
-        """Up to n instructions just before the branch, nearest last, within its straight-line block."""
-        out: list[tuple] = []
-        i = b.index - 1
-        while i >= 0 and len(out) < n:
-            ins = self.instructions[i]
-            if ins[1] == SWITCH or ins[1] in CONDITIONAL or ins[1] in UNCONDITIONAL:
-                break
-            if ins[1] != NOP:
-                out.insert(0, ins)
-            if ins[0] in self.jump_targets:
-                break  # control can arrive here from elsewhere: the block starts here
-            i -= 1
-        return out
-
-    def in_finally(self, offset: int) -> bool:
-        return any(c[0] & CLAUSE_FINALLY and c[3] <= offset < c[3] + c[4] for c in self.clauses)
-
-    def loads_state(self, ins: tuple, prev: tuple | None) -> bool:
-        if self.state_local is not None and local_loaded(ins) == self.state_local and ins[1] not in (LDLOCA_S, LDLOCA):
-            return True
-        return (self.state_field is not None and ins[1] == LDFLD and ins[2] == self.state_field
-                and prev is not None and prev[1] == LDARG_0)
 
 
 def containing_point(points: list[tuple], offset: int) -> tuple | None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-BRTRUE = {0x2D, 0x3A}
-BRFALSE = {0x2C, 0x39}
+from dotcov.analysis.branches.il import BRANCH_IF_FALSE, BRANCH_IF_TRUE
+
 # comparison branches (short and long forms) -> the relation under which they jump
 RELATION = {0x2E: "==", 0x3B: "==", 0x2F: ">=", 0x3C: ">=", 0x30: ">", 0x3D: ">", 0x31: "<=", 0x3E: "<=",
             0x32: "<", 0x3F: "<", 0x33: "!=", 0x40: "!=", 0x34: ">=", 0x41: ">=", 0x35: ">", 0x42: ">",
@@ -91,10 +91,10 @@ def jump_means(opcode: int, condition: str, tests_written_value: bool = False) -
     with `tests_written_value` it tests the condition's own value (Debug's `ldloc x; ldc.i4.0; ceq; ...; brfalse`,
     a value or operand probe's outcomes), so it does not."""
     negated = condition.startswith("!") and not condition.startswith("!=") and not tests_written_value
-    if opcode in BRTRUE or opcode in BRFALSE:
+    if opcode in BRANCH_IF_TRUE or opcode in BRANCH_IF_FALSE:
         if SOURCE_RELATION.search(condition) is None and not re.fullmatch(r"!?[\w.()\[\]'\", ]+", condition):
             return None  # e.g. `a ?? b`: the tested value is not plainly the condition's
-        return (opcode in BRTRUE) != negated
+        return (opcode in BRANCH_IF_TRUE) != negated
     rel = RELATION.get(opcode)
     found = SOURCE_RELATION.findall(condition)
     if rel is None or len(found) != 1 or negated:
@@ -116,12 +116,12 @@ def notes(text: str, branches: list[tuple]) -> list[dict[int, str]]:
         written = bool(rest and rest[0])
         desc: dict[int, str] = {}
         if text.strip() == "in":  # the loop test of `foreach`, on the `in` keyword's point
-            sense = True if opcode in BRTRUE or RELATION.get(opcode) in ("<", "!=") else None
+            sense = True if opcode in BRANCH_IF_TRUE or RELATION.get(opcode) in ("<", "!=") else None
             if sense is not None:
                 desc = {2: "`foreach` never iterated (always empty)", 1: "`foreach` never reached the end"}
-        elif "??" in text and "?." not in text and len(branches) == 1 and opcode in BRTRUE:
+        elif "??" in text and "?." not in text and len(branches) == 1 and opcode in BRANCH_IF_TRUE:
             desc = {2: "`??` left side never used (always null)", 1: "`??` right side never used"}
-        elif "?." in text and len(branches) == 1 and opcode in BRTRUE:
+        elif "?." in text and len(branches) == 1 and opcode in BRANCH_IF_TRUE:
             # `s?.Length ?? 0` is one null test of `s`: the `??` right side is used exactly when `s` is null
             tail = " (`??` right side never used)" if "??" in text else ""
             desc = {2: "`?.` receiver never non-null", 1: f"`?.` receiver never null{tail}"}

@@ -21,13 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from dotcov.analysis.branches.il import local_loaded, local_stored
+from dotcov import _native
+from dotcov.analysis.branches.il import BR, BR_S, NOP, UNARY_BRANCHES, local_loaded, local_stored
 
 # Site kinds (native data_file.h kOperandSkipped / kOperandFalse / kOperandTrue).
-OPERAND_SKIPPED, OPERAND_FALSE, OPERAND_TRUE = 0x80000002, 0x80000003, 0x80000004
+OPERAND_SKIPPED, OPERAND_FALSE, OPERAND_TRUE = (_native.SITE_OPERAND_SKIPPED, _native.SITE_OPERAND_FALSE,
+                                                _native.SITE_OPERAND_TRUE)
 AND, OR = 0x5F, 0x60
-NOP, DUP, BR_S, BR = 0x00, 0x25, 0x2B, 0x38
-UNARY_BRANCHES = {0x2C, 0x2D, 0x39, 0x3A}
 # What can leave the left operand as one condition: comparisons, loads of arguments, locals and fields, calls.
 LEAF_LEFT = ({0xFE01, 0xFE02, 0xFE03, 0xFE04, 0xFE05} | set(range(0x02, 0x0A)) | {0x0E, 0x11, 0xFE09, 0xFE0C}
              | {0x7B, 0x7E, 0x28, 0x6F, 0x47})

@@ -1,4 +1,5 @@
-"""Keeps module plans (plan.py) between report commands, so only the first command after a run pays for them.
+"""Keeps module plans (plan.py) between report commands, so only the first command after a run pays for them
+(a warm `dotcov report` takes about a fifth of a cold one's wall time: docs/benchmarks.md, "Speed mechanisms").
 
 A plan depends on the module build (MVID, PDB id, its probe sites and the methods the agent could not measure),
 on dotcov itself, on the options that shape it (filters, [paths], the source root, --all-branches,
@@ -8,8 +9,9 @@ is loaded, after mapping each document again as [paths] does, so an edited or re
 
 Where: `DATA_DIR/cache/plan.<digest>.bin`, so `dotcov run` (which erases the data but keeps the cache, then
 reports) builds it once per build and `dotcov xml`, `dotcov html`, ... and later runs of the same build reuse it;
-`dotcov erase` removes it, as does deleting the directory. The directory keeps the newest plans only (MAX_FILES,
-MAX_BYTES). Files are framed, written and pruned by cache_files.py, so concurrent commands never see half a file; a
+`dotcov erase` removes it, as does deleting the directory. The directory is bounded by size (MAX_BYTES), not by a
+count of files (a solution has as many module builds as it has): a hit refreshes the file's mtime, and pruning
+removes the least recently used plans first. Files are framed, written and pruned by data/cache_files.py, so concurrent commands never see half a file; a
 file that is damaged (bad magic, length or CRC, or contents marshal cannot read) is ignored and rebuilt, never
 trusted.
 """
@@ -23,9 +25,8 @@ from pathlib import Path
 from dotcov.data.cache_files import FramedFiles
 from dotcov.data.datafiles import CACHE_DIR  # noqa: F401 (where the plans live; api reads it here)
 
-MAGIC = b"dotcov-plan-2\n"  # 2: packed_plan.py's form
+MAGIC = b"dotcov-plan-2\n"  # 2: packed.py's form
 PATTERN = "plan.*.bin"
-MAX_FILES = 16
 MAX_BYTES = 1 << 30
 FILES = FramedFiles(MAGIC, prefix="plan.", suffix=".bin", temp="plan")  # PATTERN's files
 
@@ -85,6 +86,10 @@ def load(directory: Path, key: str, mapper, near: str) -> dict | None:
         return None
     if inputs(assembly, pdb, documents, mapper, near) != checked:
         return None
+    try:
+        os.utime(FILES.path(directory, key))  # recently used: prune removes the least recently used first
+    except OSError:
+        pass
     return stored["plan"]
 
 
@@ -94,7 +99,7 @@ def store(directory: Path, key: str, plan: dict, *, assembly: str, pdb: str, doc
     `read`: inputs() taken before the plan was made (a file edited meanwhile then fails the check)."""
     stored = {"inputs": read, "documents": list(documents), "assembly": assembly, "pdb": pdb, "plan": plan}
     if FILES.write(FILES.path(directory, key), marshal.dumps(stored)):
-        FILES.prune(directory, MAX_FILES, MAX_BYTES)
+        FILES.prune(directory, None, MAX_BYTES)
 
 
 def clear(data_dir: Path) -> None:

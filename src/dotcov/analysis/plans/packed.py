@@ -3,8 +3,9 @@
 `pack` turns make_plan's plan into flat int32 columns (`bytes`, which `marshal` stores and loads without making an
 object per line) plus the few strings the model shows: file paths, class and method names, and each branch
 record's missed-outcome descriptions (`BranchRecord.missed_parts`, known before the hits). `apply` gives the model
-`plan.apply_plan` gives for the unpacked plan (tests/test_plan_cache.py compares them): `_native.apply_plan` makes
-the line maps of files and classes and the files' branch outcomes, and Python wraps them in the model's objects;
+that tests/oracles/apply_plan.py (the rule in Python) gives for the unpacked plan (tests/test_plan_cache.py compares
+them): `_native.apply_plan` makes the line maps of files and classes and the files' branch outcomes, and Python
+wraps them in the model's objects;
 the methods' (`_native.apply_methods`) are made when a class's methods are first read, and until then each class
 has their counts (`ClassCoverage.method_numbers`, what the analysis needs of them).
 
@@ -19,6 +20,7 @@ Packed layout (all int32, native byte order):
   (hit_exprs codes); "missed": per record (a description per outcome or None, what is said when none ran or None).
 - fixes: the Release switch lines without a point of their own: (file index, line, outcome codes, [(class, method)],
   method token, IL offset of the switch).
+- problems: make_plan's warnings (what the plan could not read), as strings.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from dotcov.analysis.branches.analyse import BranchRecord
 from dotcov.analysis.contexts import site_contexts
 from dotcov.analysis.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCoverage, MethodCoverage, PointCoverage
 
-FORM = 2  # (plan_cache.py's MAGIC names it too)
+FORM = 2  # (cache.py's MAGIC names it too)
 
 
 def _i32(values) -> bytes:
@@ -93,7 +95,8 @@ def pack(plan: dict) -> dict:
         if fix is not None:
             fixes.append((f, line, [codes[i] for i in order], [tuple(m) for m in fix], token, offset))
     return {"form": FORM, "name": plan["name"], "files": files, "classes": classes, "records": _i32(records),
-            "missed": missed, "expressions": expressions, "fixes": fixes, "points": plan["points"]}
+            "missed": missed, "expressions": expressions, "fixes": fixes, "points": plan["points"],
+            "problems": plan["problems"]}
 
 
 def apply(packed: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
@@ -104,7 +107,7 @@ def apply(packed: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
     files, classes = packed["files"], packed["classes"]
     # The methods are made when first read, all of the module's at once (the table reads none), unless a switch
     # line is fixed below (it writes into its method's lines).
-    args = ([(row[1], row[2], row[3]) for row in files], [(row[1], row[2], row[3]) for row in classes],
+    args = ([(row[1], row[2], row[3]) for row in files], [(row[1], row[2], row[3], row[6]) for row in classes],
             packed["records"], packed["missed"], hits, expr_values, packed["points"][6], BranchCoverage)
     eager = bool(packed["fixes"])
     file_lines, file_branches, class_lines, method_lines, method_branches, counted = _native.apply_plan(
@@ -167,7 +170,7 @@ class _Methods:
 
     def __init__(self, packed: dict, hits: list[int], args: tuple) -> None:
         self.classes, self.args = packed["classes"], args
-        self.points = _PointColumns(packed["points"], hits).method  # (bound once: a tenth of wrapping them)
+        self.points = _PointColumns(packed["points"], hits).method  # (bound once: the lookup would cost each call)
         self.pending: tuple[list, list] | None = None
 
     def of(self, ci: int) -> list[MethodCoverage]:

@@ -1,42 +1,34 @@
 """A module build's coverage plan: everything results.module_coverage decides without looking at hit counts.
 
-Which sequence points decide which lines (lines.py), each point's class and method, excluded and not-measured
-lines, stale sources, the branch records with their outcome keys, notes and switch arms (branches.py), and where
-each record lands. `make_plan` computes it from the PDB, the assembly's IL and the source files; `apply_plan`
-states in Python how a plan and the module's hit counts make the model (`model.AssemblyCoverage`). Builds run
-packed_plan.py's form of the same (the plan packed, then applied in native code; tests/test_plan_cache.py checks
-it gives apply_plan's model); every build goes through make_plan and the packed apply (plan_cache.py keeps packed
-plans between commands), so a cached plan gives exactly the model a cold build gives.
+Which sequence points decide which lines (analysis/lines.py), each point's class and method, excluded and
+not-measured lines, stale sources, the branch records with their outcome keys, notes and switch arms
+(analysis/branches/), and where each record lands. `make_plan` computes it from the PDB, the assembly's IL and the source files; packed.py packs
+it and applies it to the module's hit counts in native code, making the model (`model.AssemblyCoverage`;
+tests/oracles/apply_plan.py states that rule in Python, and tests/test_plan_cache.py compares both). Every build
+goes through make_plan and the packed apply (plans/cache.py keeps packed plans between commands), so a cached plan
+gives exactly the model a cold build gives.
 
 A plan is plain data (lists, tuples, dicts, strings, ints, and `array` bytes for the per-point columns) that
-`marshal` stores compactly; hit counts enter only as indexes into `ModuleHits.hits` (hit_exprs.py).
+`marshal` stores compactly; hit counts enter only as indexes into `ModuleHits.hits` (analysis/hit_exprs.py).
 """
 
 from __future__ import annotations
 
-import re
 from array import array
 from functools import partial
-from itertools import compress, groupby, repeat
+from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
 
 from dotcov import _native
-from dotcov.analysis.branches import analyse as branches
-from dotcov.analysis.branches.analyse import branch_rows  # noqa: F401 (tests')
-from dotcov.analysis import hit_exprs
+from dotcov.analysis.branches.analyse import branch_rows
 from dotcov.analysis import lines as line_rule
-from dotcov.analysis.contexts import site_contexts
 from dotcov.analysis.exclusions import ExclusionOptions, excluded_methods
 from dotcov.analysis.filters import Filters
-from dotcov.analysis.plans.worker import BranchWorker
-from dotcov.analysis.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCoverage, MethodCoverage, PointCoverage
+from dotcov.analysis.symbols import GENERATED_METHOD
 
-# `<Name>b__0_0`, `<Name>d__3`, `<Name>g__Local|0_0` -> Name
-_GENERATED_METHOD = re.compile(r"^<([^>]*)>")
 # The PDB's point tuples: (IL offset, start line, start column, end line, end column, document).
-_START, _END = itemgetter(1), itemgetter(3)
-_FIRST, _SECOND, _DOC = itemgetter(0), itemgetter(1), itemgetter(5)
+_DOC = itemgetter(5)
 
 
 def _user_method(raw: dict, rid: int) -> int:
@@ -64,19 +56,9 @@ class _Method:
         self.ref = ref
 
 
-# A module with at least this many counters has its branches analysed by a worker meanwhile (plan_worker.py).
-WORKER_MIN_SITES = 50_000
-
-
-def make_plan(module, sym, options, mapper, checks, *, worker: BranchWorker | None = None) -> dict:
-    """The hit-independent part of results.module_coverage (see the module docstring). `worker`: the module's
-    branch analysis, started early (results.build); by default one is started here for a large module."""
-    if worker is None:
-        worker = BranchWorker(module, mapper, start=len(module.hits) >= WORKER_MIN_SITES)
-    try:
-        return _make_plan(module, sym, options, mapper, checks, partial(worker.result, sym))
-    finally:
-        worker.close()
+def make_plan(module, sym, options, mapper, checks) -> dict:
+    """The hit-independent part of results.module_coverage (see the module docstring)."""
+    return _make_plan(module, sym, options, mapper, checks, partial(branch_rows, module, sym, mapper))
 
 
 def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
@@ -95,7 +77,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     point_tokens: list[int] = []  # id -> its method's token
 
     def is_generated(rid: int) -> bool:
-        return bool(_GENERATED_METHOD.match(raw["methods"][_user_method(raw, rid) - 1][0]))
+        return bool(GENERATED_METHOD.match(raw["methods"][_user_method(raw, rid) - 1][0]))
 
     doc_paths: list[str | None] = [None]
     for d in documents:
@@ -105,10 +87,10 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
 
     order = sorted(raw["sequence_points"], key=lambda r: (is_generated(r), r))
     type_names: dict[int, tuple[int, str]] = {}  # type rid -> (its user type, that type's name)
-    # (Bound once: this loop runs once per method, 71,500 times at a million statements.)
+    # (Bound once: this loop runs once per method.)
     sequence_points, kickoff, raw_methods = raw["sequence_points"], raw["kickoff"], raw["methods"]
     attributes = raw.get("attributes", {})
-    generated_member, match_generated, signature = line_rule.generated_member, _GENERATED_METHOD.match, sym.signature
+    generated_member, match_generated, signature = line_rule.generated_member, GENERATED_METHOD.match, sym.signature
 
     def owner(path: str, user_type: int, class_name: str, generated, mname: str, owner_rid: int):
         """The class and method a method's points in `path` count for (their refs), the method, and the file's
@@ -195,12 +177,25 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             point_tokens.append(token)
             mc.points.append(range(pid, pid + 1))
             found.append((pid, 1, place))
-    # Each line decided by its own points (lines.py): the line's points, and the classes and methods it joins.
+    # Each line decided by its own points (analysis/lines.py): the line's points, and the classes and methods it joins.
     line_plan: dict[str, tuple[list[int], list[int], dict[int, list[int]]]] = {}
+    problems: list[str] = []
+    refused: set[str] = set()
     for path, runs in spans.items():
         text = line_rule.read_source(path)
         free = line_rule.CodeFreeLines(text, Path(path).suffix) if text is not None else set()
-        file_lines, first, multi, specs = file_line_plan(points, runs, free)
+        try:
+            file_lines, first, multi, specs = file_line_plan(points, runs, free)
+        except ValueError as e:
+            # Points no compiler writes (a damaged PDB): the lines they start on are not measured, and say why.
+            why = f"the PDB's sequence points of this file cannot be planned ({e})"
+            not_measured = files[path]["not_measured"]
+            for pid, count, _owners in runs:
+                for p in points[pid:pid + count]:
+                    not_measured.setdefault(p[1], why)
+            problems.append(f"{path}: not measured: {why}")
+            refused.add(path)
+            file_lines, first, multi, specs = [], array("i"), {}, {}
         for ref, spec in specs.items():
             owners_by_ref[ref].lines = spec
         line_plan[path] = (file_lines, first, multi)
@@ -221,12 +216,13 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             continue  # wholly excluded: not a file of the report
         kept[path] = line_set
         file_rows.append((path, file_lines, first, multi, sorted(excluded_lines), not_measured, stale.get(path)))
+    if refused:  # (their classes and methods have no line)
+        classes = {k: cc for k, cc in classes.items() if cc.filename not in refused}
     ordered = sorted(classes.values(), key=lambda c: (c.name, c.filename))
     for ci, cc in enumerate(ordered):
         for mi, mc in enumerate(cc.methods):
             mc.index = (ci, mi)
-    # Per-point columns, each method's points together (in the order read). (Before the branch rows are asked for:
-    # with a worker (plan_worker.py), this is done while it still analyses branches.)
+    # Per-point columns, each method's points together (in the order read).
     class_rows = []
     order = array("i")  # new point number -> point id
     renumber = array("i", bytes(4 * len(points)))  # point id -> new point number (runs of ids stay runs)
@@ -247,7 +243,8 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     records = [r for r in branch_rows() if (r[0] & 0x00FFFFFF) not in excluded
                and _user_method(raw, r[0] & 0x00FFFFFF) not in unmeasured
                and (r[0] & 0x00FFFFFF) not in unmeasured
-               and not (r[6] and not options.all_branches)]
+               and not (r[6] and not options.all_branches) and r[2] not in refused]
+    problems += unclassified_methods(records, raw, sym, module.path)
     # Where each record lands (results.module_coverage's rules): a switch line without a point of its own, and
     # the method whose branches hold it.
     methods_at: dict[tuple[str, int], list[_Method]] = {}
@@ -268,7 +265,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             owners.setdefault((cc.filename, mc.token), []).append(mc)
     record_rows = []
     once = _Once()  # (equal paths, texts, outcome kinds and notes as one object: marshal stores them once)
-    for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes in records:
+    for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes, _why in records:
         owner = 0x06000000 | _user_method(raw, token & 0x00FFFFFF)
         fix = None
         if arms is not None and path in kept and line not in kept[path]:
@@ -283,7 +280,25 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                             all(type(c) is int for c in codes), generated, is_switch, once(text),
                             arms, once(notes), fix, mc.index if mc is not None else None))
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
-            "points": columns}
+            "points": columns, "problems": problems}
+
+
+def unclassified_methods(records: list[tuple], raw: dict, sym, path: str) -> list[str]:
+    """The warning for the methods of `records` (branch_rows') whose branches the recognisers could not read."""
+    why: dict[int, str] = {}
+    for r in records:
+        if r[11] is not None:
+            why.setdefault(r[0] & 0x00FFFFFF, r[11])
+    if not why:
+        return []
+    names = []
+    for rid in sorted(why):
+        owner = _user_method(raw, rid)
+        mname, type_rid = raw["methods"][owner - 1][:2]
+        user_type = sym.user_type(type_rid) if type_rid else 0
+        names.append(f"{sym.type_full_name(user_type) if user_type else '<Module>'}.{mname}: {why[rid]}")
+    return [f"{path}: the branches of {len(why)} method(s) are all counted as the user's, compiler-generated ones "
+            f"too, for the recognisers could not read them: {'; '.join(names)}"]
 
 
 def _site_blob(module) -> bytes:
@@ -298,7 +313,7 @@ def _site_blob(module) -> bytes:
 
 
 class _Once:
-    """Equal values as one shared object (read-only in the plan's users: apply_plan, branches.BranchRecord)."""
+    """Equal values as one shared object (read-only in the plan's users: packed.pack, branches.BranchRecord)."""
 
     def __init__(self) -> None:
         self.seen: dict = {}
@@ -315,18 +330,9 @@ def point_columns(points: list[tuple], point_tokens: list[int], order: list[int]
     """The plan's per-point columns (int32 bytes) of the points `order` lists: their tokens, IL offsets, start
     lines and columns, end lines and columns, and each one's counter among `module`'s sites (the last of equal
     sites; -1 when the agent did not count it). Native from the data's site blob (no Python object per point,
-    column or site); in Python for values the native one does not take."""
-    try:
-        return _native.point_columns(points, point_tokens, order, _site_blob(module))
-    except (TypeError, ValueError, OverflowError):
-        pass
-    sites = module.sites
-    tokens = list(map(point_tokens.__getitem__, order))
-    ordered = list(map(points.__getitem__, order))
-    offsets, *spans = (list(map(itemgetter(i), ordered)) for i in range(5))  # (not zip(*): slow at 1M)
-    site_of = dict(zip(sites, range(len(sites))))  # (the last of equal sites, as before)
-    counters = list(map(site_of.get, zip(tokens, offsets, repeat(0)), repeat(-1)))
-    return [array("i", c).tobytes() for c in (tokens, offsets, *spans, counters)]
+    column or site). TypeError, ValueError or OverflowError for values outside int32 (lines, offsets and columns
+    from a PDB are below 2^29) or sites outside uint32, which no data file holds."""
+    return _native.point_columns(points, point_tokens, order, _site_blob(module))
 
 
 def file_line_plan(points: list[tuple], runs: list[tuple[int, int, tuple[int, ...]]], free) -> tuple:
@@ -335,160 +341,11 @@ def file_line_plan(points: list[tuple], runs: list[tuple[int, int, tuple[int, ..
     point id, count, owners) in the order read, a run being points[first:first + count] and `owners` the refs of the
     class and method they count for. Returns (the file's lines, each one's first point id (array "i"), {position:
     point ids} of the lines decided by several points, {ref: its lines}), an owner's lines as (first, end) when they
-    are the file's lines[first:end] (the usual case), else their list. Natively; file_line_plan_py for what that
-    does not take."""
-    try:
-        file_lines, first, multi, specs = _native.line_plan(points, runs, free)
-    except (TypeError, ValueError, OverflowError):
-        return file_line_plan_py(points, runs, free)
+    are the file's lines[first:end] (the usual case), else their list. Raises ValueError for points spanning more
+    lines than _native.line_plan takes (only a damaged PDB's: see native_plan.cpp)."""
+    file_lines, first, multi, specs = _native.line_plan(points, runs, free)
     ids = array("i")
     ids.frombytes(first)
     return file_lines, ids, multi, specs
 
 
-def file_line_plan_py(points: list[tuple], runs: list[tuple[int, int, tuple[int, ...]]], free) -> tuple:
-    """file_line_plan in Python: the reference _native.line_plan is tested against."""
-    ids = [i for first, count, _owners in runs for i in range(first, first + count)]
-    owners = [o for _first, count, o in runs for _ in range(count)]
-    of_file = list(map(points.__getitem__, ids))
-    deciding = line_rule.deciding_lines(list(map(_START, of_file)), list(map(_END, of_file)), free)
-    file_lines = list(deciding)
-    groups = list(deciding.values())
-    heads = list(map(_FIRST, groups))
-    first = array("i", map(ids.__getitem__, heads))
-    shared = list(compress(range(len(groups)), map((1).__lt__, map(len, groups))))  # lines of several points
-    multi = {pos: [ids[i] for i in groups[pos]] for pos in shared}
-    # Each line joins its point's class and method; runs of lines of one method at once (C-level updates in the
-    # same order as line by line), a line of several points joins each point's.
-    places = list(map(owners.__getitem__, heads))
-    for pos in shared:
-        places[pos] = None
-    owned: dict[int, tuple[int, dict[int, None]]] = {}  # ref -> (the position of its first line, its lines)
-    pos = 0
-    for place, run in groupby(zip(file_lines, places, groups), key=_SECOND):
-        if place is not None:
-            run_lines = dict.fromkeys(map(_FIRST, run))
-            for ref in place:
-                have = owned.get(ref)
-                if have is None:
-                    have = owned[ref] = (pos, {})
-                have[1].update(run_lines)
-            pos += len(run_lines)
-            continue
-        for line, _none, ix in run:
-            for i in ix:
-                for ref in owners[i]:
-                    have = owned.get(ref)
-                    if have is None:
-                        have = owned[ref] = (pos, {})
-                    have[1][line] = None
-            pos += 1
-    specs = {}
-    for ref, (at, lines) in owned.items():
-        lines = list(lines)
-        specs[ref] = (at, at + len(lines)) if file_lines[at:at + len(lines)] == lines else lines
-    return file_lines, first, multi, specs
-
-
-def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
-    """The model of one module build: `plan` (make_plan's) with the hits of `module` (a data.ModuleHits). The
-    reference for packed_plan.apply, which builds run."""
-    asm = AssemblyCoverage(plan["name"])
-    hits = list(module.hits)
-    hits.append(0)  # site -1: a point the agent did not count
-    cols = []
-    for blob in plan["points"]:
-        a = array("i")
-        a.frombytes(blob)
-        cols.append(a)
-    tokens, offsets, sls, scs, els, ecs, sites = cols
-    point_hits = list(map(hits.__getitem__, sites))
-    point_columns = (tokens, offsets, sls, scs, els, ecs, point_hits)
-    point_ctx, branch_ctx = site_contexts(module) if contexts and module.contexts else ({}, {})
-    files = asm.files
-    columns: dict[str, tuple[list[int], list[int]]] = {}  # path -> its lines and their hits
-    for path, file_lines, first, multi, excluded_lines, not_measured, stale in plan["files"]:
-        fc = files[path] = FileCoverage(path)
-        firsts = array("i")
-        firsts.frombytes(first)
-        values = list(map(point_hits.__getitem__, firsts))
-        for pos, ids in multi.items():
-            values[pos] = max(map(point_hits.__getitem__, ids))
-        fc.lines = dict(zip(file_lines, values))
-        columns[path] = (file_lines, values)
-        fc.excluded = set(excluded_lines)
-        fc.not_measured = dict(not_measured)
-        fc.stale = stale
-        if point_ctx:  # the tests that ran the very points whose hits decide the line
-            for pos, line in enumerate(file_lines):
-                ids = multi.get(pos) or [firsts[pos]]
-                ctx = frozenset().union(*(point_ctx.get((tokens[i], offsets[i]), ()) for i in ids))
-                if ctx:
-                    fc.contexts[line] = ctx
-    classes = []
-    for name, filename, class_lines, method_rows in plan["classes"]:
-        cc = ClassCoverage(name, filename)
-        file_lines, values = columns[filename]
-        lookup = files[filename].lines.__getitem__
-
-        def lines_of(spec) -> dict[int, int]:
-            if type(spec) is tuple:
-                if spec[0] == 0 and spec[1] == len(file_lines):
-                    return dict(files[filename].lines)
-                return dict(zip(file_lines[spec[0]:spec[1]], values[spec[0]:spec[1]]))
-            return dict(zip(spec, map(lookup, spec)))
-
-        cc.lines = lines_of(class_lines)
-        for mname, signature, token, method_lines, start, end in method_rows:
-            mc = MethodCoverage(mname, signature, lines_of(method_lines), None, token)
-            mc.defer_points(partial(_points, point_columns, start, end))
-            cc.methods.append(mc)
-        classes.append(cc)
-    asm.classes = classes
-    evaluate = hit_exprs.evaluate
-    records = [branches.BranchRecord(token, offset, path, line,
-                                     dict(zip(kinds, map(hits.__getitem__, codes) if plain
-                                              else [evaluate(c, hits) for c in codes])),
-                                     generated, is_switch, text, arms, notes)
-               for token, offset, path, line, kinds, codes, plain, generated, is_switch, text, arms, notes, _fix, _at
-               in plan["records"]]
-    # Each record's outcomes on its file's line (branches.by_line: the records kept are the reported ones) and,
-    # with each branch instruction as a condition (Cobertura), on its method's line.
-    for r, row in zip(records, plan["records"]):
-        outcomes = r.outcomes
-        covered = sum(1 for h in outcomes.values() if h > 0)
-        missed = r.missed()
-        ordered = sorted(outcomes)
-        fc = files.get(r.path)
-        if fc is not None:
-            b = fc.branches.get(r.line)
-            if b is None:
-                b = fc.branches[r.line] = BranchCoverage(0, 0)
-            b.total += len(outcomes)
-            b.covered += covered
-            b.missed_outcomes.extend(missed)
-            b.outcome_hits.append((r.offset, [outcomes[k] for k in ordered]))
-        fix, at = row[12], row[13]
-        if fix is not None:
-            # A Release `switch (k)` line has no sequence point; its dispatch ran once per arm taken.
-            for ci, mi in fix:
-                c = classes[ci]
-                for lines in (fc.lines, c.lines, c.methods[mi].lines):
-                    lines[r.line] = sum(outcomes.values())
-            ctx = branch_ctx.get((r.method_token, r.offset))
-            if ctx and r.line in fc.lines:  # the tests whose dispatch ran the switch's first branch instruction
-                fc.contexts[r.line] = ctx
-        if at is None:
-            continue
-        b = classes[at[0]].methods[at[1]].branches.setdefault(r.line, BranchCoverage(0, 0))
-        b.covered += covered
-        b.total += len(outcomes)
-        b.missed_outcomes.extend(missed)
-        b.conditions.append((r.offset, "switch" if r.is_switch else "jump", covered, len(outcomes)))
-        b.outcome_hits.append((r.offset, [outcomes[k] for k in ordered]))
-    return asm
-
-
-def _points(columns, start: int, end: int) -> list[PointCoverage]:
-    """A method's points, made from apply_plan's per-point columns when first read (MethodCoverage.defer_points)."""
-    return list(map(PointCoverage, *(c[start:end] for c in columns)))

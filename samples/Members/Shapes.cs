@@ -1,0 +1,68 @@
+namespace Members;
+
+// Its constructor and the accessors of X and Y all point at this line; only the constructor and X's getter run.
+public record Point(int X, int Y); // @hit
+
+public class Settings
+{
+    public int Count { get; set; } // @hit
+    public string Name { get; init; } = "none"; // @hit
+    public int Limit { get; set; } = 3; // @hit
+    private readonly int _start = 10; // @hit
+
+    public Settings() // @hit
+    { // @hit
+    } // @hit
+
+    public Settings(int count) // @miss
+    { // @miss
+        Count = count; // @miss
+    } // @miss
+
+    public int Start => _start; // @hit
+
+    public int Doubled(int x) => x * 2; // @hit
+
+    public int Tripled(int x) => x * 3; // @miss
+
+    public int One() => 1; public int Two() => 2; // @hit
+}
+
+public static class Folded
+{
+    public static int ApplyTwice(int x)
+    { // @hit
+        Func<int, int> add = y => y + 1; // @hit
+        Func<int, int> never = y => // @hit
+        { // @miss
+            return y - 1; // @miss
+        }; // @miss
+        return add(add(x)); // @hit
+    } // @hit
+
+    public static int WithLocal(int x)
+    { // @hit
+        int Square(int v)
+        { // @miss
+            return v * v; // @miss
+        } // @miss
+        return x + 1; // @hit
+    } // @hit
+
+    public static IEnumerable<int> Countdown(int n)
+    { // @miss
+        while (n > 0) // @miss
+            yield return n--; // @miss
+    } // @miss
+
+    public static async Task<int> LaterAsync(int x)
+    { // @hit
+        await Task.Yield(); // @hit
+        return x + 1; // @hit
+    } // @hit
+
+    public static int Never(int x)
+    { // @miss
+        return x > 0 ? x : -x; // @miss
+    } // @miss
+}
