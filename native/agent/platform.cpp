@@ -93,14 +93,18 @@ std::string ReadLink(const char* path) {
 
 std::string ExePath() { return ReadLink("/proc/self/exe"); }
 
-uint32_t ProcessId() { return ProcessId(); }
+uint32_t ProcessId() { return uint32_t(getpid()); }
 
 std::string CurrentDir() {
   char cwd[4096];
   return getcwd(cwd, sizeof cwd) ? std::string(cwd) : std::string();
 }
-#endif
 
+bool IsRegularFile(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+#endif
 
 std::string AgentPath(std::string path) {
 #ifdef _WIN32
