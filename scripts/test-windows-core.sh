@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole core for Windows x64 (mingw-w64) and its GoogleTests under wine64 (docs/platforms.md). Not part of
+# The whole core and the agent DLL for Windows x64 (mingw-w64), the core's GoogleTests and the agent's ABI
+# self-test under wine64 (docs/platforms.md). Not part of
 # scripts/test.sh, which runs only the Windows data-file writer's tests (building everything takes ~5 min of CPU
 # on 2 cores). Needs what scripts/setup.sh installs (g++-mingw-w64-x86-64-posix, libz-mingw-w64-dev, googletest,
 # wine64).
@@ -18,3 +19,5 @@ cmake -S native -B "$OUT/native" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -D
   -DDOTCOV_BUILD_PYTHON=OFF -DCMAKE_FIND_ROOT_PATH="/usr/x86_64-w64-mingw32;$OUT/googletest-install" >/dev/null
 cmake --build "$OUT/native" -j2
 /usr/lib/wine/wine64 "$OUT/native/core/dotcov_core_tests.exe" --gtest_brief=1
+/usr/lib/wine/wine64 "$OUT/native/agent/clr_abi_selftest.exe"
+ls -l "$OUT/native/agent/dotcov_agent.dll"

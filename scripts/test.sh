@@ -89,6 +89,11 @@ x86_64-w64-mingw32-g++-posix -O1 -std=gnu++20 -Inative/core/include -I/usr/src/g
   /usr/src/googletest/googletest/src/gtest_main.cc native/core/src/data_file.cpp native/core/tests/data_file_win_test.cpp \
   -static -o build/win/data_file_win_tests.exe
 WINEDEBUG=-all WINEPREFIX="$ROOT/build/win/wineprefix" /usr/lib/wine/wine64 build/win/data_file_win_tests.exe --gtest_brief=1
+# The agent's COM ABI as mingw-w64 lays it out (every vtable slot of clr_abi.h; 3 s). The agent DLL itself is built
+# and run under wine64 by tests/e2e/test_windows.py.
+x86_64-w64-mingw32-g++-posix -O1 -std=gnu++20 -DDOTCOV_CLR_ABI_SELFTEST native/agent/clr_abi_check.cpp -static \
+  -o build/win/clr_abi_selftest.exe
+WINEDEBUG=-all WINEPREFIX="$ROOT/build/win/wineprefix" /usr/lib/wine/wine64 build/win/clr_abi_selftest.exe
 
 echo "== rewrite-check over the shared framework (every probe style: inline, call, atomic, with branch probes and IL maps)"
 # Newest Microsoft.NETCore.App: "Microsoft.NETCore.App 10.0.12 [/usr/share/dotnet/shared/Microsoft.NETCore.App]".

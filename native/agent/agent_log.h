@@ -10,6 +10,11 @@ namespace dotcov::agent {
 // anything else is a directory to write agent.<pid>.log into.
 void InitLog(const std::string& spec, const std::string& data_dir);
 bool LogEnabled();
+#ifdef _WIN32
+// mingw's C++ headers route printf to its own C99 implementation (%zu works): gnu_printf says so to the checker.
+void Log(const char* fmt, ...) __attribute__((format(gnu_printf, 1, 2)));
+#else
 void Log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+#endif
 
 }  // namespace dotcov::agent

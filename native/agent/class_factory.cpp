@@ -43,7 +43,13 @@ ClassFactory g_factory;
 }  // namespace
 }  // namespace dotcov::agent
 
-extern "C" __attribute__((visibility("default"))) clr::HRESULT DllGetClassObject(const clr::GUID& clsid,
+#ifdef _WIN32
+#define DOTCOV_EXPORT __declspec(dllexport)
+#else
+#define DOTCOV_EXPORT __attribute__((visibility("default")))
+#endif
+
+extern "C" DOTCOV_EXPORT clr::HRESULT DllGetClassObject(const clr::GUID& clsid,
                                                                                  const clr::GUID& iid, void** out) {
   if (!out) return clr::E_INVALIDARG;
   *out = nullptr;
@@ -51,6 +57,6 @@ extern "C" __attribute__((visibility("default"))) clr::HRESULT DllGetClassObject
   return dotcov::agent::g_factory.QueryInterface(iid, out);
 }
 
-extern "C" __attribute__((visibility("default"))) clr::HRESULT DllCanUnloadNow() {
+extern "C" DOTCOV_EXPORT clr::HRESULT DllCanUnloadNow() {
   return clr::S_FALSE;  // the agent stays loaded for the life of the process
 }

@@ -1,6 +1,8 @@
 #include "context_recorder.h"
 
+#ifndef _WIN32
 #include <sys/mman.h>
+#endif
 
 #include <cerrno>
 #include <cstring>
@@ -13,6 +15,15 @@ ContextRecorder* g_recorder = nullptr;  // set once, before any HitCtx can run; 
 }
 
 bool ContextRecorder::Start(DataFileWriter* writer, size_t counter_capacity, std::string* error) {
+#ifdef _WIN32
+  // Not ported: the table is as large as the counter space (512 MiB for 1 GiB of counters) and relies on Linux's
+  // MAP_NORESERVE; Windows would charge all of it against the commit limit up front, or need pages committed on
+  // first touch. Per-test contexts are off on Windows and the log says why (docs/platforms.md).
+  (void)writer;
+  (void)counter_capacity;
+  *error = "per-test contexts are not measured on Windows yet (no reserve-on-touch table)";
+  return false;
+#else
   slots_ = counter_capacity / 8;
   void* p = mmap(nullptr, slots_ * sizeof(uint32_t), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -24,6 +35,7 @@ bool ContextRecorder::Start(DataFileWriter* writer, size_t counter_capacity, std
   writer_ = writer;
   g_recorder = this;
   return true;
+#endif
 }
 
 void ContextRecorder::Record(int32_t context, int32_t slot) {

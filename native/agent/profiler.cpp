@@ -1,8 +1,5 @@
 #include "profiler.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +10,7 @@
 #include <vector>
 
 #include "agent_log.h"
+#include "platform.h"
 #include "com_ptr.h"
 #include "dotcov/fault_injection.h"
 #include "dotcov/foreign_instrumentation.h"
@@ -37,27 +35,6 @@ constexpr size_t kCounterCapacity = size_t(1) << 30;
 // How long a module load waits for its ReJIT request (normally milliseconds).
 constexpr std::chrono::milliseconds kRejitRequestBound{10000};
 
-std::vector<std::string> ReadCommandLine() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string all{std::istreambuf_iterator<char>(in), {}};
-  std::vector<std::string> argv;
-  size_t start = 0;
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (all[i] == '\0') {
-      argv.push_back(all.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  if (start < all.size()) argv.push_back(all.substr(start));
-  return argv;
-}
-
-std::string ReadLink(const char* path) {
-  char buf[4096];
-  ssize_t n = readlink(path, buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, size_t(n)) : std::string();
-}
-
 std::string Join(const std::vector<std::string>& argv) {
   std::string s;
   for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
@@ -78,7 +55,7 @@ clr::HRESULT Profiler::Initialize(clr::IUnknown* info_unknown) {
   config_ = AgentConfig::FromEnvironment();
   if (config_.data_dir.empty()) return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   std::vector<std::string> argv = ReadCommandLine();
-  ProcessDecision decision = DecideProcess(argv, ReadLink("/proc/self/exe"));
+  ProcessDecision decision = DecideProcess(argv, ExePath());
   if (!decision.cover) {
     // Declined processes write neither data nor log, unless this one (the
     // test platform) turns on another coverage collector for the run.
@@ -134,13 +111,12 @@ bool Profiler::EnsureDataFile() {
   if (writer_.created()) return true;
   if (data_file_failed_) return false;
   std::string error;
-  if (!writer_.Create(config_.data_dir, uint32_t(getpid()), &error)) {
+  if (!writer_.Create(config_.data_dir, ProcessId(), &error)) {
     data_file_failed_ = true;
     Log("no coverage for this process: %s", error.c_str());
     return false;
   }
-  char cwd[4096];
-  writer_.AddProcessInfo(Join(ReadCommandLine()), getcwd(cwd, sizeof cwd) ? cwd : "", &error);
+  writer_.AddProcessInfo(Join(ReadCommandLine()), CurrentDir(), &error);
   Log("data file %s", writer_.path().c_str());
   return true;
 }
@@ -153,7 +129,7 @@ clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT sta
   clr::DWORD flags = 0;
   const uint8_t* base = nullptr;
   if (info_->GetModuleInfo2(module, &base, 4096, &name_len, name, &assembly, &flags) != clr::S_OK) return clr::S_OK;
-  std::string path = Utf16ToUtf8(std::u16string_view(name, name_len ? name_len - 1 : 0));
+  std::string path = AgentPath(Utf16ToUtf8(std::u16string_view(name, name_len ? name_len - 1 : 0)));
   if (EndsWith(path, "/System.Private.CoreLib.dll")) {
     // Shared-framework layout: <root>/shared/Microsoft.NETCore.App/<version>/. A
     // self-contained app has CoreLib beside its own assemblies: no shortcut then.
@@ -176,7 +152,7 @@ clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT sta
 
 void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags) {
   if (flags & (clr::COR_PRF_MODULE_DYNAMIC | clr::COR_PRF_MODULE_RESOURCE)) return;
-  if (!(flags & clr::COR_PRF_MODULE_DISK) || path.empty() || path[0] != '/') return;
+  if (!(flags & clr::COR_PRF_MODULE_DISK) || !IsAbsolutePath(path)) return;
   ModuleIdentity identity;
   std::vector<ProbeSite> sites;
   uint32_t method_count = 0;
@@ -204,10 +180,7 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
         ConsiderTestModule(module, path);
       return;
     }
-    auto exists = [](const std::string& p) {
-      struct stat st {};
-      return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-    };
+    auto exists = [](const std::string& p) { return IsRegularFile(p); };
     FilterDecision d =
         DecideModule(FactsOf(symbols), {config_.source_root, config_.include_test_assemblies, exists});
     if (!d.cover) {
@@ -561,9 +534,8 @@ void Profiler::RecordCollectorConflict(const std::vector<std::string>& argv) {
   // that says so; `dotcov run` reads it and stops with a message.
   DataFileWriter w;
   std::string error;
-  char cwd[4096];
-  if (w.Reserve(size_t(1) << 16, &error) && w.Create(config_.data_dir, uint32_t(getpid()), &error)) {
-    w.AddProcessInfo(Join(argv), getcwd(cwd, sizeof cwd) ? cwd : "", &error);
+  if (w.Reserve(size_t(1) << 16, &error) && w.Create(config_.data_dir, ProcessId(), &error)) {
+    w.AddProcessInfo(Join(argv), CurrentDir(), &error);
     w.AddConflict("the test platform turned on " + other +
                       ", which measures the test host in dotcov's place (its profiler replaces dotcov's, "
                       "or it rewrites the assemblies dotcov measures)",

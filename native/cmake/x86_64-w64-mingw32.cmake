@@ -17,3 +17,5 @@ set(CMAKE_SHARED_LINKER_FLAGS_INIT "-static")
 if(EXISTS /usr/lib/wine/wine64)
   set(CMAKE_CROSSCOMPILING_EMULATOR /usr/lib/wine/wine64)
 endif()
+# zlib linked in (libz.a, CMake >= 3.24), so the agent DLL needs no zlib1.dll beside it.
+set(ZLIB_USE_STATIC_LIBS ON)
