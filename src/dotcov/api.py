@@ -128,7 +128,7 @@ class Coverage:
         """The line and branch model (`model.CoverageResult`) of the data."""
         if self._result is None:
             from dotcov.analysis import results
-            from dotcov.analysis.plans.cache import CACHE_DIR
+            from dotcov.data.datafiles import CACHE_DIR
 
             if self._data is None:
                 self.load()
@@ -281,7 +281,7 @@ class Coverage:
         from dotcov.reports.history import HistoryError
         from dotcov.html.report import write_html
         from dotcov.html.directory import ReportDirectoryError
-        from dotcov.analysis.plans.cache import CACHE_DIR
+        from dotcov.data.datafiles import CACHE_DIR
 
         if show_contexts:
             self._with_contexts()

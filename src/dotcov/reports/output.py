@@ -1,6 +1,8 @@
-"""Helpers every writer shares: percentages, display paths, text encoding and atomic writes.
+"""Helpers every writer shares: how percentages are shown, text encoding and atomic writes.
 
-One place each, so the table, the XML writers, lcov, JSON and HTML round and write alike.
+One place each, so the table, the XML writers, lcov, JSON and HTML round and write alike. The rules behind the
+figures (percent, format_ranges) and the paths (display_path, relative_path) are the analysis's; the writers take
+them from here.
 """
 
 from __future__ import annotations

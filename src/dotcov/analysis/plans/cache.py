@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 
 from dotcov.data.cache_files import FramedFiles
-from dotcov.data.datafiles import CACHE_DIR  # noqa: F401 (where the plans live; api reads it here)
+from dotcov.data.datafiles import CACHE_DIR
 
 MAGIC = b"dotcov-plan-2\n"  # 2: packed.py's form
 PATTERN = "plan.*.bin"
