@@ -1,0 +1,34 @@
+"""A service (samples/Service, an ASP.NET Core minimal API) measured under `dotcov run` while tests drive it over
+HTTP (issue 28): stopped by SIGTERM or Ctrl-C as services are, with every request made before the signal counted
+(exact line marks per phase, tests/e2e/service_driver.py) and the summary saying how it stopped."""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+import pytest
+
+from .conftest import SAMPLES, _dotnet_env, coverage_by_file
+from .service_driver import Service, assert_phases, free_port
+
+
+def _dotcov_service(tmp_path, dll, *args: str) -> Service:
+    port = free_port()
+    argv = [sys.executable, "-m", "dotcov", "run", "--data-dir", str(tmp_path / "data"), *args, "--",
+            "dotnet", str(dll), str(port)]
+    return Service(argv, port, cwd=SAMPLES, env=_dotnet_env(), log=tmp_path / "out.txt")
+
+
+@pytest.mark.parametrize("sig, group", [(signal.SIGTERM, False), (signal.SIGINT, True)],
+                         ids=["sigterm-to-dotcov", "ctrl-c-to-group"])
+def test_run_then_signal(service_dll, tmp_path, sig, group):
+    with _dotcov_service(tmp_path, service_dll) as svc:
+        svc.wait_ready()
+        svc.run_phase("a")
+        svc.run_phase("b")
+        status = svc.stop(sig, group=group)
+        out = svc.output()
+    assert status == 0, out
+    assert "service: stopped" in out
+    assert_phases(coverage_by_file(tmp_path / "data", SAMPLES), {"start", "a", "b", "stop"})
