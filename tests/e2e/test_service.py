@@ -20,9 +20,12 @@ def _dotcov_service(tmp_path, dll, *args: str) -> Service:
     return Service(argv, port, cwd=SAMPLES, env=_dotnet_env(), log=tmp_path / "out.txt")
 
 
-@pytest.mark.parametrize("sig, group", [(signal.SIGTERM, False), (signal.SIGINT, True)],
-                         ids=["sigterm-to-dotcov", "ctrl-c-to-group"])
-def test_run_then_signal(service_dll, tmp_path, sig, group):
+@pytest.mark.parametrize("sig, group, name", [(signal.SIGTERM, False, "SIGTERM"), (signal.SIGINT, False, "Ctrl-C"),
+                                              (signal.SIGINT, True, "Ctrl-C")],
+                         ids=["sigterm-to-dotcov", "sigint-to-dotcov", "sigint-to-group"])
+def test_run_then_signal(service_dll, tmp_path, sig, group, name):
+    """SIGTERM or SIGINT to dotcov alone (as `docker stop` or `kill` send them) is passed on; SIGINT to the process
+    group (a terminal's Ctrl-C) reaches the service by itself. The .NET host shuts down gracefully and exits 0."""
     with _dotcov_service(tmp_path, service_dll) as svc:
         svc.wait_ready()
         svc.run_phase("a")
@@ -31,4 +34,6 @@ def test_run_then_signal(service_dll, tmp_path, sig, group):
         out = svc.output()
     assert status == 0, out
     assert "service: stopped" in out
+    assert (f"dotcov: the command stopped on {name} (exit status 0); the data is complete: the coverage below is "
+            "all that ran until then") in out
     assert_phases(coverage_by_file(tmp_path / "data", SAMPLES), {"start", "a", "b", "stop"})
