@@ -5,6 +5,7 @@ HTTP (issue 28): stopped by SIGTERM or Ctrl-C as services are, with every reques
 from __future__ import annotations
 
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -37,3 +38,32 @@ def test_run_then_signal(service_dll, tmp_path, sig, group, name):
     assert (f"dotcov: the command stopped on {name} (exit status 0); the data is complete: the coverage below is "
             "all that ran until then") in out
     assert_phases(coverage_by_file(tmp_path / "data", SAMPLES), {"start", "a", "b", "stop"})
+
+
+def _dotcov(*args: str):
+    return subprocess.run([sys.executable, "-m", "dotcov", *args], cwd=SAMPLES, env=_dotnet_env(),
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_snapshots_while_the_service_runs(service_dll, tmp_path):
+    """Requests A, snapshot 1 (the marks of A), requests B, snapshot 2 (A and B): the service answers throughout,
+    each snapshot stays as it was, reports read it, and the data after the service stops is complete."""
+    data_dir = tmp_path / "data"
+    with _dotcov_service(tmp_path, service_dll) as svc:
+        svc.wait_ready()
+        svc.run_phase("a")
+        r = _dotcov("snapshot", "--data-dir", str(data_dir), "--output", str(tmp_path / "s1"))
+        assert r.returncode == 0, r.stderr
+        assert "(1 of running processes)" in r.stdout
+        assert_phases(coverage_by_file(tmp_path / "s1", SAMPLES), {"start", "a"})
+        svc.run_phase("b")
+        r = _dotcov("snapshot", "--data-dir", str(data_dir), "--output", str(tmp_path / "s2"))
+        assert r.returncode == 0, r.stderr
+        assert_phases(coverage_by_file(tmp_path / "s2", SAMPLES), {"start", "a", "b"})
+        assert_phases(coverage_by_file(tmp_path / "s1", SAMPLES), {"start", "a"})
+        r = _dotcov("report", "--data-dir", str(tmp_path / "s1"), "--show-missing")
+        assert r.returncode == 0, r.stderr
+        assert "Service/Handlers.cs" in r.stdout
+        assert svc.request("GET", "/health") == (200, "ok")  # still answering
+        assert svc.stop(signal.SIGTERM) == 0
+    assert_phases(coverage_by_file(data_dir, SAMPLES), {"start", "a", "b", "stop"})
