@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from .conftest import SAMPLES, _dotnet_env, coverage_by_file
+from .conftest import REPO, SAMPLES, _dotnet_env, coverage_by_file
 from .service_driver import Service, assert_phases, free_port
 
 
@@ -67,3 +67,38 @@ def test_snapshots_while_the_service_runs(service_dll, tmp_path):
         assert svc.request("GET", "/health") == (200, "ok")  # still answering
         assert svc.stop(signal.SIGTERM) == 0
     assert_phases(coverage_by_file(data_dir, SAMPLES), {"start", "a", "b", "stop"})
+
+
+def _recipe_environment() -> dict[str, str]:
+    """The ENV lines of docs/services.md's Dockerfile."""
+    text = (REPO / "docs" / "services.md").read_text()
+    block = text[text.index("```dockerfile"):]
+    block = block[:block.index("\n```\n")]
+    return dict(line[len("ENV "):].split("=", 1) for line in block.splitlines() if line.startswith("ENV "))
+
+
+def test_the_container_recipe_measures_the_service_without_dotcov_run(service_dll, tmp_path):
+    """docs/services.md's container recipe, without the container: the documented variables (every one `dotcov
+    run` sets but the arm64 agent's) with this machine's paths, the service stopped by SIGTERM, the reports after."""
+    from dotcov.measure import agent
+
+    env = _recipe_environment()
+    made = agent.profiler_environment(tmp_path, SAMPLES, include_tests=False, log=False)
+    assert env.keys() == made.keys() - {"CORECLR_PROFILER_PATH_ARM64"}
+    assert env["CORECLR_PROFILER"] == agent.CLSID
+    data_dir = tmp_path / "coverage"
+    data_dir.mkdir()  # (the volume)
+    here = {"/opt/dotcov/libdotcov_agent.so": str(agent.agent_path()), "/coverage": str(data_dir),
+            "/src": str(REPO)}
+    run_env = _dotnet_env()
+    run_env.update({k: here.get(v, v) for k, v in env.items()})
+    port = free_port()
+    with Service(["dotnet", str(service_dll), str(port)], port, cwd=service_dll.parent, env=run_env,
+                 log=tmp_path / "out.txt") as svc:
+        svc.wait_ready()
+        svc.run_phase("a")
+        assert svc.stop(signal.SIGTERM) == 0
+    assert_phases(coverage_by_file(data_dir, SAMPLES), {"start", "a", "stop"})
+    r = _dotcov("report", "--data-dir", str(data_dir))
+    assert r.returncode == 0, r.stderr
+    assert "Service/Program.cs" in r.stdout
