@@ -204,8 +204,8 @@ SI_KERNEL = 0x80
 class _SigintWatch:
     """Passes on SIGINT sent to dotcov by a process (`kill -INT`, `docker kill -s INT`): the command, in dotcov's
     process group, gets a terminal's Ctrl-C by itself, and only the signal's sender tells the two apart. SIGINT is
-    blocked in this thread (the command has started, and kept the mask it had) and taken by a thread of its own,
-    which sees the sender (sigwaitinfo); where that cannot be set up, SIGINT is only noted, as before."""
+    blocked in the main thread once the command has started (it keeps the mask it had) and taken by a thread of its
+    own, which sees the sender (sigwaitinfo); where that cannot be set up, SIGINT is only noted."""
 
     def __init__(self, child: subprocess.Popen, noted: list[int]):
         self.child, self.noted, self.done = child, noted, False
@@ -237,6 +237,7 @@ class _SigintWatch:
 
     def stop(self) -> None:
         self.done = True
-        signal.pthread_kill(self.thread.ident, signal.SIGINT)  # to this thread alone: wakes sigwaitinfo
-        self.thread.join()
+        if self.thread.is_alive():
+            signal.pthread_kill(self.thread.ident, signal.SIGINT)  # to that thread alone: wakes sigwaitinfo
+            self.thread.join()
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a SIGINT still pending goes to the handler
