@@ -11,7 +11,8 @@ import sys
 import pytest
 
 from .conftest import REPO, SAMPLES, _dotnet_env, coverage_by_file
-from .service_driver import Service, assert_phases, free_port
+from .marks import read_phase_marks
+from .service_driver import PROJECT, Service, assert_phases, free_port
 
 
 def _dotcov_service(tmp_path, dll, *args: str) -> Service:
@@ -61,6 +62,13 @@ def test_snapshots_while_the_service_runs(service_dll, tmp_path):
         assert r.returncode == 0, r.stderr
         assert_phases(coverage_by_file(tmp_path / "s2", SAMPLES), {"start", "a", "b"})
         assert_phases(coverage_by_file(tmp_path / "s1", SAMPLES), {"start", "a"})
+        # The counts grow: each of a and b classifies one number, so Classify's lines ran once, then twice.
+        handlers = PROJECT / "Handlers.cs"
+        both = [n for n, by in read_phase_marks(handlers).items() if by == {"a", "b"}]
+        assert both
+        for snap, count in (("s1", 1), ("s2", 2)):
+            lines = coverage_by_file(tmp_path / snap, SAMPLES)[str(handlers)].lines
+            assert {n: lines[n] for n in both} == {n: count for n in both}, snap
         r = _dotcov("report", "--data-dir", str(tmp_path / "s1"), "--show-missing")
         assert r.returncode == 0, r.stderr
         assert "Service/Handlers.cs" in r.stdout
