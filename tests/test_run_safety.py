@@ -216,3 +216,22 @@ def test_a_command_stopped_by_the_signal_dotcov_got_is_not_a_failure(tmp_path, t
     assert r.returncode == status
     assert r.stderr.splitlines()[0] == (f"dotcov: the command stopped on SIGTERM (exit status {status}); the data is "
                                         "complete: the coverage below is all that ran until then")
+
+
+def test_a_process_left_running_after_the_signal_is_said_not_called_complete(tmp_path):
+    """A script's shell ends on SIGTERM while the service it started (not with `exec`) runs on, writing its data."""
+    from dotcov import _native
+
+    d = tmp_path / "d"
+    source = tmp_path / "written.cov"
+    _native.write_data_file(str(source), {"processes": [], "modules": [
+        {"mvid": b"m" * 16, "pdb_id": b"p" * 20, "path": "/nowhere/A.dll", "tokens": [0x06000001], "offsets": [0],
+         "hits": [1]}]})
+    live = '"$DOTCOV_DATA_DIR/dotcov.1.00000000.cov"'
+    # The service: a process holding its data file's lock, as the agent does, for 3 s after the shell ends.
+    r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", f"cp {source} {live}; "
+               f"flock {live} sleep 3 >/dev/null 2>&1 & sleep 0.2; kill -TERM $PPID; sleep 1", cwd=tmp_path)
+    assert r.returncode == 143
+    assert ("dotcov: warning: the command stopped on SIGTERM (exit status 143) but 1 .NET process(es) it started "
+            "still run: the coverage below is what they ran until now") in r.stderr
+    assert "the data is complete" not in r.stderr

@@ -81,7 +81,11 @@ def run_command(command: list[str], cfg, *, data_dir: Path | None, append: bool,
             _say(f"  {c}")
         _say(f"dotcov: {ADVICE}")
         return status or EXIT_ERROR
-    if signals and _stopped_by(status, signals):  # a service's normal end: not a failure
+    if signals and cov.live:  # e.g. a script's shell ended on the signal, the service it started did not
+        _say(f"dotcov: warning: the command stopped on {_signal_names(signals)} (exit status {status}) but "
+             f"{len(cov.live)} .NET process(es) it started still run: the coverage below is what they ran until now "
+             "(a script should `exec` the service, so that signals reach it)")
+    elif signals and _stopped_by(status, signals):  # a service's normal end: not a failure
         _say(f"dotcov: the command stopped on {_signal_names(signals)} (exit status {status}); the data is "
              "complete: the coverage below is all that ran until then")
     elif signals:  # above the table, which shows only what ran before that
