@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The core's GoogleTests and the agent's ABI self-test for Windows x64 (mingw-w64), run under wine64
-# (docs/platforms.md); scripts/test.sh runs this in its full tier. They are built in the tree where setup.py builds
-# the agent DLL (so the core is compiled once), with GoogleTest built from Debian's `googletest` source package.
+# (docs/platforms.md); scripts/test.sh runs this in its full tier, in the background while pytest runs. Their own
+# build tree, not setup.py's Windows one, which tests/e2e/test_wheel.py's `pip wheel` rebuilds meanwhile. GoogleTest
+# is built from Debian's `googletest` source package.
 # Needs what scripts/setup.sh installs (g++-mingw-w64-x86-64-posix, libz-mingw-w64-dev, googletest, wine64).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-WIN_BUILD="${DOTCOV_CMAKE_BUILD_DIR:-build/python}-win"
+WIN_BUILD=build/win/native
 # One Wine prefix for every Wine run of the tests (tests/e2e/test_windows.py's too).
 mkdir -p build/win
 export WINEDEBUG=-all WINEPREFIX="$ROOT/build/win/wineprefix"
