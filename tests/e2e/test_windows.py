@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from dotcov import _native
 from dotcov.measure.agent import CLSID, agent_path, profiler_environment, windows_agent_path
 
 from .conftest import SAMPLES, _dotnet_env
@@ -175,7 +176,7 @@ def test_per_test_contexts_are_off_on_windows_and_the_log_says_why(published, wi
 
 
 # PDBs as other builds record their sources (PathMap, as the SDK's deterministic builds use it): a Windows
-# machine's `C:\\src\\...` (the source root given as the PDB records it, as `dotcov run` started in C:\\src would),
+# machine's `C:\src\...` (the source root given as the PDB records it, as `dotcov run` started in C:\src would),
 # and a deterministic `/_/...` (the agent finds the source under the Windows path of the source root).
 PDB_PATHS = {
     "windows": ("C:\\src\\", "C:\\src"),
@@ -190,8 +191,6 @@ def test_pdb_paths_from_windows_and_deterministic_builds_map_back_here(published
     map its documents back to the sources here ([paths], or the `/_/` search) with exact marks."""
     recorded, sources = PDB_PATHS[kind]
     win = publish(dotnet, published.root, f"win-{kind}", f"-p:PathMap={published.root}/={recorded}")
-    from dotcov import _native
-
     documents = _native.read_symbols(str(win / "Platforms.dll"))["documents"]
     # The compiler here writes the mapped prefix with '/' (`C:/src/...`); a Windows build writes '\\', which the
     # module filter's and [paths]' tests cover.
