@@ -18,6 +18,8 @@ from setuptools.command.build_py import build_py
 ROOT = Path(__file__).resolve().parent
 # The arm64 agent an x64 package carries beside its own (docs/platforms.md).
 ARM64_AGENT = "libdotcov_agent.arm64.so"
+# The Windows x64 agent (mingw-w64), for Windows processes such as those run under wine64 (docs/platforms.md).
+WINDOWS_AGENT = "dotcov_agent.dll"
 
 
 class CMakeBuild(build_ext):
@@ -49,6 +51,9 @@ class CMakeBuild(build_ext):
         arm64 = self.build_arm64_agent(build_dir)
         if arm64:
             agents[ARM64_AGENT] = arm64
+        windows = self.build_windows_agent(build_dir)
+        if windows:
+            agents[WINDOWS_AGENT] = windows
         for name, built_agent in agents.items():
             shutil.copyfile(built_agent, target.parent / name)
             if getattr(self, "editable_mode", False) or self.inplace:
@@ -77,6 +82,28 @@ class CMakeBuild(build_ext):
         subprocess.check_call(["cmake", "--build", str(arm_dir), "--target", "dotcov_agent"])
         return arm_dir / "agent" / "libdotcov_agent.so"
 
+    def build_windows_agent(self, build_dir: Path) -> Path | None:
+        """On Linux, the Windows x64 agent DLL too, cross-compiled with mingw-w64
+        (native/cmake/x86_64-w64-mingw32.cmake): docs/platforms.md. Skipped, with a note, where the cross compiler
+        is missing (scripts/setup.sh installs it)."""
+        if sys.platform != "linux":
+            return None
+        if not shutil.which("x86_64-w64-mingw32-g++-posix"):
+            print("dotcov setup: x86_64-w64-mingw32-g++-posix not found; the Windows agent is not built",
+                  file=sys.stderr)
+            return None
+        win_dir = build_dir.with_name(build_dir.name + "-win")
+        args = [
+            "cmake", "-S", str(ROOT / "native"), "-B", str(win_dir),
+            f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'native' / 'cmake' / 'x86_64-w64-mingw32.cmake'}",
+            "-DCMAKE_BUILD_TYPE=Release", "-DDOTCOV_BUILD_TESTS=OFF", "-DDOTCOV_BUILD_PYTHON=OFF",
+        ]
+        if shutil.which("ninja"):
+            args += ["-G", "Ninja"]
+        subprocess.check_call(args)
+        subprocess.check_call(["cmake", "--build", str(win_dir), "--target", "dotcov_agent"])
+        return win_dir / "agent" / "dotcov_agent.dll"
+
 
 class BuildPyWithTemplates(build_py):
     """Ships the repository's templates/ (the HTML report's) inside the package as dotcov/templates.
@@ -98,5 +125,5 @@ class BuildPyWithTemplates(build_py):
 setup(
     ext_modules=[Extension("dotcov._native", sources=[])],
     cmdclass={"build_ext": CMakeBuild, "build_py": BuildPyWithTemplates},
-    package_data={"dotcov": ["libdotcov_agent.so", ARM64_AGENT]},
+    package_data={"dotcov": ["libdotcov_agent.so", ARM64_AGENT, WINDOWS_AGENT]},
 )

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Sets up, then runs the tests in one of two tiers:
 #
-#   scripts/test.sh          every test (what CI runs): the C++ core (GoogleTest via CTest), rewrite-check over the
-#                            shared framework and the SDK, the fast tier below, then the tests marked `dotnet` (they
-#                            build the samples once and run them under the real agent), the core under ASan + UBSan,
-#                            and bounded fuzzing
+#   scripts/test.sh          every test (what CI runs): the C++ core (GoogleTest via CTest; for arm64 under qemu and
+#                            for Windows x64 under wine64), rewrite-check over the shared framework and the SDK, the
+#                            fast tier below, then the tests marked `dotnet` (they build the samples once and run them
+#                            under the real agent), the core under ASan + UBSan, and bounded fuzzing
 #   scripts/test.sh --fast   the C++ core and every pytest test that needs no .NET build (`-m "not dotnet"`,
 #                            tests/conftest.py), in parallel (pytest-xdist)
 #
@@ -49,18 +49,21 @@ if [ "$FAST" -eq 1 ]; then
   exit 0
 fi
 
-# The sanitizer build and the fuzzers' build are compile jobs that need nothing from pytest: they run at low
-# priority while pytest runs (whose .NET builds and test hosts leave part of the 2 CPUs idle), and their output is
-# shown after pytest's. The fuzzers themselves run afterwards, each its full bounded time on an otherwise idle
-# machine.
+# The core's Windows build (its GoogleTests then run under wine64), the sanitizer build and the fuzzers' build are
+# compile jobs that need nothing from pytest: they run at low priority while pytest runs (whose .NET builds and
+# test hosts leave part of the 2 CPUs idle), and their output is shown after pytest's. The fuzzers themselves run
+# afterwards, each its full bounded time on an otherwise idle machine.
 LOGS="$ROOT/build/test-logs"
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*.rc
-echo "== started in the background: the C++ core under ASan + UBSan (build and tests), the fuzzers' build"
+echo "== started in the background: the C++ core for Windows x64 (built, run under wine64), the C++ core under" \
+  "ASan + UBSan (build and tests), the fuzzers' build"
 # Its own process group (set -m), so that an early exit stops the compilers too.
 set -m
 (
   set +e
+  nice -n 10 bash scripts/test-windows-core.sh >"$LOGS/windows-core.log" 2>&1
+  echo $? >"$LOGS/windows-core.rc"
   nice -n 10 bash scripts/sanitize.sh >"$LOGS/sanitize.log" 2>&1
   echo $? >"$LOGS/sanitize.rc"
   nice -n 10 bash scripts/fuzz.sh --build-only >"$LOGS/fuzz-build.log" 2>&1
@@ -80,20 +83,6 @@ cmake --build "$ARM64_BUILD" -j2 --target dotcov_core_tests clr_abi_selftest
 qemu-aarch64-static "$ARM64_BUILD/agent/clr_abi_selftest"
 qemu-aarch64-static "$ARM64_BUILD/core/dotcov_core_tests" --gtest_brief=1 \
   --gtest_filter=-RewriteCheck.SystemPrivateCoreLibHasNoFailures
-
-echo "== the Windows data-file writer (mingw-w64, its GoogleTests under wine64; docs/platforms.md)"
-# Only the writer and its tests (30 s of CPU); scripts/test-windows-core.sh builds and runs the whole core.
-mkdir -p build/win
-x86_64-w64-mingw32-g++-posix -O1 -std=gnu++20 -Inative/core/include -I/usr/src/googletest/googletest/include \
-  -I/usr/src/googletest/googletest /usr/src/googletest/googletest/src/gtest-all.cc \
-  /usr/src/googletest/googletest/src/gtest_main.cc native/core/src/data_file.cpp native/core/tests/data_file_win_test.cpp \
-  -static -o build/win/data_file_win_tests.exe
-WINEDEBUG=-all WINEPREFIX="$ROOT/build/win/wineprefix" /usr/lib/wine/wine64 build/win/data_file_win_tests.exe --gtest_brief=1
-# The agent's COM ABI as mingw-w64 lays it out (every vtable slot of clr_abi.h; 3 s). The agent DLL itself is built
-# and run under wine64 by tests/e2e/test_windows.py.
-x86_64-w64-mingw32-g++-posix -O1 -std=gnu++20 -DDOTCOV_CLR_ABI_SELFTEST native/agent/clr_abi_check.cpp -static \
-  -o build/win/clr_abi_selftest.exe
-WINEDEBUG=-all WINEPREFIX="$ROOT/build/win/wineprefix" /usr/lib/wine/wine64 build/win/clr_abi_selftest.exe
 
 echo "== rewrite-check over the shared framework (every probe style: inline, call, atomic, with branch probes and IL maps)"
 # Newest Microsoft.NETCore.App: "Microsoft.NETCore.App 10.0.12 [/usr/share/dotnet/shared/Microsoft.NETCore.App]".
@@ -120,9 +109,13 @@ echo "== Python and end-to-end with .NET builds (pytest -m dotnet: each build ma
 run_pytest -q -m dotnet "$@"
 [ "$ran" -gt 0 ] || { echo "test: no test matches the arguments" >&2; exit 5; }
 
-echo "== C++ core under AddressSanitizer and UndefinedBehaviorSanitizer (built and run in the background)"
 wait "$BACKGROUND" || true
 trap - EXIT
+echo "== C++ core for Windows x64: GoogleTests and the ABI self-test under wine64 (built and run in the background)"
+cat "$LOGS/windows-core.log"
+[ "$(cat "$LOGS/windows-core.rc")" -eq 0 ] || exit 1
+
+echo "== C++ core under AddressSanitizer and UndefinedBehaviorSanitizer (built and run in the background)"
 cat "$LOGS/sanitize.log"
 [ "$(cat "$LOGS/sanitize.rc")" -eq 0 ] || exit 1
 

@@ -93,6 +93,18 @@ def test_paths_remap_aliases_longest_first(tmp_path):
     assert m.map("/builds/cix/z.cs") == "/builds/cix/z.cs"  # whole components only
 
 
+def test_windows_aliases_match_as_windows_compares_paths():
+    """PDBs built on Windows record `C:\\...` sources (a PathMap's prefix may be followed by '/'): an alias
+    matches with either separator and in any case; Linux paths stay case-sensitive."""
+    m = PathMapper({"src": ["/work/repo", "C:\\src\\Sample", "/builds/ci"]})
+    assert m.map("C:\\src\\Sample\\Program.cs") == "/work/repo/Program.cs"
+    assert m.map("c:/SRC/sample/Sub/A.cs") == "/work/repo/Sub/A.cs"
+    assert m.map("C:\\src\\Sample/Program.cs") == "/work/repo/Program.cs"
+    assert m.map("C:\\src\\Sample2\\Program.cs") == "C:\\src\\Sample2\\Program.cs"  # whole components only
+    assert m.map("D:\\src\\Sample\\Program.cs") == "D:\\src\\Sample\\Program.cs"
+    assert m.map("/Builds/ci/a.cs") == "/Builds/ci/a.cs"
+
+
 def test_deterministic_paths_find_the_repository(tmp_path):
     (tmp_path / "src" / "Calc").mkdir(parents=True)
     (tmp_path / "src" / "Calc" / "A.cs").write_text("//")

@@ -7,13 +7,14 @@ agent and the data directory. The PDB is built here, so it records Linux source 
 Linux directory, which the agent under Wine sees on drive Z: (the Unix root) because wine64 starts in it. The
 runtime reports module paths as `Z:\\...`; the agent records them with '/' (`Z:/tmp/.../Platforms.dll`), and the
 reports on Linux find the module through a `[paths]` entry in dotcov.toml that maps that prefix to the publish
-folder.
+folder. Two more publishes record their sources as other builds do: `C:\\src\\...` (built on Windows) and `/_/...`
+(deterministic), each mapped back to the sources here with exact marks.
 
-The DLL is built once per session into build/win-agent (incremental after the first time, about 1.5 min of CPU
-then), the program published once per session (the win-x64 runtime pack comes from the NuGet registry through
-the user's NuGet configuration, as tests/e2e/test_arm64.py gets the linux-arm64 one), and Wine gets a fresh
-prefix per session (its first start, about 20 s). mingw-w64, cmake and wine64 come from scripts/setup.sh; without
-them these tests fail, never skip."""
+The DLL is the package's (setup.py builds it with mingw-w64 beside the Linux agent), the program is published once
+per session (the win-x64 runtime pack comes from the NuGet registry through the user's NuGet configuration, as
+tests/e2e/test_arm64.py gets the linux-arm64 one), and every Wine run uses one prefix, build/win/wineprefix (its
+first start takes about 20 s). mingw-w64 and wine64 come from scripts/setup.sh; without them these tests fail,
+never skip."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from dotcov.measure.agent import CLSID, profiler_environment
+from dotcov import _native
+from dotcov.measure.agent import CLSID, agent_path, profiler_environment, windows_agent_path
 
 from .conftest import SAMPLES, _dotnet_env
 from .test_arm64 import assert_exact_marks, measured
@@ -34,7 +36,7 @@ from .test_arm64 import assert_exact_marks, measured
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLCHAIN = ROOT / "native" / "cmake" / "x86_64-w64-mingw32.cmake"
+WINEPREFIX = ROOT / "build" / "win" / "wineprefix"
 WINE64 = "/usr/lib/wine/wine64"
 IMAGE_FILE_MACHINE_AMD64 = 0x8664
 
@@ -51,28 +53,22 @@ class Wine:
 
 
 @pytest.fixture(scope="session")
-def wine(tmp_path_factory) -> Wine:
+def wine() -> Wine:
     if not (Path(WINE64).is_file() and shutil.which("winepath")):
         pytest.fail(f"{WINE64} and winepath are required (scripts/setup.sh installs wine64)")
-    w = Wine({"WINEPREFIX": str(tmp_path_factory.mktemp("wineprefix")), "WINEDEBUG": "-all"})
-    assert w.path(Path("/tmp")) == "Z:\\tmp"  # the prefix's first start; the Unix root is Z:
+    # One prefix for every Wine run of the tests (scripts/test.sh's too): only its first start is slow.
+    WINEPREFIX.parent.mkdir(parents=True, exist_ok=True)
+    w = Wine({"WINEPREFIX": str(WINEPREFIX), "WINEDEBUG": "-all"})
+    assert w.path(Path("/tmp")) == "Z:\\tmp"  # the Unix root is Z:
     return w
 
 
 @pytest.fixture(scope="session")
 def windows_agent() -> Path:
-    """dotcov_agent.dll, built by the same CMake as the Linux agent with the mingw-w64 toolchain file."""
-    if not shutil.which("x86_64-w64-mingw32-g++-posix"):
-        pytest.fail("x86_64-w64-mingw32-g++-posix is required (scripts/setup.sh installs g++-mingw-w64-x86-64-posix)")
-    out = ROOT / "build" / "win-agent"
-    subprocess.run(["cmake", "-S", str(ROOT / "native"), "-B", str(out), "-G", "Ninja",
-                    f"-DCMAKE_TOOLCHAIN_FILE={TOOLCHAIN}", "-DCMAKE_BUILD_TYPE=Release", "-DDOTCOV_BUILD_TESTS=OFF",
-                    "-DDOTCOV_BUILD_PYTHON=OFF"], check=True, capture_output=True, timeout=600)
-    proc = subprocess.run(["cmake", "--build", str(out), "-j2", "--target", "dotcov_agent"], capture_output=True,
-                          text=True, timeout=1800)
-    assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-5000:]
-    dll = out / "agent" / "dotcov_agent.dll"
-    assert dll.is_file()
+    """The package's dotcov_agent.dll: setup.py builds it with the mingw-w64 toolchain file beside the Linux agent."""
+    dll = windows_agent_path()
+    assert dll is not None, ("the package has no Windows agent: setup.py builds it where x86_64-w64-mingw32-g++-posix "
+                             "is installed (scripts/setup.sh installs g++-mingw-w64-x86-64-posix)")
     return dll
 
 
@@ -83,16 +79,21 @@ class Published:
     win: Path  # the publish folder
 
 
+def publish(dotnet: str, root: Path, out: str, *props: str) -> Path:
+    """samples/Platforms (copied under root) published self-contained for win-x64 into root/out."""
+    subprocess.run([dotnet, "publish", "Platforms", "-c", "Debug", "-r", "win-x64", "--self-contained",
+                    "-o", str(root / out), "-nologo", "-v", "quiet", "-clp:ErrorsOnly", *props], cwd=root,
+                   env=_dotnet_env(), check=True)
+    assert (root / out / "Platforms.exe").is_file() and (root / out / "coreclr.dll").is_file()
+    return root / out
+
+
 @pytest.fixture(scope="session")
 def published(dotnet, tmp_path_factory) -> Published:
     root = tmp_path_factory.mktemp("platforms-win")
     shutil.copytree(SAMPLES / "Platforms", root / "Platforms", ignore=shutil.ignore_patterns("bin", "obj"))
     shutil.copy(SAMPLES / "Directory.Build.props", root / "Directory.Build.props")
-    subprocess.run([dotnet, "publish", "Platforms", "-c", "Debug", "-r", "win-x64", "--self-contained",
-                    "-o", str(root / "win"), "-nologo", "-v", "quiet", "-clp:ErrorsOnly"], cwd=root,
-                   env=_dotnet_env(), check=True)
-    assert (root / "win" / "Platforms.exe").is_file() and (root / "win" / "coreclr.dll").is_file()
-    return Published(root, root / "Platforms", root / "win")
+    return Published(root, root / "Platforms", publish(dotnet, root, "win"))
 
 
 def pe_exports(dll: Path) -> tuple[int, set[str], set[str]]:
@@ -111,6 +112,7 @@ def pe_exports(dll: Path) -> tuple[int, set[str], set[str]]:
 
 
 def test_the_agent_is_a_windows_x64_dll_with_the_com_entry_points(windows_agent):
+    assert windows_agent.parent == agent_path().parent  # in the package, beside libdotcov_agent.so
     machine, exports, imports = pe_exports(windows_agent)
     assert machine == IMAGE_FILE_MACHINE_AMD64
     assert exports == {"DllGetClassObject", "DllCanUnloadNow"}
@@ -118,17 +120,20 @@ def test_the_agent_is_a_windows_x64_dll_with_the_com_entry_points(windows_agent)
     assert {i.upper() for i in imports} == {"KERNEL32.DLL", "MSVCRT.DLL", "SHELL32.DLL"}, imports
 
 
-def run_under_wine(published: Published, wine: Wine, agent: Path, data_dir: Path, **extra: str):
-    """Platforms.exe under wine64 with the environment `dotcov run` sets, its paths as Windows paths."""
+def run_under_wine(published: Published, wine: Wine, agent: Path, data_dir: Path, source_root: str | None = None,
+                   **extra: str):
+    """Platforms.exe under wine64 with the environment `dotcov run` sets, its paths as Windows paths. The source
+    root is the one the PDB records: by default the Linux directory a PDB built here records."""
     data_dir.mkdir()
     env = _dotnet_env() | wine.env | profiler_environment(data_dir, published.root, include_tests=False, log=True)
     # The arm64 variable names a Linux .so, which an x64 process never reads; the agent's and the data
-    # directory's paths are Windows paths. The source root stays the Linux path the PDB records.
+    # directory's paths are Windows paths.
     env.pop("CORECLR_PROFILER_PATH_ARM64", None)
     agent_win = wine.path(agent)
     env |= {"CORECLR_PROFILER_PATH": agent_win, "CORECLR_PROFILER_PATH_64": agent_win,
-            "DOTCOV_DATA_DIR": wine.path(data_dir), **extra}
-    assert env["CORECLR_PROFILER"] == CLSID and env["DOTCOV_SOURCE_ROOT"] == str(published.root)
+            "DOTCOV_DATA_DIR": wine.path(data_dir), "DOTCOV_SOURCE_ROOT": source_root or str(published.root),
+            **extra}
+    assert env["CORECLR_PROFILER"] == CLSID
     proc = subprocess.run([WINE64, str(published.win / "Platforms.exe")], cwd=published.root, env=env,
                           capture_output=True, text=True, timeout=600)
     logs = sorted((data_dir / "logs").glob("agent.*.log")) if (data_dir / "logs").is_dir() else []
@@ -138,11 +143,14 @@ def run_under_wine(published: Published, wine: Wine, agent: Path, data_dir: Path
     return proc, log
 
 
-def windows_measured(published: Published, wine: Wine, data_dir: Path):
-    """`dotcov json` on Linux, with the module's Windows path mapped to the publish folder ([paths])."""
-    (published.root / "dotcov.toml").write_text(
-        f'[paths]\npublished = ["{published.win.as_posix()}", '
-        f'"{wine.path(published.win).replace(chr(92), "/")}"]\n')
+def windows_measured(published: Published, wine: Wine, data_dir: Path, sources: str | None = None):
+    """`dotcov json` on Linux, with the module's Windows path mapped to the publish folder ([paths]), and the
+    sources' recorded root, when given, to the sources here."""
+    toml = (f'[paths]\npublished = ["{published.win.as_posix()}", '
+            f'"{wine.path(published.win).replace(chr(92), "/")}"]\n')
+    if sources:
+        toml += f"sources = ['{published.root.as_posix()}', '{sources}']\n"
+    (published.root / "dotcov.toml").write_text(toml)
     return measured(data_dir, published.root)
 
 
@@ -165,3 +173,31 @@ def test_per_test_contexts_are_off_on_windows_and_the_log_says_why(published, wi
     _, log = run_under_wine(published, wine, windows_agent, data_dir, DOTCOV_CONTEXTS="test")
     assert "per-test contexts off: per-test contexts are not measured on Windows yet" in log, log
     assert_exact_marks(windows_measured(published, wine, data_dir), published.project)
+
+
+# PDBs as other builds record their sources (PathMap, as the SDK's deterministic builds use it): a Windows
+# machine's `C:\src\...` (the source root given as the PDB records it, as `dotcov run` started in C:\src would),
+# and a deterministic `/_/...` (the agent finds the source under the Windows path of the source root).
+PDB_PATHS = {
+    "windows": ("C:\\src\\", "C:\\src"),
+    "deterministic": ("/_/", None),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PDB_PATHS))
+def test_pdb_paths_from_windows_and_deterministic_builds_map_back_here(published, wine, windows_agent, dotnet,
+                                                                      tmp_path, kind):
+    """The module is covered (its documents under the source root, or found for `/_/`), and the Linux reports
+    map its documents back to the sources here ([paths], or the `/_/` search) with exact marks."""
+    recorded, sources = PDB_PATHS[kind]
+    win = publish(dotnet, published.root, f"win-{kind}", f"-p:PathMap={published.root}/={recorded}")
+    documents = _native.read_symbols(str(win / "Platforms.dll"))["documents"]
+    # The compiler here writes the mapped prefix with '/' (`C:/src/...`); a Windows build writes '\\', which the
+    # module filter's and [paths]' tests cover.
+    assert documents and all(d.startswith(recorded.replace("\\", "/")) for d in documents), documents
+    variant = Published(published.root, published.project, win)
+    source_root = sources if kind == "windows" else wine.path(published.root)
+    data_dir = tmp_path / "data"
+    _, log = run_under_wine(variant, wine, windows_agent, data_dir, source_root=source_root)
+    assert f"cover {wine.path(win).replace(chr(92), '/')}/Platforms.dll: " in log, log
+    assert_exact_marks(windows_measured(variant, wine, data_dir, sources), published.project)

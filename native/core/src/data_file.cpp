@@ -163,6 +163,18 @@ void WriteFileHeader(uint8_t* base, uint32_t pid) {
 
 #ifdef _WIN32
 
+bool DataFileWriterAlive(const std::string& path) {
+  HANDLE h = CreateFileW(Wide(path).c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                         nullptr, OPEN_EXISTING, 0, nullptr);
+  if (h == INVALID_HANDLE_VALUE) return false;
+  OVERLAPPED at{};
+  at.OffsetHigh = kLiveLockOffsetHigh;
+  bool taken = LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &at);
+  if (taken) UnlockFileEx(h, 0, 1, 0, &at);
+  CloseHandle(h);
+  return !taken;
+}
+
 DataFileWriter::~DataFileWriter() {
   for (uint8_t* v : views_) UnmapViewOfFile(v);
   for (uint64_t at = mapped_; base_ && at < capacity_; at += kWinChunk) VirtualFree(base_ + at, 0, MEM_RELEASE);

@@ -13,6 +13,24 @@ std::string Lower(std::string s) {
 
 bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
+// "C:\\..." or "c:/...": a Windows path, compared with either separator and in any case (as Windows does).
+bool IsDrivePath(const std::string& p) {
+  return p.size() >= 3 && std::isalpha(static_cast<unsigned char>(p[0])) && p[1] == ':' && (p[2] == '\\' || p[2] == '/');
+}
+
+// A Windows path with '/' separators and lower case; other paths unchanged.
+std::string Comparable(const std::string& p) {
+  if (!IsDrivePath(p)) return p;
+  std::string out = Lower(p);
+  std::replace(out.begin(), out.end(), '\\', '/');
+  return out;
+}
+
+std::string Slashes(std::string p) {
+  std::replace(p.begin(), p.end(), '\\', '/');
+  return p;
+}
+
 // "/_/a/b.cs" or "/_1/a/b.cs" -> "a/b.cs"; "" for other paths.
 std::string DeterministicRest(const std::string& doc) {
   if (!StartsWith(doc, "/_")) return "";
@@ -38,8 +56,11 @@ bool IsTestAssembly(const std::vector<std::string>& refs, std::string* framework
   return false;
 }
 
-bool PathIsUnder(const std::string& path, const std::string& root) {
-  if (root.empty()) return true;
+bool PathIsUnder(const std::string& path_in, const std::string& root_in) {
+  if (root_in.empty()) return true;
+  if (IsDrivePath(root_in) != IsDrivePath(path_in)) return false;
+  std::string path = Comparable(path_in), root = Comparable(root_in);
+  if (root.size() > 1 && root.back() == '/') root.pop_back();  // "c:/" and "/src/" as "c:" and "/src"
   if (root == "/") return !path.empty() && path[0] == '/';
   if (!StartsWith(path, root)) return false;
   return path.size() == root.size() || path[root.size()] == '/';
@@ -72,7 +93,9 @@ FilterDecision DecideModule(const ModuleFacts& facts, const ModuleFilterOptions&
     for (const auto& doc : facts.document_paths) {
       std::string rest = DeterministicRest(doc);
       if (rest.empty()) continue;
-      for (std::string dir = options.source_root; !dir.empty();) {
+      // A Windows root with '/' separators, which Windows opens too.
+      for (std::string dir = IsDrivePath(options.source_root) ? Slashes(options.source_root) : options.source_root;
+           !dir.empty();) {
         if (options.file_exists(dir + "/" + rest)) {
           d.cover = true;
           d.reason = "deterministic build; " + doc + " is " + dir + "/" + rest;

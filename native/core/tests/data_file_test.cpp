@@ -1,5 +1,6 @@
 #include "dotcov/data_file.h"
 #include "dotcov/counter_sharing.h"
+#include "data_file_test_util.h"
 
 #include <gtest/gtest.h>
 #include <fcntl.h>
@@ -21,26 +22,9 @@
 
 namespace fs = std::filesystem;
 using namespace dotcov;
+using namespace dotcov::test_util;
 
 namespace {
-
-fs::path MakeTempDir() {
-  char tmpl[] = "/tmp/dotcov-test-XXXXXX";
-  return fs::path(mkdtemp(tmpl));
-}
-
-std::vector<uint8_t> ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-ModuleIdentity Ident(uint8_t seed, std::string path) {
-  ModuleIdentity id;
-  for (int i = 0; i < 16; ++i) id.mvid[i] = uint8_t(seed + i);
-  for (int i = 0; i < 20; ++i) id.pdb_id[i] = uint8_t(seed * 3 + i);
-  id.path = std::move(path);
-  return id;
-}
 
 // The same file as an older version wrote it: no checksums, a committed record's state 1.
 void AsVersion(std::vector<uint8_t>& bytes, uint32_t version) {

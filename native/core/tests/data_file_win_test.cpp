@@ -12,46 +12,34 @@
 #include <iterator>
 #include <random>
 
+#include "data_file_test_util.h"
 #include "dotcov/data_file.h"
 
 namespace fs = std::filesystem;
 using namespace dotcov;
+using namespace dotcov::test_util;
 
 namespace {
 
-fs::path MakeTempDir() {
-  fs::path dir = fs::temp_directory_path() / ("dotcov-win-test-" + std::to_string(GetCurrentProcessId()) + "-" +
-                                              std::to_string(std::random_device{}()));
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::vector<uint8_t> ReadAll(const std::string& p) {
-  // Opened as combine would open a live file: shared read/write/delete.
-  std::ifstream in(fs::u8path(p), std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-ModuleIdentity Ident(uint8_t seed, std::string path) {
-  ModuleIdentity id;
-  for (int i = 0; i < 16; ++i) id.mvid[i] = uint8_t(seed + i);
-  for (int i = 0; i < 20; ++i) id.pdb_id[i] = uint8_t(seed * 3 + i);
-  id.path = std::move(path);
-  return id;
-}
-
-// Whether another handle can take the writer's live lock (as `combine` would test it).
-bool LiveLockFree(const std::string& path) {
-  HANDLE h = CreateFileW(fs::u8path(path).wstring().c_str(), GENERIC_READ,
-                         FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING, 0, nullptr);
-  if (h == INVALID_HANDLE_VALUE) return false;
-  OVERLAPPED at{};
-  at.OffsetHigh = kLiveLockOffsetHigh;
-  bool free = LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &at);
-  if (free) UnlockFileEx(h, 0, 1, 0, &at);
-  CloseHandle(h);
-  return free;
-}
+// The child half of WriterKilledInAnotherProcess: this executable started with DOTCOV_TEST_WRITER_DIR set
+// writes a data file there, says so, and waits to be killed, before GoogleTest's main runs.
+const bool kWriterChild = [] {
+  wchar_t dir[1024];
+  if (!GetEnvironmentVariableW(L"DOTCOV_TEST_WRITER_DIR", dir, 1024)) return false;
+  std::string err;
+  DataFileWriter w;
+  fs::path d(dir);
+  if (!w.Reserve(1 << 20, &err) || !w.Create(d.string(), GetCurrentProcessId(), &err) ||
+      !w.AddProcessInfo("child", "C:\\src", &err))
+    ExitProcess(2);
+  auto slot = w.AddModule(Ident(4, "C:\\src\\a.dll"), {{0x06000001, 0}, {0x06000002, 0}}, &err);
+  if (!slot) ExitProcess(3);
+  reinterpret_cast<uint64_t*>(w.base())[*slot + 1] = 77;
+  std::ofstream(d / "ready.tmp") << w.path();
+  fs::rename(d / "ready.tmp", d / "ready");
+  Sleep(INFINITE);
+  return true;
+}();
 
 }  // namespace
 
@@ -69,10 +57,10 @@ TEST(DataFileWindows, WriterAndReaderAgreeWhileTheWriterLives) {
     auto* counters = reinterpret_cast<uint64_t*>(w.base()) + *slot;
     counters[0] = 5;
     counters[2] = 1;
-    EXPECT_FALSE(LiveLockFree(w.path()));  // the writer lives
+    EXPECT_TRUE(DataFileWriterAlive(w.path()));
 
     DataFile f;
-    ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;  // the lock blocks no read
+    ASSERT_TRUE(ParseDataFile(ReadAll(fs::u8path(w.path())), &f, &err)) << err;  // the lock blocks no read
     EXPECT_TRUE(f.warnings.empty());
     EXPECT_EQ(f.pid, 4242u);
     ASSERT_EQ(f.processes.size(), 1u);
@@ -104,7 +92,7 @@ TEST(DataFileWindows, CountersKeepTheirAddressesAsTheFileGrowsAcrossViews) {
     for (uint32_t i = 0; i < sites.size(); ++i) counters[i] += uint64_t(m) * 1000 + i;
   }
   DataFile f;
-  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  ASSERT_TRUE(ParseDataFile(ReadAll(fs::u8path(w.path())), &f, &err)) << err;
   EXPECT_TRUE(f.warnings.empty());
   ASSERT_EQ(f.modules.size(), 40u);
   for (int m = 0; m < 40; ++m)
@@ -119,9 +107,54 @@ TEST(DataFileWindows, TheLiveLockGoesWithTheWriter) {
     DataFileWriter w;
     ASSERT_TRUE(w.Reserve(1 << 16, &err) && w.Create(dir.string(), 3, &err)) << err;
     path = w.path();
-    EXPECT_FALSE(LiveLockFree(path));
+    EXPECT_TRUE(DataFileWriterAlive(path));
   }
-  EXPECT_TRUE(LiveLockFree(path));
+  EXPECT_FALSE(DataFileWriterAlive(path));
+  fs::remove_all(dir);
+}
+
+// As `combine` sees a writer in another process: alive while it runs (its lock held, its records and counters
+// readable), dead once killed (TerminateProcess, as a test host killed mid-run), its committed records and
+// counters all there.
+TEST(DataFileWindows, WriterKilledInAnotherProcess) {
+  fs::path dir = MakeTempDir();
+  wchar_t exe[MAX_PATH];
+  ASSERT_GT(GetModuleFileNameW(nullptr, exe, MAX_PATH), 0u);
+  ASSERT_TRUE(SetEnvironmentVariableW(L"DOTCOV_TEST_WRITER_DIR", dir.wstring().c_str()));
+  STARTUPINFOW si{};
+  si.cb = sizeof si;
+  PROCESS_INFORMATION pi{};
+  BOOL started = CreateProcessW(exe, nullptr, nullptr, nullptr, FALSE, 0, nullptr, nullptr, &si, &pi);
+  SetEnvironmentVariableW(L"DOTCOV_TEST_WRITER_DIR", nullptr);
+  ASSERT_TRUE(started) << GetLastError();
+  for (int i = 0; i < 600 && !fs::exists(dir / "ready"); ++i) {
+    if (WaitForSingleObject(pi.hProcess, 100) == WAIT_OBJECT_0) break;
+  }
+  ASSERT_TRUE(fs::exists(dir / "ready")) << "the child wrote no data file";
+  std::string path;
+  std::getline(std::ifstream(dir / "ready"), path);
+
+  EXPECT_TRUE(DataFileWriterAlive(path));
+  DataFile f;
+  std::string err;
+  ASSERT_TRUE(ParseDataFile(ReadAll(fs::u8path(path)), &f, &err)) << err;
+  EXPECT_EQ(f.pid, pi.dwProcessId);
+  ASSERT_EQ(f.modules.size(), 1u);
+  EXPECT_EQ(f.modules[0].hits, (std::vector<uint64_t>{0, 77}));
+
+  ASSERT_TRUE(TerminateProcess(pi.hProcess, 137));
+  ASSERT_EQ(WaitForSingleObject(pi.hProcess, 60000), WAIT_OBJECT_0);
+  CloseHandle(pi.hThread);
+  CloseHandle(pi.hProcess);
+  EXPECT_FALSE(DataFileWriterAlive(path));
+  DataFile after;
+  ASSERT_TRUE(ParseDataFile(ReadAll(fs::u8path(path)), &after, &err)) << err;
+  EXPECT_TRUE(after.warnings.empty());
+  ASSERT_EQ(after.processes.size(), 1u);
+  EXPECT_EQ(after.processes[0].command_line, "child");
+  ASSERT_EQ(after.modules.size(), 1u);
+  EXPECT_EQ(after.modules[0].id.path, "C:\\src\\a.dll");
+  EXPECT_EQ(after.modules[0].hits, (std::vector<uint64_t>{0, 77}));
   fs::remove_all(dir);
 }
 
@@ -141,7 +174,7 @@ TEST(DataFileWindows, FullDiskStopsGrowingAndCountsWhatWasLost) {
   EXPECT_EQ(calls, 3);
   EXPECT_EQ(w.lost_records(), 2u);
   DataFile f;
-  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  ASSERT_TRUE(ParseDataFile(ReadAll(fs::u8path(w.path())), &f, &err)) << err;
   EXPECT_EQ(f.lost_records, 2u);
   EXPECT_EQ(f.lost_errno, uint32_t(ENOSPC));
   ASSERT_EQ(f.modules.size(), 1u);

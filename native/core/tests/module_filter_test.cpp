@@ -49,3 +49,40 @@ TEST(ModuleFilter, DeterministicBuildsCountWhenTheirSourcesAreHere) {
   ModuleFacts odd{"/repo/tests/bin/X.dll", "X", {}, {"/_x/Math.cs"}};
   EXPECT_FALSE(DecideModule(odd, options).cover);
 }
+
+// PDBs built on Windows record `C:\...` documents; the source root on Windows is a Windows path too. Windows
+// compares them with either separator and in any case.
+TEST(ModuleFilter, WindowsPathsCompareAsWindowsDoes) {
+  EXPECT_TRUE(PathIsUnder("C:\\src\\Sample\\Program.cs", "C:\\src"));
+  EXPECT_TRUE(PathIsUnder("C:\\src\\Sample/Program.cs", "c:/SRC/"));  // PathMap's prefix, then '/'
+  EXPECT_TRUE(PathIsUnder("C:\\src\\Sample\\Program.cs", "C:\\"));
+  EXPECT_TRUE(PathIsUnder("Z:/tmp/win/Platforms.dll", "Z:\\tmp\\win"));
+  EXPECT_FALSE(PathIsUnder("C:\\src2\\Program.cs", "C:\\src"));
+  EXPECT_FALSE(PathIsUnder("D:\\src\\Program.cs", "C:\\src"));
+  EXPECT_FALSE(PathIsUnder("C:\\src\\Program.cs", "/src"));
+  EXPECT_FALSE(PathIsUnder("/src/Program.cs", "C:\\src"));
+  EXPECT_TRUE(PathIsUnder("/src/a/b.cs", "/src/"));
+  // Linux paths stay case-sensitive.
+  EXPECT_FALSE(PathIsUnder("/SRC/a.cs", "/src"));
+
+  ModuleFilterOptions options{"C:\\Users\\me\\repo", false, nullptr};
+  ModuleFacts built{"C:\\Users\\me\\repo\\bin\\Calc.dll", "Calc", {}, {"c:\\users\\ME\\repo\\src\\Math.cs"}};
+  EXPECT_TRUE(DecideModule(built, options).cover);
+}
+
+TEST(ModuleFilter, DeterministicBuildsUnderAWindowsSourceRoot) {
+  std::vector<std::string> asked;
+  auto exists = [&](const std::string& p) {
+    asked.push_back(p);
+    return p == "C:/repo/src/Calc/Math.cs";
+  };
+  ModuleFilterOptions options{"C:\\repo\\tests", false, exists};
+  ModuleFacts ci{"C:\\repo\\tests\\bin\\Calc.dll", "Calc", {}, {"/_/src/Calc/Math.cs"}};
+  EXPECT_TRUE(DecideModule(ci, options).cover);
+  EXPECT_EQ(asked, (std::vector<std::string>{"C:/repo/tests/src/Calc/Math.cs", "C:/repo/src/Calc/Math.cs"}));
+  asked.clear();
+  ModuleFacts package{"C:\\repo\\tests\\bin\\testhost.dll", "testhost", {}, {"/_/src/testhost.x86/Program.cs"}};
+  EXPECT_FALSE(DecideModule(package, options).cover);
+  // Up to the drive's root, then no further.
+  EXPECT_EQ(asked.back(), "C:/src/testhost.x86/Program.cs");
+}

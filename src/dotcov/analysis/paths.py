@@ -1,8 +1,10 @@
 """Path remapping: data and PDBs from other machines, CI shards and deterministic builds.
 
-A `[paths]` entry maps every alias prefix to its canonical path (coverage.py's rule). Deterministic builds
-(`ContinuousIntegrationBuild=true`) record sources as `/_/...`; with no mapping configured, `/_/` is mapped to
-the first directory, from the source root and the assembly's directory upward, under which the file exists.
+A `[paths]` entry maps every alias prefix to its canonical path (coverage.py's rule); a Windows alias
+(`C:\\...`, as PDBs built on Windows record sources) matches as Windows compares paths: either separator, any
+case. Deterministic builds (`ContinuousIntegrationBuild=true`) record sources as `/_/...`; with no mapping
+configured, `/_/` is mapped to the first directory, from the source root and the assembly's directory upward,
+under which the file exists.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ class PathMapper:
                 rest = path[len(alias):].lstrip("/\\").replace("\\", "/")
                 return f"{canonical}/{rest}" if rest else canonical
         if path.startswith("/_/") or path.startswith("/_") and path[2:3].isdigit():
-            return self._deterministic(path, near)
+            return self._deterministic(path.replace("\\", "/"), near)
         return path
 
     def _deterministic(self, path: str, near: str | None) -> str:
@@ -53,7 +55,20 @@ class PathMapper:
         return f"{base}/{rest}" if base else path
 
 
+def _is_windows_path(path: str) -> bool:
+    return len(path) >= 3 and path[0].isascii() and path[0].isalpha() and path[1] == ":" and path[2] in "/\\"
+
+
+def _comparable(path: str) -> str:
+    """A Windows path with '/' separators and ASCII letters in lower case (as Windows compares; the length stays),
+    other paths as they are."""
+    if not _is_windows_path(path):
+        return path
+    return "".join(c.lower() if c.isascii() else c for c in path.replace("\\", "/"))
+
+
 def _prefix_match(path: str, alias: str) -> bool:
+    path, alias = _comparable(path), _comparable(alias)
     if not path.startswith(alias):
         return False
     return alias.endswith(("/", "\\")) or len(path) == len(alias) or path[len(alias)] in "/\\"

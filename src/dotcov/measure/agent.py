@@ -19,6 +19,9 @@ PROFILER_VARIABLES = (
 
 # The arm64 agent an x64 package carries beside its own (setup.py cross-compiles it; docs/platforms.md).
 ARM64_AGENT = "libdotcov_agent.arm64.so"
+# The Windows x64 agent the package carries (setup.py cross-compiles it with mingw-w64): for Windows processes, such
+# as a win-x64 program run under wine64, whose environment names it by its Windows path (docs/platforms.md).
+WINDOWS_AGENT = "dotcov_agent.dll"
 
 
 class AgentError(Exception):
@@ -49,6 +52,12 @@ def arm64_agent_path() -> Path | None:
     if platform.machine().lower() in ("aarch64", "arm64"):
         return agent_path()
     return None
+
+
+def windows_agent_path() -> Path | None:
+    """The package's Windows x64 agent DLL, or None when the package has none (built without mingw-w64)."""
+    path = Path(__file__).parents[1] / WINDOWS_AGENT
+    return path if path.is_file() else None
 
 
 def other_profiler(env: dict[str, str]) -> str | None:

@@ -52,6 +52,12 @@ inline constexpr uint32_t kFileHeaderSize = 64;
 // Windows: the writer holds an exclusive lock on the one byte at offset kLiveLockOffsetHigh << 32 while it lives
 // (Linux: flock on the whole file); far past any data, since Windows locks are mandatory for reads.
 inline constexpr uint32_t kLiveLockOffsetHigh = 0x7FFFFFFF;
+#ifdef _WIN32
+// Whether the process writing the data file at `path` (UTF-8) still lives: another handle cannot take its live
+// lock. What a `combine` on Windows asks before it merges and removes a file (Linux's takes the file's flock).
+// False when the file cannot be opened.
+bool DataFileWriterAlive(const std::string& path);
+#endif
 inline constexpr uint32_t kRecordHeaderSize = 16;
 
 enum class RecordKind : uint32_t {
