@@ -18,6 +18,7 @@ docs/branches.md describes every pattern, with the IL it matches and why.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
@@ -87,15 +88,18 @@ class BranchRecord:
         when that outcome never happened (kinds without one say nothing), and what is said instead when no outcome
         happened (None: the descriptions of them all)."""
         kinds = sorted(self.outcomes)
+        statement = shorten(self.text)  # (a condition or arm is named whole; a whole statement shortened)
         if self.arms is not None:
-            head = f"`{self.text}`: " if self.text else ""
+            head = f"`{statement}`: " if self.text else ""
             return {k: f"{head}{self.arms[k]} never taken" for k in kinds if k in self.arms}, None
         if self.notes is not None:
+            # (notes.py's kind 0: this branch's own condition never evaluated, as `b` of `a || b`)
             return ({k: self.notes[k] for k in kinds if k in self.notes},
-                    [f"`{self.text}`: never evaluated" if self.text else "never evaluated"])
+                    [self.notes[0] if 0 in self.notes else
+                     f"`{statement}`: never evaluated" if self.text else "never evaluated"])
         # No source-level description (no source text, an IL `switch` not recognised as the user's switch, or a
         # compiler-generated branch shown by --all-branches): still no IL offsets.
-        where = f"`{self.text}`" if self.text else "this line"
+        where = f"`{statement}`" if self.text else "this line"
         tag = f" (compiler-generated: {self.generated})" if self.generated else ""
         said = {}
         for kind in kinds:
@@ -151,14 +155,34 @@ class _Sources:
         mark = "'" if path.endswith(".vb") else "//"
         return "\n".join(line.split(mark, 1)[0] for line in lines[p[1] - 1:p[3]])
 
-    def slice(self, path: str, p: tuple, limit: int = 60) -> str:
+    def slice(self, path: str, p: tuple) -> str:
+        """The source text of a sequence point, whole; over several lines joined into one (each line stripped, its
+        trailing comment and VB's `_` continuation dropped), so a condition split over lines is read as written."""
         _off, sl, sc, el, ec, _doc = p
-        if sl != el or sc <= 0 or ec <= sc:
+        if sl == el and ec <= sc:
             return ""
-        lines = self.lines(path)
-        if not lines or sl > len(lines):
-            return ""
-        return shorten(lines[sl - 1][sc - 1:ec - 1].strip(), limit)
+        text = self.span(path, p)
+        if sl == el or not text:
+            return text.strip()
+        mark = "'" if path.endswith(".vb") else "//"
+        return " ".join(part for part in (re.sub(r"\s_$", "", _uncommented(line, mark).strip()).strip()
+                                          for line in text.splitlines()) if part)
+
+
+def _uncommented(line: str, mark: str) -> str:
+    """`line` without a trailing comment: a `mark` outside a string literal and what follows it."""
+    quoted, escaped = None, False
+    for i, c in enumerate(line):
+        if escaped:
+            escaped = False
+        elif quoted:
+            escaped = c == "\\"
+            quoted = None if c == quoted else quoted
+        elif c == '"' or (c == "'" and mark != "'"):
+            quoted = c
+        elif line.startswith(mark, i):
+            return line[:i]
+    return line
 
 
 def branch_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from dotcov.analysis.branches.il import BRANCH_IF_FALSE, BRANCH_IF_TRUE
+from dotcov.analysis.branches.il import BRANCH_IF_FALSE, BRANCH_IF_TRUE, shorten
 
 # comparison branches (short and long forms) -> the relation under which they jump
 RELATION = {0x2E: "==", 0x3B: "==", 0x2F: ">=", 0x3C: ">=", 0x30: ">", 0x3D: ">", 0x31: "<=", 0x3E: "<=",
@@ -41,13 +41,57 @@ def _conditions(text: str) -> tuple[str, ...]:
     # pattern combinators: `x is > 0 and < 10` -> "x is > 0", "< 10"
     separators = ("||", "&&", " and ", " or ") if re.search(r"\bis\b", body) else ("||", "&&")
     separators += (" AndAlso ", " OrElse ")  # VB
+    ternary = _ternary(body)
+    if ternary is not None:  # `c ? a : b`: the condition's conditions, then any the arms test themselves
+        test, *arms = ternary
+        out = list(_conditions(f"return {test};"))
+        for arm in arms:
+            inner = _unwrap(arm)
+            if _ternary(inner) is not None or len(_split(inner, separators)) > 1:
+                out.extend(_conditions(f"return {inner};"))
+        return tuple(out)
     out = []
     for part in _split(body, separators):
         inner = _unwrap(part)
         nested = _split(inner, separators) if inner != part else [inner]
-        # `(a || b) && flag`: the parenthesised conditions are conditions of the statement too.
-        out.extend(_conditions(f"return {inner};") if len(nested) > 1 else [inner])
+        # `(a || b) && flag`, `(c ? x : y) && z`: the parenthesised conditions are conditions of the statement too.
+        out.extend(_conditions(f"return {inner};") if len(nested) > 1 or _ternary(inner) is not None else [inner])
     return tuple(out)
+
+
+def _ternary(body: str) -> tuple[str, str, str] | None:
+    """(condition, first arm, second arm) of a top-level `c ? a : b`, else None. A `?` of `?.`, `?[`, `??` or a
+    nullable type (`int?`) is no conditional operator; `:` of a nested `?:` or a named argument is inside its own
+    parentheses or pairs with its own `?`."""
+    depth, question, pending, i = 0, -1, 0, 0
+    while i < len(body):
+        c = body[i]
+        if c in "\"'":  # a string or char literal: skipped whole
+            end = i + 1
+            while end < len(body) and body[end] != c:
+                end += 2 if body[end] == "\\" else 1
+            i = end + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and c == "?":
+            after = body[i + 1:i + 2]
+            if after in ("?", ".", "[") or body[i - 1:i] == "?":
+                i += 2 if after == "?" else 1
+                continue
+            if re.match(r"\s*[\w(!\"'@$-]", body[i + 1:]) and not re.match(r"\s+\w+\s*[=;,)]", body[i + 1:]):
+                if question < 0:
+                    question = i
+                pending += 1
+        elif depth == 0 and c == ":" and pending:
+            pending -= 1
+            if pending == 0 and question >= 0:
+                test, yes, no = body[:question].strip(), body[question + 1:i].strip(), body[i + 1:].strip()
+                return (test, yes, no) if test and yes and no else None
+        i += 1
+    return None
 
 
 def _split(body: str, separators: tuple[str, ...]) -> list[str]:
@@ -108,13 +152,15 @@ def jump_means(opcode: int, condition: str, tests_written_value: bool = False) -
 
 def notes(text: str, branches: list[tuple]) -> list[dict[int, str]]:
     """For the (opcode, {outcome kind: hits}[, tests_written_value]) branches of one statement (IL order), a
-    description of each outcome as "never ..." (kind 1 = fall-through, 2 = jump); `tests_written_value` as for
-    jump_means (default False)."""
+    description of each outcome as "never ..." (kind 1 = fall-through, 2 = jump), and under kind 0 what is said
+    when neither happened ("`b` never evaluated"); `tests_written_value` as for jump_means (default False)."""
     conds = _conditions(text) if text else ()
+    statement = f"`{shorten(text.strip())}`" if text else "this line"
     out = []
     for k, (opcode, _outcomes, *rest) in enumerate(branches):
         written = bool(rest and rest[0])
         desc: dict[int, str] = {}
+        c = conds[k] if len(conds) == len(branches) else None
         if text.strip() == "in":  # the loop test of `foreach`, on the `in` keyword's point
             sense = True if opcode in BRANCH_IF_TRUE or RELATION.get(opcode) in ("<", "!=") else None
             if sense is not None:
@@ -125,16 +171,18 @@ def notes(text: str, branches: list[tuple]) -> list[dict[int, str]]:
             # `s?.Length ?? 0` is one null test of `s`: the `??` right side is used exactly when `s` is null
             tail = " (`??` right side never used)" if "??" in text else ""
             desc = {2: "`?.` receiver never non-null", 1: f"`?.` receiver never null{tail}"}
-        elif len(conds) == len(branches):
-            sense = jump_means(opcode, conds[k], written)
+        elif c is not None:
+            sense = jump_means(opcode, c, written)
             if sense is not None:
-                c = conds[k]
                 desc = {2: f"`{c}` never {'true' if sense else 'false'}",
                         1: f"`{c}` never {'false' if sense else 'true'}"}
         if not desc:
-            where = f"`{text}`" if text else "this line"
-            which = f" (condition {k + 1} of {len(branches)})" if len(branches) > 1 else ""
+            # The sense cannot be told: the condition (or the statement, and which of its conditions) is named.
+            where = f"`{c}`" if c is not None else statement
+            which = f" (condition {k + 1} of {len(branches)})" if len(branches) > 1 and c is None else ""
             desc = {1: f"{where}{which}: one outcome never happened (same value every time)",
                     2: f"{where}{which}: one outcome never happened (same value every time)"}
+        if c is not None and len(branches) > 1:  # (one condition: the statement's "never evaluated" says it)
+            desc[0] = f"`{c}` never evaluated"
         out.append(desc)
     return out
