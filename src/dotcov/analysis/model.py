@@ -140,6 +140,9 @@ class CoverageResult:
     source_root: str = ""  # directory reports make paths relative to
     timestamp: int = 0  # seconds since the epoch of the newest data
     not_loaded: list[str] = field(default_factory=list)  # assemblies built but never loaded (reported at 0%)
+    # methods whose branches the recognisers could not read, all counted as the user's: (module path, MethodDef
+    # token, name, why)
+    unclassified: list[tuple[str, int, str, str]] = field(default_factory=list)
 
     def all_files(self) -> list[FileCoverage]:
         """Every source file once, merged by this module's one rule (hits add, outcomes matched)."""

@@ -21,6 +21,7 @@ Packed layout (all int32, native byte order):
 - fixes: the Release switch lines without a point of their own: (file index, line, outcome codes, [(class, method)],
   method token, IL offset of the switch).
 - problems: make_plan's warnings (what the plan could not read), as strings.
+- unclassified: the methods whose branches the recognisers could not read, as (MethodDef token, name, why).
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def pack(plan: dict) -> dict:
             fixes.append((f, line, [codes[i] for i in order], [tuple(m) for m in fix], token, offset))
     return {"form": FORM, "name": plan["name"], "files": files, "classes": classes, "records": _i32(records),
             "missed": missed, "expressions": expressions, "fixes": fixes, "points": plan["points"],
-            "problems": plan["problems"]}
+            "problems": plan["problems"], "unclassified": plan["unclassified"]}
 
 
 def apply(packed: dict, module, *, contexts: bool = False) -> AssemblyCoverage:

@@ -244,7 +244,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                and _user_method(raw, r[0] & 0x00FFFFFF) not in unmeasured
                and (r[0] & 0x00FFFFFF) not in unmeasured
                and not (r[6] and not options.all_branches) and r[2] not in refused]
-    problems += unclassified_methods(records, raw, sym, module.path)
+    unclassified = unclassified_methods(records, raw, sym)
     # Where each record lands (results.module_coverage's rules): a switch line without a point of its own, and
     # the method whose branches hold it.
     methods_at: dict[tuple[str, int], list[_Method]] = {}
@@ -280,25 +280,24 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                             all(type(c) is int for c in codes), generated, is_switch, once(text),
                             arms, once(notes), fix, mc.index if mc is not None else None))
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
-            "points": columns, "problems": problems}
+            "points": columns, "problems": problems, "unclassified": unclassified}
 
 
-def unclassified_methods(records: list[tuple], raw: dict, sym, path: str) -> list[str]:
-    """The warning for the methods of `records` (branch_rows') whose branches the recognisers could not read."""
+def unclassified_methods(records: list[tuple], raw: dict, sym) -> list[tuple[int, str, str]]:
+    """(MethodDef token, `Type.Method`, why) of each method of `records` (branch_rows') whose branches the
+    recognisers could not read, so that all of them count as the user's (results.build warns once per report)."""
     why: dict[int, str] = {}
     for r in records:
         if r[11] is not None:
             why.setdefault(r[0] & 0x00FFFFFF, r[11])
-    if not why:
-        return []
-    names = []
+    out = []
     for rid in sorted(why):
         owner = _user_method(raw, rid)
         mname, type_rid = raw["methods"][owner - 1][:2]
         user_type = sym.user_type(type_rid) if type_rid else 0
-        names.append(f"{sym.type_full_name(user_type) if user_type else '<Module>'}.{mname}: {why[rid]}")
-    return [f"{path}: the branches of {len(why)} method(s) are all counted as the user's, compiler-generated ones "
-            f"too, for the recognisers could not read them: {'; '.join(names)}"]
+        out.append((0x06000000 | rid, f"{sym.type_full_name(user_type) if user_type else '<Module>'}.{mname}",
+                    why[rid]))
+    return out
 
 
 def _site_blob(module) -> bytes:
