@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dotcov.analysis.branches.analyse import BranchRecord, _Sources
-from dotcov.analysis.branches.notes import conditions, jump_means, notes
+from dotcov.analysis.branches.il import MethodIL
+from dotcov.analysis.branches.notes import conditions, jump_means, notes, null_test, jumps_on_reference
 from dotcov.analysis.branches.switch_arms import _arm_pattern
 
 BRTRUE, BRFALSE, BLT, BGE, BLE = 0x2D, 0x2C, 0x32, 0x2F, 0x31
@@ -133,3 +134,30 @@ def test_a_switch_expression_arm_is_named_by_its_whole_pattern():
     assert _arm_pattern(lines, 6, lines[5].index('"pair"') + 1, 1) == "(int x, int y)"
     assert _arm_pattern(lines, 7, lines[6].index('"other"') + 1, 1) == "_"
     assert _arm_pattern(lines, 2, 5, 1) is None  # no `=>` before the point: not an arm's expression
+
+
+def test_a_null_test_jumping_on_the_reference_reads_the_reference():
+    # Debug `if (a == null || n > 3)`: `ldarg a; brfalse` jumps when `a` is null, i.e. when `a == null` is true;
+    # `if (a == null)` alone: `ldarg a; ldnull; ceq; stloc; ldloc; brfalse` jumps when the computed value is false.
+    assert null_test("a == null") is True and null_test("null != a.B") is False
+    assert null_test("s is not null") is False and null_test("x Is Nothing") is True
+    assert null_test("a == b") is None and null_test("x ?? null") is None
+    assert jump_means(BRFALSE, "a == null", tests_ref=True) is True
+    assert jump_means(BRTRUE, "a == null", tests_ref=True) is False  # Release `ldarg a; brtrue` around the body
+    assert jump_means(BRFALSE, "a == null") is False
+    (a, b) = notes("if (a == null || n > 3)", [(BRFALSE, {1: 0, 2: 2}, False, True), (BLE, {1: 0, 2: 0})])
+    assert a[1] == "`a == null` never false" and b[0] == "`n > 3` never evaluated"
+
+
+def il(*instructions) -> MethodIL:
+    offsets = range(0, 2 * len(instructions), 2)
+    return MethodIL(1, [(o, op, arg) for o, (op, arg) in zip(offsets, instructions)])
+
+
+def test_which_null_tests_test_the_reference_itself():
+    LDARG_0, LDNULL, CEQ, STLOC_0, LDLOC_0, LDC_I4_1, CALL = 0x02, 0x14, 0xFE01, 0x0A, 0x06, 0x17, 0x28
+    assert jumps_on_reference(il((LDARG_0, None), (BRFALSE, 8)), 2)  # `a == null ||` as a jump
+    assert jumps_on_reference(il((CALL, 1), (STLOC_0, None), (LDLOC_0, None), (BRTRUE, 8)), 6)  # a call's result
+    assert not jumps_on_reference(il((LDARG_0, None), (LDNULL, None), (CEQ, None), (STLOC_0, None), (LDLOC_0, None),
+                                  (BRFALSE, 8)), 10)  # Debug `if (a == null)`: the comparison's value
+    assert not jumps_on_reference(il((LDC_I4_1, None), (STLOC_0, None), (LDLOC_0, None), (BRFALSE, 8)), 6)  # a join

@@ -32,6 +32,7 @@ from dotcov.analysis.symbols import COMPILER_GENERATED
 from dotcov.analysis.branches.il import (
     BRTRUE_S,
     SWITCH,
+    UNARY_BRANCHES,
     VALUE_FALSE,
     VALUE_OPERATORS,
     VALUE_TRUE,
@@ -333,7 +334,8 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 grouped.update(sw.offsets)
                 records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
                                             True, arms=sw.arms))
-        by_statement: dict[int, list[tuple[int, BranchRecord, bool]]] = {}  # (opcode, record, tests written value)
+        # (opcode, record, tests written value, tests a reference)
+        by_statement: dict[int, list[tuple[int, BranchRecord, bool, bool]]] = {}
         for offset, outcomes, p, b, generated in rows:
             where = path_of_doc(p[5])
             if offset in grouped or where is None:
@@ -343,7 +345,10 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                              sources.slice(where, p) if read_sources else "", unclassified=unclassified)
             records.append(r)
             if b is not None and generated is None and not is_switch:
-                by_statement.setdefault(p[0], []).append((b[1], r, b[4]))  # (b[4]: tests_zero_comparison)
+                # (b[4]: tests_zero_comparison; a null test's jump may test the reference itself: notes.py)
+                ref = (not b[4] and b[1] in UNARY_BRANCHES and ("null" in r.text or "Nothing" in r.text)
+                       and branch_notes.jumps_on_reference(il.get(), offset))
+                by_statement.setdefault(p[0], []).append((b[1], r, b[4], ref))
         # Conditions computed into a value (the agent's value probes): two outcomes each, read like a `brtrue`.
         for offset, outcomes in sorted(values_of.get(rid, [])):
             p = containing_point(points, offset) or points[0]
@@ -358,7 +363,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                              sources.slice(where, p) if read_sources else "")
             records.append(r)
             if generated is None:
-                by_statement.setdefault(p[0], []).append((BRTRUE_S, r, True))  # counts the written value
+                by_statement.setdefault(p[0], []).append((BRTRUE_S, r, True, False))  # counts the written value
                 by_statement[p[0]].sort(key=lambda row: row[1].offset)
         # Both operands of a short circuit compiled to `or`/`and`: two outcomes each, read like a `brtrue`.
         for offset, counts, sc, at in combined:
@@ -370,17 +375,17 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 r = BranchRecord(0x06000000 | rid, at, where, q[1], o, generated, False, sources.slice(where, q))
                 records.append(r)
                 if generated is None:
-                    by_statement.setdefault(q[0], []).append((BRTRUE_S, r, True))
+                    by_statement.setdefault(q[0], []).append((BRTRUE_S, r, True, False))
                     by_statement[q[0]].sort(key=lambda row: row[1].offset)
         # Missed outcomes in source terms (notes.py), per statement.
         for rows_of in by_statement.values():
             # (notes depend on the text, opcodes and written flags only: once per distinct statement; read-only)
-            key = (rows_of[0][1].text, *[(op, w) for op, _r, w in rows_of])
+            key = (rows_of[0][1].text, *[(op, w, ref) for op, _r, w, ref in rows_of])
             descriptions = said.get(key)
             if descriptions is None:
                 descriptions = said[key] = branch_notes.notes(rows_of[0][1].text,
-                                                              [(op, r.outcomes, w) for op, r, w in rows_of])
-            for (_op, r, _w), d in zip(rows_of, descriptions):
+                                                              [(op, r.outcomes, w, ref) for op, r, w, ref in rows_of])
+            for (_op, r, _w, _ref), d in zip(rows_of, descriptions):
                 r.notes = d
     return records
 

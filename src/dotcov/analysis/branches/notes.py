@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from dotcov.analysis.branches.il import BRANCH_IF_FALSE, BRANCH_IF_TRUE, shorten
+from dotcov.analysis.branches.il import (ARITHMETIC, BRANCH_IF_FALSE, BRANCH_IF_TRUE, LDC_I4, NOP, local_loaded,
+                                        local_stored, shorten)
 
 # comparison branches (short and long forms) -> the relation under which they jump
 RELATION = {0x2E: "==", 0x3B: "==", 0x2F: ">=", 0x3C: ">=", 0x30: ">", 0x3D: ">", 0x31: "<=", 0x3E: "<=",
@@ -128,13 +129,54 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def jump_means(opcode: int, condition: str, tests_written_value: bool = False) -> bool | None:
+NULL_TEST = re.compile(r"^(?:null\s*(?P<op1>==|!=)\s*[^=!<>]+|[^=!<>]+?\s*(?P<op2>==|!=)\s*null"
+                       r"|.+?\s+(?P<is>is(?:\s+not)?|Is|IsNot)\s+(?:null|Nothing))$")
+
+
+def null_test(condition: str) -> bool | None:
+    """Whether `condition` holds when its operand is null (`x == null`, `x is null`, VB `x Is Nothing`: True), when
+    it is not (`x != null`, `x is not null`, `x IsNot Nothing`: False), or is no null test (None)."""
+    m = NULL_TEST.match(condition)
+    if m is None:
+        return None
+    op = m.group("op1") or m.group("op2") or m.group("is")
+    return op in ("==", "is", "Is")
+
+
+def jumps_on_reference(il, offset: int) -> bool:
+    """Whether the `brtrue`/`brfalse` at `offset` of `il` (a branches.il.MethodIL) tests a reference itself (C#'s
+    `x == null` as a jump: `ldarg x; brtrue`, jumping when `x` is not null) rather than a computed comparison (Debug's
+    `ldarg x; ldnull; ceq; stloc; ldloc; brfalse`, or the constant a short circuit's join leaves)."""
+    ins, i = il.instructions, il.index.get(offset)
+    if i is None:
+        return False
+
+    def back(k: int) -> int:
+        while k >= 0 and ins[k][1] == NOP:
+            k -= 1
+        return k
+
+    k = back(i - 1)
+    if k >= 1 and local_loaded(ins[k]) is not None:
+        before = back(k - 1)
+        if before >= 0 and local_stored(ins[before]) == local_loaded(ins[k]):
+            k = back(before - 1)  # (Debug keeps the condition in a local first)
+    return k >= 0 and ins[k][1] not in ARITHMETIC and ins[k][1] not in LDC_I4
+
+
+def jump_means(opcode: int, condition: str, tests_written_value: bool = False,
+               tests_ref: bool = False) -> bool | None:
     """Whether the branch jumps when `condition` is true (True), when it is false (False), or unknown.
 
     A `brtrue`/`brfalse` on `!x` tests `x` itself in Release (`ldloc x; brtrue`), so `!` turns the sense round;
     with `tests_written_value` it tests the condition's own value (Debug's `ldloc x; ldc.i4.0; ceq; ...; brfalse`,
-    a value or operand probe's outcomes), so it does not."""
+    a value or operand probe's outcomes), so it does not. With `tests_ref` (jumps_on_reference) a null test's
+    `brtrue` jumps when the reference is not null."""
     negated = condition.startswith("!") and not condition.startswith("!=") and not tests_written_value
+    if tests_ref and not tests_written_value and (opcode in BRANCH_IF_TRUE or opcode in BRANCH_IF_FALSE):
+        holds_for_null = null_test(condition)
+        if holds_for_null is not None:
+            return (opcode in BRANCH_IF_TRUE) != holds_for_null
     if opcode in BRANCH_IF_TRUE or opcode in BRANCH_IF_FALSE:
         if SOURCE_RELATION.search(condition) is None and not re.fullmatch(r"!?[\w.()\[\]'\", ]+", condition):
             return None  # e.g. `a ?? b`: the tested value is not plainly the condition's
@@ -151,14 +193,14 @@ def jump_means(opcode: int, condition: str, tests_written_value: bool = False) -
 
 
 def notes(text: str, branches: list[tuple]) -> list[dict[int, str]]:
-    """For the (opcode, {outcome kind: hits}[, tests_written_value]) branches of one statement (IL order), a
-    description of each outcome as "never ..." (kind 1 = fall-through, 2 = jump), and under kind 0 what is said
-    when neither happened ("`b` never evaluated"); `tests_written_value` as for jump_means (default False)."""
+    """For the (opcode, {outcome kind: hits}[, tests_written_value[, jumps_on_reference]]) branches of one statement
+    (IL order), a description of each outcome as "never ..." (kind 1 = fall-through, 2 = jump), and under kind 0
+    what is said when neither happened ("`b` never evaluated"); the flags as for jump_means (default False)."""
     conds = _conditions(text) if text else ()
     statement = f"`{shorten(text.strip())}`" if text else "this line"
     out = []
     for k, (opcode, _outcomes, *rest) in enumerate(branches):
-        written = bool(rest and rest[0])
+        written, ref = bool(rest and rest[0]), bool(rest[1:] and rest[1])
         desc: dict[int, str] = {}
         c = conds[k] if len(conds) == len(branches) else None
         if text.strip() == "in":  # the loop test of `foreach`, on the `in` keyword's point
@@ -172,7 +214,7 @@ def notes(text: str, branches: list[tuple]) -> list[dict[int, str]]:
             tail = " (`??` right side never used)" if "??" in text else ""
             desc = {2: "`?.` receiver never non-null", 1: f"`?.` receiver never null{tail}"}
         elif c is not None:
-            sense = jump_means(opcode, c, written)
+            sense = jump_means(opcode, c, written, ref)
             if sense is not None:
                 desc = {2: f"`{c}` never {'true' if sense else 'false'}",
                         1: f"`{c}` never {'false' if sense else 'true'}"}
