@@ -487,7 +487,7 @@ def test_dotcov_run_keeps_the_cache_and_erase_does_not(tmp_path):
     (cache / "html").mkdir(parents=True)
     plan = cache / "plan.0123.bin"
     colours = cache / "html" / "0123.lines"
-    plan.write_bytes(b"dotcov-plan-2\nkept")  # (erase removes only files a cache wrote: they start with its magic)
+    plan.write_bytes(b"dotcov-plan-3\nkept")  # (erase removes only files a cache wrote: they start with its magic)
     colours.write_bytes(b"dotcov-colour-1\nkept")
     theirs = cache / "notes.txt"  # (not the caches': kept)
     theirs.write_bytes(b"kept")

@@ -46,10 +46,11 @@ class _Class:
 
 
 class _Method:
-    __slots__ = ("name", "signature", "token", "lines", "points", "index", "ref")
+    __slots__ = ("name", "signature", "token", "lines", "points", "index", "ref", "display", "record_member")
 
-    def __init__(self, name: str, signature: str, token: int, ref: int) -> None:
-        self.name, self.signature, self.token = name, signature, token
+    def __init__(self, name: str, signature: str, token: int, ref: int, display: str, record_member: bool) -> None:
+        self.name, self.signature, self.token, self.display = name, signature, token, display
+        self.record_member = record_member
         self.lines: tuple[int, int] | list[int] = []  # its lines (file_line_plan's spec)
         self.points: list[range] = []  # its point ids, in the order read, as runs
         self.index = (0, 0)  # (class, method) in the plan
@@ -91,6 +92,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     sequence_points, kickoff, raw_methods = raw["sequence_points"], raw["kickoff"], raw["methods"]
     attributes = raw.get("attributes", {})
     generated_member, match_generated, signature = line_rule.generated_member, GENERATED_METHOD.match, sym.signature
+    display_name = sym.display_name
 
     def owner(path: str, user_type: int, class_name: str, generated, mname: str, owner_rid: int):
         """The class and method a method's points in `path` count for (their refs), the method, and the file's
@@ -102,7 +104,8 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         if generated:
             mc = next((m for m in cc.methods if m.name == mname), None)
             if mc is None:
-                mc = _Method(mname, signature(owner_rid), 0x06000000 | owner_rid, len(owners_by_ref))
+                mc = _Method(mname, signature(owner_rid), 0x06000000 | owner_rid, len(owners_by_ref),
+                             display_name(owner_rid, mname), False)
                 owners_by_ref.append(mc)
                 cc.methods.append(mc)
         else:
@@ -110,7 +113,8 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             mc = methods.get(mkey)
             if mc is None:
                 mc = methods[mkey] = _Method(mname, signature(owner_rid), 0x06000000 | owner_rid,
-                                             len(owners_by_ref))
+                                             len(owners_by_ref), display_name(owner_rid, mname),
+                                             sym.record_member(owner_rid))
                 owners_by_ref.append(mc)
                 cc.methods.append(mc)
         found = spans.get(path)
@@ -233,7 +237,8 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             for run in mc.points:
                 renumber[run.start:run.stop] = array("i", range(len(order), len(order) + len(run)))
                 order.extend(run)
-            method_rows.append((mc.name, mc.signature, mc.token, mc.lines, start, len(order)))
+            method_rows.append((mc.name, mc.signature, mc.token, mc.lines, start, len(order), mc.display,
+                                mc.record_member))
         class_rows.append((cc.name, cc.filename, cc.lines, method_rows))
     columns = point_columns(points, point_tokens, order, module)
     file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
