@@ -155,7 +155,8 @@ def _arm_pattern(lines: list[str], sl: int, sc: int, switch_line: int) -> str | 
     """The pattern (with its `when` guard) of the switch-expression arm whose expression starts at line `sl`,
     column `sc`: the text before its `=>` back to the `,` or `{` that ends the arm before, at the pattern's own
     bracket depth (so `PaymentException { Code: 402 }` is whole); a pattern over several lines joined into one."""
-    code = [_code(line).strip() for line in lines[switch_line - 1:sl - 1]] + [_code(lines[sl - 1])[:max(sc - 1, 0)].strip()]
+    code = [_code(line).strip() for line in lines[switch_line - 1:sl - 1]]
+    code.append(_code(lines[sl - 1])[:max(sc - 1, 0)].strip())
     text = " ".join(part for part in code if part)
     if not text.endswith("=>"):
         return None

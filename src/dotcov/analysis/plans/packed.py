@@ -13,8 +13,9 @@ Packed layout (all int32, native byte order):
 - files: (path, lines, first point of each line, multi-point lines as (position, count, point ids...), excluded
   lines, not measured, stale); a point id indexes the "points" columns (make_plan's, unchanged).
 - classes: (name, file index, specs, positions, method names, method signatures, methods as (token, first point,
-  end point), method display names, whether each is a member C# generated for a record); specs are triples, the class's then each method's lines: (0, a, b) the file's lines [a, b), or
-  (1, a, b) the file's lines at positions[a:b].
+  end point), method display names, whether each is a member C# generated for a record); specs are triples, the
+  class's then each method's lines: (0, a, b) the file's lines [a, b), or (1, a, b) the file's lines at
+  positions[a:b].
 - records: per branch record (file index or -1, line, IL offset, class index or -1, method index, is switch,
   outcome count, a code per outcome in kind order): a code >= 0 is a counter, -1 - i the i-th of "expressions"
   (hit_exprs codes); "missed": per record (a description per outcome or None, what is said when none ran or None).
