@@ -209,7 +209,12 @@ def _unclassified(cov, directory: Path) -> list[tuple[str, int, str, str]]:
     except (ConfigError, FilterError) as e:
         click.echo(f"dotcov: {e}", err=True)
         sys.exit(1)
-    result, _problems = build(cov, Path.cwd(), options, cache_dir=directory / CACHE_DIR)
+    try:
+        result, _problems = build(cov, Path.cwd(), options, cache_dir=directory / CACHE_DIR)
+    except (OSError, ValueError) as e:  # (the rest of what this command says is still worth saying)
+        click.echo(f"warning: the branch analysis could not be made, so the methods whose branches count as the "
+                   f"user's are not listed: {e}")
+        return []
     return result.unclassified
 
 
