@@ -474,7 +474,7 @@ def test_a_class_with_methods_of_one_name_and_signature_is_counted_from_its_meth
     packed = packed_plan.pack(plan_of(snippets["Debug"], cov, ReportOptions()))
     i = next(i for i, c in enumerate(packed["classes"]) if len(c[4]) > 1)
     c = packed["classes"][i]
-    packed["classes"][i] = (*c[:4], ["Same"] * len(c[4]), ["()"] * len(c[5]), c[6])
+    packed["classes"][i] = (*c[:4], ["Same"] * len(c[4]), ["()"] * len(c[5]), *c[6:])
     asm = packed_plan.apply(packed, module)
     assert asm.classes[i].method_numbers is None
     assert all(cc.method_numbers is not None for j, cc in enumerate(asm.classes) if j != i)
