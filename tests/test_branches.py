@@ -253,7 +253,8 @@ def test_results_build_reports_branches_and_keeps_lines(snippets):
 @pytest.mark.parametrize("damage", ["undecodable", "missing"])
 def test_a_method_whose_il_cannot_be_read_warns_that_its_branches_count_as_the_users(snippets, monkeypatch, damage):
     """Without its IL the recognisers claim none of a method's branches: they all count as the user's, and the
-    report says so once, naming the method and the reason; the other methods are classified as before."""
+    report says so once, the model naming the method and the reason (for `dotcov debug data`); the other methods
+    are classified as before."""
     dll = snippets["Debug"]
     raw = _native.read_symbols(str(dll))
     kickoff = next(i for i, m in enumerate(raw["methods"], 1) if m[0] == "AsyncAwait")
@@ -284,8 +285,10 @@ def test_a_method_whose_il_cannot_be_read_warns_that_its_branches_count_as_the_u
     after, problems = build(data, SNIPPETS)
     why = f"its IL does not decode ({undecodable.value})" if damage == "undecodable" else \
         "its IL could not be read from the assembly"
-    assert problems == [f"{dll}: the branches of 1 method(s) are all counted as the user's, compiler-generated "
-                        f"ones too, for the recognisers could not read them: Snippets.Cases.AsyncAwait: {why}"]
+    assert problems == ["the branches of 1 method(s) in 1 module(s) are all counted as the user's, compiler-generated "
+                        "ones too, for the recognisers could not read them ('dotcov debug data' lists them with the "
+                        "reason)"]
+    assert after.unclassified == [(str(dll), 0x06000000 | rid, "Snippets.Cases.AsyncAwait", why)]
     assert classified() == ([(line, None) for line, _g in intact], others)
 
     def user_outcomes(result) -> int:

@@ -754,3 +754,47 @@ def test_long_type_and_method_names_wrap_between_their_parts(tmp_path):
     assert ">Div(<wbr>System.<wbr>Int32,<wbr>System.<wbr>Int32)</a>" in text
     assert "<td class=\"name\" data-sort=\"Calc.Parsing.Parser\">Calc.<wbr>Parsing.<wbr>Parser</td>" in text
     assert 'data-sort="Calc.Parsing">Calc.<wbr>Parsing</td>' in (out / "index.html").read_text("utf-8")
+
+
+# --- names as people read them; members C# generated for records (issue 25 item 13) -----------------------
+
+def record_result() -> CoverageResult:
+    """methods_result with C# display names, and a record member (`Equals`) the methods page hides unless asked."""
+    result = methods_result()
+    calc = result.assemblies[0]
+    add, div = calc.classes[0].methods
+    add.display = "Add(int, int)"
+    div.display = "Div<T>(IReadOnlyList<(string Sku, int Qty)>, out int)"
+    calc.classes[0].methods.append(MethodCoverage("Equals", "(Calc.Calculator)", {9: 0}, token=0x06000004,
+                                                  display="Equals(Calculator)", record_member=True))
+    return result
+
+
+def test_method_pages_show_csharp_names_and_hide_record_members_unless_asked(tmp_path):
+    out = render(tmp_path, record_result()).parent
+    doc = parse(out / "methods.html")
+    rows = doc.xpath('//table[@id="methods"]/tbody/tr')
+    names = [r.xpath("td[2]")[0].text_content() for r in rows]
+    assert names == ["Add(int, int)", "Equals(Calculator)", "Div<T>(IReadOnlyList<(string Sku, int Qty)>, out int)",
+                     "Parse(System.String)"]  # (a model without display names keeps the metadata form)
+    assert [r.get("class") for r in rows] == ["method", "method record-member", "method", "method hot"]
+    label = doc.get_element_by_id("show-record-members").getparent().text_content()
+    assert label.strip() == "Show the 1 generated record member"
+    assert "still count in every total" in doc.get_element_by_id("record-members-note").text_content()
+    # Hidden, not dropped: the totals count it (its missed line 9 too).
+    assert Analysis.of(record_result()).totals.methods == 4
+    [index] = read_script(out / "search.js", "dotcovSearchIndex")
+    assert [m[0] for m in index["methods"]][:3] == ["Add(int, int)", "Equals(Calculator)",
+                                                    "Div<T>(IReadOnlyList<(string Sku, int Qty)>, out int)"]
+    # A report without record members says nothing of them.
+    plain = parse(render(tmp_path / "plain", methods_result()).parent / "methods.html")
+    assert not plain.xpath('//*[@id="show-record-members"]') and not plain.xpath('//*[@id="record-members-note"]')
+
+
+def test_record_members_hidden_in_a_real_browser(tmp_path):
+    out = render(tmp_path, record_result()).parent
+    dom = lxml_html.fromstring(dump_dom(tmp_path, (out / "methods.html").as_uri()))
+    assert dom.xpath("//body/@data-dotcov") == ["ready"]
+    hidden = dom.xpath('//table[@id="methods"]/tbody/tr[@hidden]/td[2]')
+    assert [td.text_content() for td in hidden] == ["Equals(Calculator)"]
+    assert dom.get_element_by_id("shown").text_content() == "3 methods"

@@ -53,12 +53,13 @@ def hand_plan() -> tuple[dict, SimpleNamespace]:
     file_lines, first, multi, specs = file_line_plan(points, runs, set())
     method_rows, at = [], 0
     for ref, (name, token, pts) in enumerate(METHODS, start=1):
-        method_rows.append((name, "()", token, specs[ref], at, at + len(pts)))
+        method_rows.append((name, "()", token, specs[ref], at, at + len(pts), f"{name}()", False))
         at += len(pts)
     columns = [array("i", column).tobytes() for column in (
         tokens, [p[0] for p in points], *([p[i] for p in points] for i in range(1, 5)), range(len(points)))]
     plan = {"name": "P", "files": [(PATH, file_lines, array("i", first).tobytes(), multi, [], [], None)],
-            "classes": [("P", PATH, specs[0], method_rows)], "records": [], "points": columns, "problems": []}
+            "classes": [("P", PATH, specs[0], method_rows)], "records": [], "points": columns, "problems": [],
+            "unclassified": []}
     return plan, SimpleNamespace(hits=hits, contexts=None)
 
 

@@ -474,7 +474,7 @@ def test_a_class_with_methods_of_one_name_and_signature_is_counted_from_its_meth
     packed = packed_plan.pack(plan_of(snippets["Debug"], cov, ReportOptions()))
     i = next(i for i, c in enumerate(packed["classes"]) if len(c[4]) > 1)
     c = packed["classes"][i]
-    packed["classes"][i] = (*c[:4], ["Same"] * len(c[4]), ["()"] * len(c[5]), c[6])
+    packed["classes"][i] = (*c[:4], ["Same"] * len(c[4]), ["()"] * len(c[5]), *c[6:])
     asm = packed_plan.apply(packed, module)
     assert asm.classes[i].method_numbers is None
     assert all(cc.method_numbers is not None for j, cc in enumerate(asm.classes) if j != i)
@@ -487,7 +487,7 @@ def test_dotcov_run_keeps_the_cache_and_erase_does_not(tmp_path):
     (cache / "html").mkdir(parents=True)
     plan = cache / "plan.0123.bin"
     colours = cache / "html" / "0123.lines"
-    plan.write_bytes(b"dotcov-plan-2\nkept")  # (erase removes only files a cache wrote: they start with its magic)
+    plan.write_bytes(b"dotcov-plan-3\nkept")  # (erase removes only files a cache wrote: they start with its magic)
     colours.write_bytes(b"dotcov-colour-1\nkept")
     theirs = cache / "notes.txt"  # (not the caches': kept)
     theirs.write_bytes(b"kept")

@@ -23,3 +23,58 @@ def test_classes_generics_and_type_parameters():
 def test_truncated_blob_raises():
     with pytest.raises(SignatureError):
         method_signature(bytes([0x00, 0x02, 0x01, 0x08]), names)
+
+
+# --- C# names (issue 25 item 13) --------------------------------------------------------------------------
+
+from dotcov.analysis.signatures import csharp_method, tuple_element_names  # noqa: E402
+
+TYPES = {(1, 1): "System.Collections.Generic.IReadOnlyList`1", (1, 2): "System.ValueTuple`2",
+         (1, 3): "System.Nullable`1", (0, 4): "Calc.Point", (0, 5): "Calc.Outer`1/Inner",
+         (1, 6): "System.Collections.Generic.Dictionary`2"}
+
+
+def named(tag, rid):
+    return ("named", TYPES[(tag, rid)], [])
+
+
+def names_blob(*names) -> bytes:
+    out = b"\x01\x00" + len(names).to_bytes(4, "little")
+    for n in names:
+        out += b"\xff" if n is None else bytes([len(n)]) + n.encode()
+    return out + b"\x00\x00"
+
+
+def test_tuple_element_names_read_from_the_attribute_value():
+    assert tuple_element_names(names_blob("Sku", "Qty")) == ["Sku", "Qty"]
+    assert tuple_element_names(names_blob(None, "b")) == [None, "b"]
+    assert tuple_element_names(None) == [] and tuple_element_names(b"\x01\x00\xff\xff\xff\xff") == []
+
+
+def test_a_method_reads_as_csharp():
+    tuple_list = [0x15, 0x12, 0x05, 0x01, 0x15, 0x11, 0x09, 0x02, 0x0E, 0x08]  # IReadOnlyList<ValueTuple<string, int>>
+    blob = bytes([0x30, 0x01, 0x08, 0x01, *tuple_list,
+                  0x10, 0x08,  # out int
+                  0x10, 0x11, 0x10,  # in Point
+                  0x15, 0x11, 0x0D, 0x01, 0x08,  # Nullable<int>
+                  0x1D, 0x0E,  # string[]
+                  0x14, 0x08, 0x02, 0x00, 0x00,  # int[,]
+                  0x10, 0x0A,  # ref long
+                  0x1E, 0x00])  # !!0
+    params = [(1, 0, names_blob("Sku", "Qty"), False), (2, 0x2, None, False), (3, 0x1, None, True)]
+    assert csharp_method("Map", blob, named, [], ["T"], params) == \
+        "Map<T>(IReadOnlyList<(string Sku, int Qty)>, out int, in Point, int?, string[], int[,], ref long, T)"
+    # Without the attribute (or the Param rows) the tuple has no names and a byref is `ref`.
+    assert csharp_method("Map", blob, named, [], ["T"]) == \
+        "Map<T>(IReadOnlyList<(string, int)>, ref int, ref Point, int?, string[], int[,], ref long, T)"
+
+
+def test_nested_generic_types_and_nested_tuples():
+    # void M(Outer<!0>.Inner, Dictionary<string, ValueTuple<int, ValueTuple<int, int>>>) in a type with `TKey`
+    inner = [0x15, 0x11, 0x09, 0x02, 0x08, 0x08]
+    blob = bytes([0x20, 0x02, 0x01,
+                  0x15, 0x12, 0x14, 0x01, 0x13, 0x00,
+                  0x15, 0x12, 0x19, 0x02, 0x0E, 0x15, 0x11, 0x09, 0x02, 0x08, *inner])
+    params = [(2, 0, names_blob("a", "d", "b", "c"), False)]  # a tuple's own names first, then its elements'
+    assert csharp_method("M", blob, named, ["TKey"], [], params) == \
+        "M(Outer<TKey>.Inner, Dictionary<string, (int a, (int b, int c) d)>)"

@@ -1,6 +1,7 @@
 #include "native_symbols.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -117,6 +118,48 @@ py::dict ReadSymbols(const std::string& path) {
     if ((assoc >> 24) == 0x17) accessors[py::int_(method & 0x00FFFFFF)] = assoc;
   }
   out["accessor_of"] = accessors;
+  // What the names reports show need beyond the signatures (analysis/signatures.py): generic parameter names by
+  // owner token (TypeDef or MethodDef, in Number order), and each method's parameters as (sequence, flags,
+  // TupleElementNamesAttribute value or None, whether IsReadOnlyAttribute marks it: `in`).
+  py::dict generic_params;
+  {
+    std::map<uint32_t, std::vector<std::pair<uint32_t, std::string_view>>> by_owner;
+    for (uint32_t rid = 1; rid <= md->RowCount(TableId::kGenericParam); ++rid)
+      by_owner[md->GetColumnToken(TableId::kGenericParam, rid, 2)].emplace_back(
+          md->GetColumn(TableId::kGenericParam, rid, 0), md->GetString(md->GetColumn(TableId::kGenericParam, rid, 3)));
+    for (auto& [owner, list] : by_owner) {
+      std::sort(list.begin(), list.end());
+      py::list names;
+      for (const auto& [_number, name] : list) names.append(ToStr(name));
+      generic_params[py::int_(owner)] = names;
+    }
+  }
+  out["generic_params"] = generic_params;
+  py::dict params;
+  uint32_t nparams = md->RowCount(TableId::kParam), nmethods = md->RowCount(TableId::kMethodDef);
+  if (md->RowCount(TableId::kParamPtr) == 0) {  // (an uncompressed #- stream's indirection: no names shown)
+    for (uint32_t rid = 1; rid <= nmethods; ++rid) {
+      uint32_t first = std::clamp(md->GetColumn(TableId::kMethodDef, rid, 5), 1u, nparams + 1);
+      uint32_t next = rid < nmethods ? md->GetColumn(TableId::kMethodDef, rid + 1, 5) : nparams + 1;
+      uint32_t end = std::clamp(next, first, nparams + 1);
+      if (first >= end) continue;
+      py::list list;
+      for (uint32_t p = first; p < end; ++p) {
+        py::object tuple_names = py::none();
+        bool read_only = false;
+        for (const auto& ca : md->CustomAttributes(0x08000000 | p)) {
+          if (ca.type_name == "System.Runtime.CompilerServices.TupleElementNamesAttribute")
+            tuple_names = ToBytes(ca.value.data(), ca.value.size());
+          else if (ca.type_name == "System.Runtime.CompilerServices.IsReadOnlyAttribute")
+            read_only = true;
+        }
+        list.append(py::make_tuple(md->GetColumn(TableId::kParam, p, 1), md->GetColumn(TableId::kParam, p, 0),
+                                   tuple_names, read_only));
+      }
+      params[py::int_(rid)] = list;
+    }
+  }
+  out["params"] = params;
   out["source_link"] = sym.pdb && sym.pdb->SourceLinkJson() ? py::object(ToStr(*sym.pdb->SourceLinkJson())) : py::none();
 
   py::dict points, kickoff, hidden_points;

@@ -31,4 +31,11 @@ public class MembersTests
         Assert.NotNull(Folded.Countdown(3)); // never enumerated: none of its code runs
         Assert.Equal(2, await Folded.LaterAsync(1));
     }
+
+    [Fact]
+    public void GenericMethodWithNamedTuples()
+    {
+        Assert.Equal(1, Orders.Count(new[] { (Sku: "a", Qty: 2) }, "tag", out var first));
+        Assert.Equal(1, first);
+    }
 }

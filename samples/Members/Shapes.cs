@@ -66,3 +66,13 @@ public static class Folded
         return x > 0 ? x : -x; // @miss
     } // @miss
 }
+
+// Names in C# form on the HTML methods page (issue 25 item 13): tuple element names, a generic method, `out int?`.
+public static class Orders
+{
+    public static int Count<T>(IReadOnlyList<(string Sku, int Qty)> lines, T tag, out int? first)
+    { // @hit
+        first = lines.Count; // @hit
+        return lines.Count; // @hit
+    } // @hit
+}

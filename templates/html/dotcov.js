@@ -525,19 +525,26 @@
       });
     });
 
+    // Members C# generated for records are hidden unless the checkbox asks for them (they stay in every total).
+    var showRecordMembers = document.getElementById("show-record-members");
+
     function applyFilter() {
-      var q = (filter.value || "").trim().toLowerCase(), count = 0;
+      var q = (filter.value || "").trim().toLowerCase(), count = 0, listed = 0;
+      var records = showRecordMembers && showRecordMembers.checked;
       rows.forEach(function (row) {
-        var match = !q || row.searchText.indexOf(q) >= 0;
+        var wanted = records || !row.classList.contains("record-member");
+        var match = wanted && (!q || row.searchText.indexOf(q) >= 0);
         row.hidden = !match;
+        if (wanted) { listed += 1; }
         if (match) { count += 1; }
       });
-      var noun = rows.length === 1 ? " method" : " methods";
-      shown.textContent = q ? count + " of " + rows.length + noun + " shown" : rows.length + noun;
+      var noun = listed === 1 ? " method" : " methods";
+      shown.textContent = q ? count + " of " + listed + noun + " shown" : listed + noun;
       nomatch.hidden = count > 0;
     }
 
     filter.addEventListener("input", applyFilter);
+    if (showRecordMembers) { showRecordMembers.addEventListener("change", applyFilter); }
     document.addEventListener("keydown", function (event) {
       if (event.key === "/" && plainKey(event)) { event.preventDefault(); filter.focus(); filter.select(); }
       else if (event.key === "Escape" && event.target === filter) { filter.value = ""; applyFilter(); filter.blur(); }

@@ -83,9 +83,10 @@ def test_lowering_sample_matches_marks(built_samples, release_build, dotcov_run,
     assert not problems, "\n".join(problems)
 
 
-def test_lowering_notes_speak_source(built_samples, dotcov_run, dotnet):
-    """Missed outcomes name the arm, the case or the condition."""
-    run = dotcov_run([dotnet, "test", "Lowering.Tests", "--no-build", "--nologo"], cwd=SAMPLES)
+@pytest.mark.parametrize("build", ["Debug", "Release"])
+def test_lowering_notes_speak_source(built_samples, release_build, dotcov_run, dotnet, build):
+    """Missed outcomes name the arm, the case or the condition, whole, and the value never seen."""
+    run = dotcov_run([dotnet, "test", "Lowering.Tests", "--no-build", "--nologo", "-c", build], cwd=SAMPLES)
     assert run.status == 0, run.stdout + run.stderr
     files = measured(run.data_dir)
     expressions = files[str(PROJECT / "Expressions.cs")].branches
@@ -93,3 +94,14 @@ def test_lowering_notes_speak_source(built_samples, dotcov_run, dotnet):
     notes = {m for b in (*expressions.values(), *statements.values()) for m in b.missed_outcomes}
     assert {"arm `_` never taken", "`h < 0` never true", "`case 2:` never taken",
             "`?.` receiver never null (`??` right side never used)"} <= notes, sorted(notes)
+    # samples/Lowering/Notes.cs (issue 25 item 4), line by line:
+    source = (PROJECT / "Notes.cs").read_text().splitlines()
+    line = {text: n for n, text in enumerate(source, start=1)}
+    at = {next(n for t, n in line.items() if marker in t): want for marker, want in {
+        "e switch": ["arm `PaymentException { Code: 500 }` never taken"],  # the whole pattern, not `Code: 500 }`
+        "x < 0 ?": ["`x < 0` never true"],  # a `?:`: its condition and the value never seen
+        "total > 100 &&": ["`isNew` never false"],  # a condition over two lines
+        "a == null ||": ["`a == null` never false", "`n > 3` never evaluated"],  # `n > 3` alone, not the statement
+    }.items()}
+    got = {n: files[str(PROJECT / "Notes.cs")].branches[n].missed_outcomes for n in at}
+    assert got == at

@@ -64,8 +64,9 @@ def apply_plan(plan: dict, module, *, contexts: bool = False) -> AssemblyCoverag
             return dict(zip(spec, map(lookup, spec)))
 
         cc.lines = lines_of(class_lines)
-        for mname, signature, token, method_lines, start, end in method_rows:
-            mc = MethodCoverage(mname, signature, lines_of(method_lines), None, token)
+        for mname, signature, token, method_lines, start, end, display, record_member in method_rows:
+            mc = MethodCoverage(mname, signature, lines_of(method_lines), None, token, display=display,
+                                record_member=record_member)
             for line in mc.lines.keys() & deciding[filename].keys():  # (lines.py: a method's own hits)
                 own = [point_hits[i] for i in deciding[filename][line] if start <= i < end]
                 if own:

@@ -65,6 +65,13 @@ class MethodCoverage:
     points: list[PointCoverage] = field(default_factory=list)
     token: int = 0  # MethodDef token of the user method
     branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method
+    display: str = ""  # as people read it, in C# form: "Map<T>(IReadOnlyList<(string Sku, int Qty)>)"
+    record_member: bool = False  # a member C# generated for a record (symbols.RECORD_MEMBERS): shown on request
+
+    @property
+    def display_name(self) -> str:
+        """`display`, or the name and metadata signature of a model made without one."""
+        return self.display or f"{self.name}{self.signature}"
 
     def defer_points(self, load: Callable[[], list[PointCoverage]]) -> None:
         """`points` made by `load()` when first read (plans/packed.py: the table and Cobertura never read them,
@@ -140,6 +147,9 @@ class CoverageResult:
     source_root: str = ""  # directory reports make paths relative to
     timestamp: int = 0  # seconds since the epoch of the newest data
     not_loaded: list[str] = field(default_factory=list)  # assemblies built but never loaded (reported at 0%)
+    # methods whose branches the recognisers could not read, all counted as the user's: (module path, MethodDef
+    # token, name, why)
+    unclassified: list[tuple[str, int, str, str]] = field(default_factory=list)
 
     def all_files(self) -> list[FileCoverage]:
         """Every source file once, merged by this module's one rule (hits add, outcomes matched)."""

@@ -195,8 +195,16 @@ class MethodAnalysis:
     lines: dict[int, int] = field(default_factory=dict)
     points: list[PointCoverage] = field(default_factory=list)  # in source order
     branches: dict[int, BranchCoverage] = field(default_factory=dict)  # line -> outcomes in this method
+    display: str = ""  # model.MethodCoverage.display
+    record_member: bool = False  # model.MethodCoverage.record_member
     _complexity: int | None = field(default=None, init=False, repr=False, compare=False)  # see `complexity`
     _numbers: Numbers | None = field(default=None, init=False, repr=False, compare=False)  # see `numbers`
+
+    @property
+    def display_name(self) -> str:
+        """The method as people read it (C# form: model.MethodCoverage.display), or its name and metadata
+        signature when the model has no display name."""
+        return self.display or f"{self.name}{self.signature}"
 
     @property
     def first_line(self) -> int:
@@ -343,7 +351,8 @@ def merge_classes(classes: Iterable[ClassCoverage], memo: dict[int, ClassAnalysi
             key = (cc.name, cc.filename, mc.name, mc.signature)
             m = methods.get(key)
             if m is None:
-                m = methods[key] = MethodAnalysis(mc.name, mc.signature, mc.token)
+                m = methods[key] = MethodAnalysis(mc.name, mc.signature, mc.token, display=mc.display,
+                                                   record_member=mc.record_member)
                 points[key] = {}
                 into.methods.append(m)
             elif not m.token:
@@ -413,7 +422,7 @@ def _sorted_maps(maps: list[dict]) -> list[dict]:
 
 
 def _method_of(mc: MethodCoverage, lines: dict[int, int], branches: dict[int, BranchCoverage]) -> MethodAnalysis:
-    m = MethodAnalysis(mc.name, mc.signature, mc.token, lines, [], branches)
+    m = MethodAnalysis(mc.name, mc.signature, mc.token, lines, [], branches, mc.display, mc.record_member)
     # The points read when needed, sorted stably then (already sorted points keep their order); through partial
     # (picklable, unlike a lambda).
     _set_unsorted_points(m, partial(getattr, mc, "points"))

@@ -87,6 +87,7 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
                 plan_cache.store(cache_dir, key, the_plan, assembly=assembly, pdb=pdb, documents=documents, read=read)
             asm = apply_plan(the_plan, module, contexts=options.contexts)
         problems += the_plan["problems"]  # (what the plan could not read: said by a cached plan too)
+        result.unclassified += [(module.path, *m) for m in the_plan["unclassified"]]
         asm.not_loaded = id(module) in unloaded
         if not asm.files:
             continue  # everything filtered out
@@ -108,6 +109,8 @@ def build(data: CoverageData, source_root: Path, options: ReportOptions | None =
                 if line not in into.lines:
                     into.not_measured.setdefault(line, why)
         have.classes.extend(asm.classes)
+    if result.unclassified:  # (said once per report; `dotcov debug data` names each method and why)
+        problems.append(unclassified_warning(result.unclassified))
     result.assemblies = [by_name[n] for n in sorted(by_name)]
     result.not_loaded = sorted(a.name for a in result.assemblies if a.not_loaded)
     return result, problems
@@ -119,3 +122,11 @@ def relative_name(path: str, root: str) -> str:
         return p.relative_to(root).as_posix()
     except ValueError:
         return p.as_posix()
+
+
+def unclassified_warning(unclassified: list) -> str:
+    """The one warning of a report whose data holds methods the branch recognisers could not read."""
+    modules = len({m[0] for m in unclassified})
+    return (f"the branches of {len(unclassified)} method(s) in {modules} module(s) are all counted as the user's, "
+            "compiler-generated ones too, for the recognisers could not read them ('dotcov debug data' lists them "
+            "with the reason)")

@@ -102,3 +102,166 @@ def method_signature(blob: bytes, type_name: Callable[[int, int], str]) -> tuple
 
 def decode_type(blob: bytes, type_name: Callable[[int, int], str]) -> str:
     return _type(_Reader(blob), type_name)
+
+
+# --- C# names: what people read (HTML method names) ----------------------------------------------------------
+
+# C#'s keywords for the primitive types.
+CSHARP_KEYWORDS = {
+    "System.Void": "void", "System.Boolean": "bool", "System.Char": "char", "System.SByte": "sbyte",
+    "System.Byte": "byte", "System.Int16": "short", "System.UInt16": "ushort", "System.Int32": "int",
+    "System.UInt32": "uint", "System.Int64": "long", "System.UInt64": "ulong", "System.Single": "float",
+    "System.Double": "double", "System.Decimal": "decimal", "System.String": "string", "System.Object": "object",
+    "System.IntPtr": "nint", "System.UIntPtr": "nuint",
+}
+PARAM_IN, PARAM_OUT = 0x1, 0x2  # ParamAttributes (ECMA-335 II.23.1.13)
+
+
+def _node(r: _Reader, named: Callable[[int, int], tuple]) -> tuple:
+    """A signature type as a tree: ("named", metadata name, [type arguments]), ("var", index, of a method),
+    ("array", element, rank), ("byref", element), ("ptr", element) or ("other", text)."""
+    et = r.byte()
+    if et in PRIMITIVES:
+        return ("named", PRIMITIVES[et], [])
+    if et in (0x11, 0x12):
+        coded = r.compressed()
+        return named(coded & 3, coded >> 2)
+    if et in (0x0F, 0x10, 0x1D):
+        return ({0x0F: "ptr", 0x10: "byref", 0x1D: "array"}[et], _node(r, named), 1)
+    if et in (0x13, 0x1E):
+        return ("var", r.compressed(), et == 0x1E)
+    if et == 0x15:
+        generic = _node(r, named)
+        args = [_node(r, named) for _ in range(r.compressed())]
+        return ("named", generic[1], args) if generic[0] == "named" else generic
+    if et == 0x14:
+        elem = _node(r, named)
+        rank = r.compressed()
+        for _ in range(r.compressed()):
+            r.compressed()
+        for _ in range(r.compressed()):
+            r.compressed()
+        return ("array", elem, rank)
+    if et in (0x1F, 0x20):
+        r.compressed()
+        return _node(r, named)
+    if et == 0x45:
+        return _node(r, named)
+    if et == 0x1B:
+        _method(r, lambda tag, rid: "?")
+        return ("other", "delegate*")
+    raise SignatureError(f"unsupported element type 0x{et:02x}")
+
+
+def tuple_element_names(blob: bytes | None) -> list[str | None]:
+    """The names a TupleElementNamesAttribute value holds (ECMA-335 II.23.3: prolog, a string[] argument)."""
+    if not blob or len(blob) < 6 or blob[:2] != b"\x01\x00":
+        return []
+    count = int.from_bytes(blob[2:6], "little")
+    if count == 0xFFFFFFFF:
+        return []
+    r, out = _Reader(blob), []
+    r.pos = 6
+    try:
+        for _ in range(count):
+            if r.blob[r.pos:r.pos + 1] == b"\xff":
+                r.pos += 1
+                out.append(None)
+                continue
+            n = r.compressed()
+            out.append(r.blob[r.pos:r.pos + n].decode("utf-8", "replace"))
+            r.pos += n
+    except SignatureError:
+        return []
+    return out
+
+
+class _CSharp:
+    """Formats signature trees in C#: keywords, `<...>` generics, `(string Sku, int Qty)` tuples with the names
+    TupleElementNamesAttribute gives (taken in its order: a tuple's own names, then its elements' depth first),
+    `int?`, arrays, `Outer.Inner`, generic parameters by name."""
+
+    def __init__(self, type_params: list[str], method_params: list[str]) -> None:
+        self.type_params, self.method_params = type_params, method_params
+
+    def format(self, node: tuple, names: list[str | None]) -> str:
+        self.names, self.at = names, 0
+        return self._format(node)
+
+    def _take(self, n: int) -> list[str | None]:
+        got = self.names[self.at:self.at + n]
+        self.at += n
+        return got + [None] * (n - len(got))
+
+    def _format(self, node: tuple) -> str:
+        kind = node[0]
+        if kind == "array":
+            return f"{self._format(node[1])}[{',' * (node[2] - 1)}]"
+        if kind == "byref":
+            return f"ref {self._format(node[1])}"
+        if kind == "ptr":
+            return f"{self._format(node[1])}*"
+        if kind == "var":
+            params = self.method_params if node[2] else self.type_params
+            return params[node[1]] if node[1] < len(params) else f"{'!!' if node[2] else '!'}{node[1]}"
+        if kind == "other":
+            return node[1]
+        name, args = node[1], node[2]
+        if name == "System.Nullable`1" and len(args) == 1:
+            return f"{self._format(args[0])}?"
+        elements = _tuple_elements(node)
+        if elements is not None:
+            labels = self._take(len(elements))
+            return "(" + ", ".join(f"{self._format(e)} {n}" if n else self._format(e)
+                                   for e, n in zip(elements, labels)) + ")"
+        if not args and name in CSHARP_KEYWORDS:
+            return CSHARP_KEYWORDS[name]
+        formatted = [self._format(a) for a in args]
+        parts = []
+        segments = name.replace("+", "/").split("/")  # (nested types: `Ns.Outer`1/Inner`)
+        segments[0] = segments[0].rpartition(".")[2]  # (no namespace)
+        for part in segments:
+            base, _tick, arity = part.partition("`")
+            k = int(arity) if arity.isdigit() else 0
+            mine, formatted = formatted[:k], formatted[k:]
+            parts.append(f"{base}<{', '.join(mine)}>" if mine else base)
+        return ".".join(parts)
+
+
+def _tuple_elements(node: tuple) -> list[tuple] | None:
+    """The element types of a ValueTuple of 2 to 8 (a long tuple's rest flattened), else None."""
+    name, args = node[1], node[2]
+    if not name.startswith("System.ValueTuple`") or len(args) < 2:
+        return None
+    if len(args) == 8:
+        rest = _tuple_elements(args[7]) if args[7][0] == "named" else None
+        return args[:7] + rest if rest is not None else None
+    return list(args)
+
+
+def csharp_method(name: str, blob: bytes, named: Callable[[int, int], tuple], type_params: list[str],
+                  method_params: list[str], params: list[tuple] = ()) -> str:
+    """A method as C# shows it: `Map<T>(IReadOnlyList<(string Sku, int Qty)>, out int)`. `named(tag, rid)` gives the
+    tree of a TypeDef(0)/TypeRef(1)/TypeSpec(2) (`_node`'s); `params` the Param rows as (sequence, flags, tuple
+    names blob or None, IsReadOnly) for `out`, `in` and tuple element names. SignatureError when unreadable."""
+    r = _Reader(blob)
+    conv = r.byte()
+    generic = r.compressed() if conv & 0x10 else 0
+    count = r.compressed()
+    _node(r, named)  # (the return type: not shown)
+    by_sequence = {p[0]: p for p in params}
+    fmt = _CSharp(type_params, method_params)
+    shown = []
+    for i in range(1, count + 1):
+        if r.pos < len(blob) and blob[r.pos] == 0x41:  # SENTINEL (vararg)
+            r.pos += 1
+        node = _node(r, named)
+        flags, names, read_only = (by_sequence[i][1:4] if i in by_sequence else (0, None, False))
+        text = fmt.format(node[1] if node[0] == "byref" else node, tuple_element_names(names))
+        if node[0] == "byref":
+            text = ("out " if flags & (PARAM_IN | PARAM_OUT) == PARAM_OUT else "in " if read_only else "ref ") + text
+        shown.append(text)
+    if generic:
+        names = method_params[:generic] + [f"T{k}" for k in range(len(method_params), generic)]
+        name = f"{name}<{', '.join(names)}>"
+    return f"{name}({', '.join(shown)})"

@@ -12,9 +12,13 @@ import uuid
 from dataclasses import dataclass
 
 from dotcov import _native
-from dotcov.analysis.signatures import SignatureError, decode_type, method_signature
+from dotcov.analysis.signatures import SignatureError, _node, _Reader, csharp_method, decode_type, method_signature
 
 COMPILER_GENERATED = "System.Runtime.CompilerServices.CompilerGeneratedAttribute"
+# The members C# generates for a record (positional records' Deconstruct too), all [CompilerGenerated]: the HTML
+# methods page hides them unless asked (a user method of these names has no such attribute).
+RECORD_MEMBERS = frozenset({"get_EqualityContract", "PrintMembers", "<Clone>$", "Deconstruct", "GetHashCode", "Equals",
+                            "ToString", "op_Equality", "op_Inequality"})
 # A method the compiler made of the user's method Name: `<Name>b__0_0` (lambda), `<Name>d__3` (state machine),
 # `<Name>g__Local|0_0` (local function); group 1 is Name.
 GENERATED_METHOD = re.compile(r"^<([^>]*)>")
@@ -73,6 +77,42 @@ class Symbols:
             else:
                 found = known[sig] = "(" + ",".join(params) + ")"
         return found
+
+
+    def type_node(self, tag: int, rid: int) -> tuple:
+        """A TypeDef(0)/TypeRef(1)/TypeSpec(2) as signatures._node's tree."""
+        if tag == 2:
+            try:
+                return _node(_Reader(self.raw["typespecs"][rid - 1]), self.type_node)
+            except (IndexError, SignatureError, RecursionError):
+                return ("other", "?")
+        return ("named", self.type_ref_name(tag, rid), [])
+
+    def record_member(self, method_rid: int) -> bool:
+        """Whether the method is one C# generated for a record (RECORD_MEMBERS, [CompilerGenerated], in a type with a
+        generated `PrintMembers`: record classes and record structs alike)."""
+        methods, attributes = self.raw["methods"], self.raw.get("attributes", {})
+        name, type_rid = methods[method_rid - 1][:2]
+        if name not in RECORD_MEMBERS or COMPILER_GENERATED not in attributes.get(0x06000000 | method_rid, ()):
+            return False
+        records = self.__dict__.get("_records")
+        if records is None:  # (once: the types with a generated PrintMembers)
+            records = self.__dict__["_records"] = {
+                m[1] for rid, m in enumerate(methods, start=1)
+                if m[0] == "PrintMembers" and COMPILER_GENERATED in attributes.get(0x06000000 | rid, ())}
+        return type_rid in records
+
+    def display_name(self, method_rid: int, name: str) -> str:
+        """The method as people read it, in C# form (signatures.csharp_method): `Map<T>(IReadOnlyList<(string Sku,
+        int Qty)>, out int)`; `name` and the metadata signature when the signature cannot be read."""
+        _name, type_rid, _flags, sig = self.raw["methods"][method_rid - 1]
+        generic = self.raw.get("generic_params", {})
+        try:
+            return csharp_method(name, sig, self.type_node, generic.get(0x02000000 | type_rid, []),
+                                 generic.get(0x06000000 | method_rid, []),
+                                 self.raw.get("params", {}).get(method_rid, []))
+        except (SignatureError, RecursionError):
+            return f"{name}{self.signature(method_rid)}"
 
 
 class SymbolsError(Exception):

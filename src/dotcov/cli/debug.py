@@ -161,6 +161,7 @@ def data_command(data_dir):
     for p in cov.processes:
         click.echo(f"  {p['command_line']}  (in {p['cwd']})")
     click.echo(f"modules: {len(cov.modules)}")
+    unclassified = _unclassified(cov, directory)
     for m in sorted(cov.modules.values(), key=lambda m: m.path):
         points = sum(1 for s in m.sites if s[2] == 0)
         hit = sum(1 for s, h in zip(m.sites, m.hits) if s[2] == 0 and h)
@@ -181,11 +182,40 @@ def data_command(data_dir):
             what = "sequence point" if kind == 0 else "branch outcome"
             click.echo(f"      0x{token:08X} {_method_name(raw, token)} {what} at IL_{offset:04X} not measured: "
                        f"{reason}")
+        mine = [u for u in unclassified if u[0] == m.path]
+        if mine:
+            click.echo(f"    branches not classified (the recognisers could not read them; every one counted as "
+                       f"the user's): {len(mine)} method(s)")
+        for _path, token, name, reason in mine:
+            click.echo(f"      0x{token:08X} {name}: {reason}")
     logs = directory / "logs"
     if logs.is_dir():
         click.echo(f"agent logs: {logs} (see 'dotcov debug logs')")
     else:
         click.echo("agent logs: none (run with 'dotcov run --log' to record what each process saw)")
+
+
+def _unclassified(cov, directory: Path) -> list[tuple[str, int, str, str]]:
+    """The methods whose branches the recognisers could not read, as the reports find them (the report settings of
+    dotcov.toml, the plan cache): (module path, MethodDef token, name, why)."""
+    from dotcov.analysis.filters import FilterError
+    from dotcov.analysis.results import build
+    from dotcov.cli.config import ConfigError, load_config
+    from dotcov.cli.settings import report_options
+    from dotcov.data.datafiles import CACHE_DIR
+
+    try:
+        options = report_options(load_config())
+    except (ConfigError, FilterError) as e:
+        click.echo(f"dotcov: {e}", err=True)
+        sys.exit(1)
+    try:
+        result, _problems = build(cov, Path.cwd(), options, cache_dir=directory / CACHE_DIR)
+    except (OSError, ValueError) as e:  # (the rest of what this command says is still worth saying)
+        click.echo(f"warning: the branch analysis could not be made, so the methods whose branches count as the "
+                   f"user's are not listed: {e}")
+        return []
+    return result.unclassified
 
 
 def _method_name(raw: dict | None, token: int) -> str:

@@ -43,10 +43,11 @@ class _Shape:
 @dataclass
 class MethodTable:
     """Every method's row (in file, class and line order) and the risk hotspots among them."""
-    # (class cell, name's data-sort, href, file title, shape, wrapped name)
-    rows: list[tuple[str, str, str, str, _Shape, str]] = field(default_factory=list)
+    # (class cell, name's data-sort, href, file title, shape, wrapped name, a member C# generated for a record)
+    rows: list[tuple[str, str, str, str, _Shape, str, bool]] = field(default_factory=list)
     covers: list[str] = field(default_factory=list)  # each row's display cover (the search index shows them)
     hot: list[int] = field(default_factory=list)  # indexes of the hotspot rows, highest CRAP first
+    record_members: int = 0  # rows of members C# generated for records: hidden until the page is asked to show them
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -58,7 +59,8 @@ class MethodTable:
         append = out.append
         for i, r in enumerate(map(rows.__getitem__, self.hot) if hotspots else rows):
             shape = r[4]
-            append(f'<tr class="method{" hot" if shape.hot else ""}" data-order="{i}">\n{r[0]}'
+            append(f'<tr class="method{" hot" if shape.hot else ""}{" record-member" if r[6] else ""}" '
+                   f'data-order="{i}">\n{r[0]}'
                    f'  <td class="name" data-sort="{r[1]}"><a href="{r[2]}" title="{r[3]}">{r[5]}</a></td>\n'
                    f'{shape.cells}')
             if len(out) >= chunk:
@@ -87,13 +89,14 @@ def method_table(files: list[tuple[FileAnalysis, str, str]], precision: int, has
                 shape = shapes.get(key)
                 if shape is None:
                     shape = shapes[key] = _shape(*key, precision, has_branches)
-                name = f"{m.name}{m.signature}"
+                name = m.display_name
                 cells = names.get(name)
                 if cells is None:
                     cells = names[name] = (_escape(name), wrap_name(name))
                 if shape.hot:
                     hot.append((-shape.crap, -shape.complexity, len(rows)))
-                rows.append((cls, cells[0], f"{href}{m.first_line}", title, shape, cells[1]))
+                rows.append((cls, cells[0], f"{href}{m.first_line}", title, shape, cells[1], m.record_member))
+                table.record_members += m.record_member
                 covers.append(shape.cover)
     hot.sort()
     table.hot = [i for _crap, _complexity, i in hot]

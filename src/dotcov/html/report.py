@@ -534,9 +534,11 @@ def _write_rest(out: Path, analysis: Analysis, files: list[_File], common: dict,
     (written last, by write_html)."""
     env = _environment()
     for page, heading, rows in (("methods", "Methods", methods.rows), ("hotspots", "Risk hotspots", methods.hot)):
-        def render(rows_html, page=page, heading=heading, rows=rows):
+        hidden = methods.record_members if page == "methods" else sum(methods.rows[i][6] for i in rows)
+
+        def render(rows_html, page=page, heading=heading, rows=rows, hidden=hidden):
             return env.get_template("methods.html").render(
-                common, page=page, heading=heading, rows=rows, rows_html=rows_html,
+                common, page=page, heading=heading, rows=rows, rows_html=rows_html, record_members=hidden,
                 crap_threshold=html_methods.CRAP_THRESHOLD, complexity_threshold=html_methods.COMPLEXITY_THRESHOLD)
         _write_around(out / f"{page}.html", render, methods.chunks(hotspots=page == "hotspots"))
 

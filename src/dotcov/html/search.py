@@ -91,7 +91,7 @@ def prepare(files: list[tuple[FileAnalysis, str, str, str]],
             for m in c.methods:
                 shown = (method_covers[k] if method_covers is not None
                          else display_percent(m.numbers.percent, precision))
-                methods.append([f"{m.name}{m.signature}", ci, _first_line(m.lines), shown])
+                methods.append([m.display_name, ci, _first_line(m.lines), shown])
                 k += 1
 
     chunks: list[list[tuple[int, str]]] = []

@@ -18,6 +18,7 @@ docs/branches.md describes every pattern, with the IL it matches and why.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
@@ -31,6 +32,7 @@ from dotcov.analysis.symbols import COMPILER_GENERATED
 from dotcov.analysis.branches.il import (
     BRTRUE_S,
     SWITCH,
+    UNARY_BRANCHES,
     VALUE_FALSE,
     VALUE_OPERATORS,
     VALUE_TRUE,
@@ -87,15 +89,18 @@ class BranchRecord:
         when that outcome never happened (kinds without one say nothing), and what is said instead when no outcome
         happened (None: the descriptions of them all)."""
         kinds = sorted(self.outcomes)
+        statement = shorten(self.text)  # (a condition or arm is named whole; a whole statement shortened)
         if self.arms is not None:
-            head = f"`{self.text}`: " if self.text else ""
+            head = f"`{statement}`: " if self.text else ""
             return {k: f"{head}{self.arms[k]} never taken" for k in kinds if k in self.arms}, None
         if self.notes is not None:
+            # (notes.py's kind 0: this branch's own condition never evaluated, as `b` of `a || b`)
             return ({k: self.notes[k] for k in kinds if k in self.notes},
-                    [f"`{self.text}`: never evaluated" if self.text else "never evaluated"])
+                    [self.notes[0] if 0 in self.notes else
+                     f"`{statement}`: never evaluated" if self.text else "never evaluated"])
         # No source-level description (no source text, an IL `switch` not recognised as the user's switch, or a
         # compiler-generated branch shown by --all-branches): still no IL offsets.
-        where = f"`{self.text}`" if self.text else "this line"
+        where = f"`{statement}`" if self.text else "this line"
         tag = f" (compiler-generated: {self.generated})" if self.generated else ""
         said = {}
         for kind in kinds:
@@ -151,14 +156,34 @@ class _Sources:
         mark = "'" if path.endswith(".vb") else "//"
         return "\n".join(line.split(mark, 1)[0] for line in lines[p[1] - 1:p[3]])
 
-    def slice(self, path: str, p: tuple, limit: int = 60) -> str:
+    def slice(self, path: str, p: tuple) -> str:
+        """The source text of a sequence point, whole; over several lines joined into one (each line stripped, its
+        trailing comment and VB's `_` continuation dropped), so a condition split over lines is read as written."""
         _off, sl, sc, el, ec, _doc = p
-        if sl != el or sc <= 0 or ec <= sc:
+        if sl == el and ec <= sc:
             return ""
-        lines = self.lines(path)
-        if not lines or sl > len(lines):
-            return ""
-        return shorten(lines[sl - 1][sc - 1:ec - 1].strip(), limit)
+        text = self.span(path, p)
+        if sl == el or not text:
+            return text.strip()
+        mark = "'" if path.endswith(".vb") else "//"
+        return " ".join(part for part in (re.sub(r"\s_$", "", _uncommented(line, mark).strip()).strip()
+                                          for line in text.splitlines()) if part)
+
+
+def _uncommented(line: str, mark: str) -> str:
+    """`line` without a trailing comment: a `mark` outside a string literal and what follows it."""
+    quoted, escaped = None, False
+    for i, c in enumerate(line):
+        if escaped:
+            escaped = False
+        elif quoted:
+            escaped = c == "\\"
+            quoted = None if c == quoted else quoted
+        elif c == '"' or (c == "'" and mark != "'"):
+            quoted = c
+        elif line.startswith(mark, i):
+            return line[:i]
+    return line
 
 
 def branch_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:
@@ -309,7 +334,8 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 grouped.update(sw.offsets)
                 records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
                                             True, arms=sw.arms))
-        by_statement: dict[int, list[tuple[int, BranchRecord, bool]]] = {}  # (opcode, record, tests written value)
+        # (opcode, record, tests written value, tests a reference)
+        by_statement: dict[int, list[tuple[int, BranchRecord, bool, bool]]] = {}
         for offset, outcomes, p, b, generated in rows:
             where = path_of_doc(p[5])
             if offset in grouped or where is None:
@@ -319,7 +345,10 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                              sources.slice(where, p) if read_sources else "", unclassified=unclassified)
             records.append(r)
             if b is not None and generated is None and not is_switch:
-                by_statement.setdefault(p[0], []).append((b[1], r, b[4]))  # (b[4]: tests_zero_comparison)
+                # (b[4]: tests_zero_comparison; a null test's jump may test the reference itself: notes.py)
+                ref = (not b[4] and b[1] in UNARY_BRANCHES and ("null" in r.text or "Nothing" in r.text)
+                       and branch_notes.jumps_on_reference(il.get(), offset))
+                by_statement.setdefault(p[0], []).append((b[1], r, b[4], ref))
         # Conditions computed into a value (the agent's value probes): two outcomes each, read like a `brtrue`.
         for offset, outcomes in sorted(values_of.get(rid, [])):
             p = containing_point(points, offset) or points[0]
@@ -334,7 +363,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                              sources.slice(where, p) if read_sources else "")
             records.append(r)
             if generated is None:
-                by_statement.setdefault(p[0], []).append((BRTRUE_S, r, True))  # counts the written value
+                by_statement.setdefault(p[0], []).append((BRTRUE_S, r, True, False))  # counts the written value
                 by_statement[p[0]].sort(key=lambda row: row[1].offset)
         # Both operands of a short circuit compiled to `or`/`and`: two outcomes each, read like a `brtrue`.
         for offset, counts, sc, at in combined:
@@ -346,17 +375,17 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 r = BranchRecord(0x06000000 | rid, at, where, q[1], o, generated, False, sources.slice(where, q))
                 records.append(r)
                 if generated is None:
-                    by_statement.setdefault(q[0], []).append((BRTRUE_S, r, True))
+                    by_statement.setdefault(q[0], []).append((BRTRUE_S, r, True, False))
                     by_statement[q[0]].sort(key=lambda row: row[1].offset)
         # Missed outcomes in source terms (notes.py), per statement.
         for rows_of in by_statement.values():
             # (notes depend on the text, opcodes and written flags only: once per distinct statement; read-only)
-            key = (rows_of[0][1].text, *[(op, w) for op, _r, w in rows_of])
+            key = (rows_of[0][1].text, *[(op, w, ref) for op, _r, w, ref in rows_of])
             descriptions = said.get(key)
             if descriptions is None:
                 descriptions = said[key] = branch_notes.notes(rows_of[0][1].text,
-                                                              [(op, r.outcomes, w) for op, r, w in rows_of])
-            for (_op, r, _w), d in zip(rows_of, descriptions):
+                                                              [(op, r.outcomes, w, ref) for op, r, w, ref in rows_of])
+            for (_op, r, _w, _ref), d in zip(rows_of, descriptions):
                 r.notes = d
     return records
 

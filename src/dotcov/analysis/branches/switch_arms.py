@@ -133,9 +133,9 @@ def _label(lines: list[str], point: tuple, switch_line: int, vb: bool = False) -
     if "->" in before and before.lstrip().startswith("|"):  # an F# match arm: its pattern (and guard)
         pattern = before[: before.rindex("->")].strip()[1:].strip()
         return f"arm `{b.shorten(pattern, 40)}`"
-    if "=>" in before:  # a switch-expression arm: its pattern
-        pattern = re.split(r"[{,]", before[: before.rindex("=>")])[-1].strip()
-        return f"arm `{b.shorten(pattern, 40)}`"
+    pattern = _arm_pattern(lines, sl, sc, switch_line)
+    if pattern is not None:  # a switch-expression arm: its pattern, whole
+        return f"arm `{pattern}`"
     labels = CASE_LABELS.findall(before)
     n = sl - 1
     while not labels and n > switch_line:
@@ -149,6 +149,31 @@ def _label(lines: list[str], point: tuple, switch_line: int, vb: bool = False) -
     if labels:
         return "`" + " ".join(x.strip() for x in labels) + "`"
     return "implicit `default` (no `case` matched)"
+
+
+def _arm_pattern(lines: list[str], sl: int, sc: int, switch_line: int) -> str | None:
+    """The pattern (with its `when` guard) of the switch-expression arm whose expression starts at line `sl`,
+    column `sc`: the text before its `=>` back to the `,` or `{` that ends the arm before, at the pattern's own
+    bracket depth (so `PaymentException { Code: 402 }` is whole); a pattern over several lines joined into one."""
+    code = [_code(line).strip() for line in lines[switch_line - 1:sl - 1]]
+    code.append(_code(lines[sl - 1])[:max(sc - 1, 0)].strip())
+    text = " ".join(part for part in code if part)
+    if not text.endswith("=>"):
+        return None
+    depth, i = 0, len(text) - 3
+    while i >= 0:
+        c = text[i]
+        if c in ")]}":
+            depth += 1
+        elif c in "([{":
+            if depth == 0:
+                break
+            depth -= 1
+        elif c == "," and depth == 0:
+            break
+        i -= 1
+    pattern = text[i + 1:-2].strip()
+    return pattern or None
 
 
 def find(il: b.MethodIL, points: list[tuple], user: dict[int, dict[int, int]],

@@ -25,7 +25,7 @@ from pathlib import Path
 from dotcov.data.cache_files import FramedFiles
 from dotcov.data.datafiles import CACHE_DIR
 
-MAGIC = b"dotcov-plan-2\n"  # 2: packed.py's form
+MAGIC = b"dotcov-plan-3\n"  # 3: packed.py's form
 PATTERN = "plan.*.bin"
 MAX_BYTES = 1 << 30
 FILES = FramedFiles(MAGIC, prefix="plan.", suffix=".bin", temp="plan")  # PATTERN's files

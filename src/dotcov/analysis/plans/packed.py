@@ -13,14 +13,16 @@ Packed layout (all int32, native byte order):
 - files: (path, lines, first point of each line, multi-point lines as (position, count, point ids...), excluded
   lines, not measured, stale); a point id indexes the "points" columns (make_plan's, unchanged).
 - classes: (name, file index, specs, positions, method names, method signatures, methods as (token, first point,
-  end point)); specs are triples, the class's then each method's lines: (0, a, b) the file's lines [a, b), or
-  (1, a, b) the file's lines at positions[a:b].
+  end point), method display names, whether each is a member C# generated for a record); specs are triples, the
+  class's then each method's lines: (0, a, b) the file's lines [a, b), or (1, a, b) the file's lines at
+  positions[a:b].
 - records: per branch record (file index or -1, line, IL offset, class index or -1, method index, is switch,
   outcome count, a code per outcome in kind order): a code >= 0 is a counter, -1 - i the i-th of "expressions"
   (hit_exprs codes); "missed": per record (a description per outcome or None, what is said when none ran or None).
 - fixes: the Release switch lines without a point of their own: (file index, line, outcome codes, [(class, method)],
   method token, IL offset of the switch).
 - problems: make_plan's warnings (what the plan could not read), as strings.
+- unclassified: the methods whose branches the recognisers could not read, as (MethodDef token, name, why).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from dotcov.analysis.branches.analyse import BranchRecord
 from dotcov.analysis.contexts import site_contexts
 from dotcov.analysis.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCoverage, MethodCoverage, PointCoverage
 
-FORM = 2  # (cache.py's MAGIC names it too)
+FORM = 3  # (cache.py's MAGIC names it too)
 
 
 def _i32(values) -> bytes:
@@ -72,7 +74,8 @@ def pack(plan: dict) -> dict:
             pool += map(positions[f].__getitem__, spec)
         methods = [n for row in method_rows for n in (row[2], row[4], row[5])]
         classes.append((name, f, _i32(specs), _i32(pool), [row[0] for row in method_rows],
-                        [row[1] for row in method_rows], _i32(methods)))
+                        [row[1] for row in method_rows], _i32(methods), [row[6] for row in method_rows],
+                        [row[7] for row in method_rows]))
     records, missed, expressions, fixes = [], [], [], []
     said_once: dict = {}  # (equal descriptions as one object: marshal stores them once)
     for (token, offset, path, line, kinds, codes, _plain, generated, is_switch, text, arms, notes, fix,
@@ -96,7 +99,7 @@ def pack(plan: dict) -> dict:
             fixes.append((f, line, [codes[i] for i in order], [tuple(m) for m in fix], token, offset))
     return {"form": FORM, "name": plan["name"], "files": files, "classes": classes, "records": _i32(records),
             "missed": missed, "expressions": expressions, "fixes": fixes, "points": plan["points"],
-            "problems": plan["problems"]}
+            "problems": plan["problems"], "unclassified": plan["unclassified"]}
 
 
 def apply(packed: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
@@ -119,7 +122,7 @@ def apply(packed: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
                                                                                         file_branches):
         fc = asm.files[path] = FileCoverage(path, lines, branches, set(excluded_lines), dict(not_measured), stale)
         by_file.append(fc)
-    for ci, ((name, f, _s, _p, names, signatures, _m), lines, numbers) in enumerate(zip(classes, class_lines,
+    for ci, ((name, f, _s, _p, names, signatures, _m, _d, _r), lines, numbers) in enumerate(zip(classes, class_lines,
                                                                                         counted)):
         cc = ClassCoverage(name, files[f][0], [], lines)
         if eager:
@@ -181,12 +184,13 @@ class _Methods:
         return self.made(ci, method_lines[ci], method_branches[ci])
 
     def made(self, ci: int, of_lines: list, of_branches: list) -> list[MethodCoverage]:
-        _name, _f, _s, _p, names, signatures, rows = self.classes[ci]
+        _name, _f, _s, _p, names, signatures, rows, displays, record_members = self.classes[ci]
         rows = _ints(rows)
         load, out = self.points, []
-        for mname, signature, mlines, mbranches, token, start, end in zip(
-                names, signatures, of_lines, of_branches, rows[0::3], rows[1::3], rows[2::3]):
-            mc = MethodCoverage(mname, signature, mlines, None, token, mbranches)
+        for mname, signature, mlines, mbranches, token, start, end, display, record_member in zip(
+                names, signatures, of_lines, of_branches, rows[0::3], rows[1::3], rows[2::3], displays,
+                record_members):
+            mc = MethodCoverage(mname, signature, mlines, None, token, mbranches, display, record_member)
             mc.defer_points(partial(load, start, end))
             out.append(mc)
         return out

@@ -46,10 +46,11 @@ class _Class:
 
 
 class _Method:
-    __slots__ = ("name", "signature", "token", "lines", "points", "index", "ref")
+    __slots__ = ("name", "signature", "token", "lines", "points", "index", "ref", "display", "record_member")
 
-    def __init__(self, name: str, signature: str, token: int, ref: int) -> None:
-        self.name, self.signature, self.token = name, signature, token
+    def __init__(self, name: str, signature: str, token: int, ref: int, display: str, record_member: bool) -> None:
+        self.name, self.signature, self.token, self.display = name, signature, token, display
+        self.record_member = record_member
         self.lines: tuple[int, int] | list[int] = []  # its lines (file_line_plan's spec)
         self.points: list[range] = []  # its point ids, in the order read, as runs
         self.index = (0, 0)  # (class, method) in the plan
@@ -91,6 +92,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     sequence_points, kickoff, raw_methods = raw["sequence_points"], raw["kickoff"], raw["methods"]
     attributes = raw.get("attributes", {})
     generated_member, match_generated, signature = line_rule.generated_member, GENERATED_METHOD.match, sym.signature
+    display_name = sym.display_name
 
     def owner(path: str, user_type: int, class_name: str, generated, mname: str, owner_rid: int):
         """The class and method a method's points in `path` count for (their refs), the method, and the file's
@@ -102,7 +104,8 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         if generated:
             mc = next((m for m in cc.methods if m.name == mname), None)
             if mc is None:
-                mc = _Method(mname, signature(owner_rid), 0x06000000 | owner_rid, len(owners_by_ref))
+                mc = _Method(mname, signature(owner_rid), 0x06000000 | owner_rid, len(owners_by_ref),
+                             display_name(owner_rid, mname), False)
                 owners_by_ref.append(mc)
                 cc.methods.append(mc)
         else:
@@ -110,7 +113,8 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             mc = methods.get(mkey)
             if mc is None:
                 mc = methods[mkey] = _Method(mname, signature(owner_rid), 0x06000000 | owner_rid,
-                                             len(owners_by_ref))
+                                             len(owners_by_ref), display_name(owner_rid, mname),
+                                             sym.record_member(owner_rid))
                 owners_by_ref.append(mc)
                 cc.methods.append(mc)
         found = spans.get(path)
@@ -233,7 +237,8 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             for run in mc.points:
                 renumber[run.start:run.stop] = array("i", range(len(order), len(order) + len(run)))
                 order.extend(run)
-            method_rows.append((mc.name, mc.signature, mc.token, mc.lines, start, len(order)))
+            method_rows.append((mc.name, mc.signature, mc.token, mc.lines, start, len(order), mc.display,
+                                mc.record_member))
         class_rows.append((cc.name, cc.filename, cc.lines, method_rows))
     columns = point_columns(points, point_tokens, order, module)
     file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
@@ -244,7 +249,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                and _user_method(raw, r[0] & 0x00FFFFFF) not in unmeasured
                and (r[0] & 0x00FFFFFF) not in unmeasured
                and not (r[6] and not options.all_branches) and r[2] not in refused]
-    problems += unclassified_methods(records, raw, sym, module.path)
+    unclassified = unclassified_methods(records, raw, sym)
     # Where each record lands (results.module_coverage's rules): a switch line without a point of its own, and
     # the method whose branches hold it.
     methods_at: dict[tuple[str, int], list[_Method]] = {}
@@ -280,25 +285,24 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                             all(type(c) is int for c in codes), generated, is_switch, once(text),
                             arms, once(notes), fix, mc.index if mc is not None else None))
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
-            "points": columns, "problems": problems}
+            "points": columns, "problems": problems, "unclassified": unclassified}
 
 
-def unclassified_methods(records: list[tuple], raw: dict, sym, path: str) -> list[str]:
-    """The warning for the methods of `records` (branch_rows') whose branches the recognisers could not read."""
+def unclassified_methods(records: list[tuple], raw: dict, sym) -> list[tuple[int, str, str]]:
+    """(MethodDef token, `Type.Method`, why) of each method of `records` (branch_rows') whose branches the
+    recognisers could not read, so that all of them count as the user's (results.build warns once per report)."""
     why: dict[int, str] = {}
     for r in records:
         if r[11] is not None:
             why.setdefault(r[0] & 0x00FFFFFF, r[11])
-    if not why:
-        return []
-    names = []
+    out = []
     for rid in sorted(why):
         owner = _user_method(raw, rid)
         mname, type_rid = raw["methods"][owner - 1][:2]
         user_type = sym.user_type(type_rid) if type_rid else 0
-        names.append(f"{sym.type_full_name(user_type) if user_type else '<Module>'}.{mname}: {why[rid]}")
-    return [f"{path}: the branches of {len(why)} method(s) are all counted as the user's, compiler-generated ones "
-            f"too, for the recognisers could not read them: {'; '.join(names)}"]
+        out.append((0x06000000 | rid, f"{sym.type_full_name(user_type) if user_type else '<Module>'}.{mname}",
+                    why[rid]))
+    return out
 
 
 def _site_blob(module) -> bytes:
