@@ -409,8 +409,8 @@ bool Profiler::ShareCountersInto(uint32_t slot_base, Bytes original,
                                  std::vector<il::OffsetMapEntry>* il_map,
                                  std::vector<std::pair<uint32_t, uint32_t>>* derived,
                                  std::vector<std::array<uint32_t, 3>>* summed) {
-  // Per-test contexts record slots as they run (HitCtx): every site keeps its counter there.
-  if (!config_.share_counters || config_.contexts) return false;
+  // (Per-test contexts share too: the reader gives a derived site the tests of its sources.)
+  if (!config_.share_counters) return false;
   il::MethodBody decoded;
   std::string error;
   if (!il::MethodBody::Decode(original, &decoded, &error)) return false;
