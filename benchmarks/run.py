@@ -14,7 +14,9 @@ in one loop (the order of the four rotates every round; one warm-up round is dis
     dotcov-ctx  dotcov run --contexts test --no-report -- ...  (per-test contexts; only when --tools names it)
     dotcov-unshared, dotcov-other, dotcov-jit, dotcov-call, dotcov-exact: see DOTCOV_VARIANTS
 
-and records for each run: wall time; CPU time (user+sys) of the whole process tree; the peak RSS (VmHWM) of
+and records for each run: the sum of the per-test durations the test platform reports (read from a TRX log,
+the figure `dotnet test --logger "console;verbosity=normal"` prints rounded: the test code's own cost, without
+start-up); wall time; CPU time (user+sys) of the whole process tree; the peak RSS (VmHWM) of
 every process of the run, the test hosts' reported separately; the test hosts' own CPU time and lifetime;
 the bytes of coverage data written. After each dotcov run it times `dotcov xml` (and `dotcov html` when that
 command exists). Finally it times the report writers on a synthetic result of 1,000,000 sequence points in
@@ -56,8 +58,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # DOTCOV_BENCH_SAMPLES: a copy of samples/ to build and run in (so tests using samples/ can run meanwhile).
 SAMPLES = Path(os.environ.get("DOTCOV_BENCH_SAMPLES") or ROOT / "samples")
 RESULTS = ROOT / "benchmarks" / "results"
-DOTCOV = ROOT / ".venv" / "bin" / "dotcov"
-PYTHON = ROOT / ".venv" / "bin" / "python"
+# DOTCOV_BENCH_VENV: the virtual environment whose dotcov runs (default ROOT/.venv; a worktree may use the main
+# checkout's, with PYTHONPATH naming its own src/).
+VENV = Path(os.environ.get("DOTCOV_BENCH_VENV") or ROOT / ".venv")
+DOTCOV = VENV / "bin" / "dotcov"
+PYTHON = VENV / "bin" / "python"
 
 SUITES = {
     # name: (dotnet test target under samples/, description)
@@ -240,6 +245,20 @@ def measure(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> dict:
     }
 
 
+def test_durations_s(trx: Path) -> float | None:
+    """The sum of the test results' durations in a TRX log (None without one)."""
+    import xml.etree.ElementTree as ET
+
+    if not trx.is_file():
+        return None
+    total = 0.0
+    for el in ET.parse(trx).iter():
+        if el.tag.endswith("UnitTestResult") and el.get("duration"):
+            h, m, sec = el.get("duration").split(":")
+            total += int(h) * 3600 + int(m) * 60 + float(sec)
+    return total
+
+
 def tree_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
 
@@ -270,7 +289,8 @@ def dotcov_has(command: str) -> bool:
 
 
 def tool_command(tool: str, target: str, config: str, work: Path) -> list[str]:
-    test = ["dotnet", "test", target, "--no-build", "--nologo", "-c", config]
+    test = ["dotnet", "test", target, "--no-build", "--nologo", "-c", config,
+            "--logger", f"trx;LogFileName={work / 'tests.trx'}"]
     if tool == "plain":
         return test
     if tool == "coverlet":
@@ -313,6 +333,7 @@ def run_suite(suite: str, config: str, runs: int, env: dict[str, str], scratch: 
             if m["status"] != 0:
                 sys.exit(f"{suite}/{config}/{tool} failed with status {m['status']}; see {work / 'log.txt'}")
             m["data_bytes"] = tree_bytes(work / "out")
+            m["tests_s"] = test_durations_s(work / "tests.trx")
             if tool.startswith("dotcov"):
                 x = measure([str(DOTCOV), "xml", "--data-dir", str(work / "out"), "-o", str(work / "cov.xml")],
                             SAMPLES, env, work / "xml.txt")
@@ -323,7 +344,8 @@ def run_suite(suite: str, config: str, runs: int, env: dict[str, str], scratch: 
                     h = measure([str(DOTCOV), "html", "--data-dir", str(work / "out"), "-d", str(work / "html")],
                                 SAMPLES, env, work / "html.txt")
                     m["html_wall_s"] = h["wall_s"] if h["status"] == 0 else None
-            print(f"  {suite:5} {config:7} round {r} {tool:8} wall {m['wall_s']:6.2f} s  cpu {m['cpu_s']:6.2f} s  "
+            print(f"  {suite:5} {config:7} round {r} {tool:8} tests {fmt(m['tests_s'])} s  wall {m['wall_s']:6.2f} s  "
+                  f"cpu {m['cpu_s']:6.2f} s  "
                   f"testhost {m['testhost_peak_rss_mib']:6.1f} MiB", file=sys.stderr)
             if r > 0:
                 samples[tool].append(m)
@@ -343,12 +365,12 @@ def summarize(samples: dict[str, list[dict]]) -> dict:
     out = {}
     for tool, ms in samples.items():
         s = {k: _stats([m.get(k) for m in ms]) for k in
-             ("wall_s", "cpu_s", "testhost_cpu_s", "testhost_life_s", "testhost_peak_rss_mib", "max_peak_rss_mib",
+             ("tests_s", "wall_s", "cpu_s", "testhost_cpu_s", "testhost_life_s", "testhost_peak_rss_mib", "max_peak_rss_mib",
               "data_bytes", "xml_wall_s", "html_wall_s", "loadavg_before")}
         out[tool] = s
     plain = out["plain"]
     for tool, s in out.items():
-        for k in ("wall_s", "cpu_s", "testhost_cpu_s"):
+        for k in ("tests_s", "wall_s", "cpu_s", "testhost_cpu_s"):
             p = plain[k]["median"]
             s[k]["ratio"] = s[k]["median"] / p if p else None
         p = plain["testhost_peak_rss_mib"]["median"]
@@ -457,14 +479,17 @@ def markdown(doc: dict) -> str:
     lines = [f"dotcov benchmarks, {doc['date']}, `{doc['command']}`", "",
              "Machine: {nproc} CPUs ({cpu}), {ram_gib} GiB RAM, kernel {kernel}, .NET SDK {dotnet_sdk} "
              "(runtime {dotnet_runtime})".format(**doc["machine"]), ""]
-    lines += ["| suite | config | tool | wall median (min) s | × plain | CPU median (min) s | × plain | "
-              "testhost CPU s | testhost peak RSS MiB | Δ RSS | data written | xml s | html s | load avg |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += ["| suite | config | tool | tests Σ median (min) s | × plain | wall median (min) s | × plain | "
+              "CPU median (min) s | × plain | testhost CPU s | testhost peak RSS MiB | Δ RSS | data written | xml s | "
+              "html s | load avg |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in doc["suites"]:
         for tool in s["summary"]:
             x = s["summary"][tool]
-            lines.append("| {} | {} | {} | {} ({}) | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+            lines.append("| {} | {} | {} | {} ({}) | {} | {} ({}) | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} "
+                         "| {} |".format(
                 s["suite"], s["config"], tool,
+                fmt(x["tests_s"]["median"]), fmt(x["tests_s"]["min"]), fmt(x["tests_s"]["ratio"], ".2f", "×"),
                 fmt(x["wall_s"]["median"]), fmt(x["wall_s"]["min"]), fmt(x["wall_s"]["ratio"], ".2f", "×"),
                 fmt(x["cpu_s"]["median"]), fmt(x["cpu_s"]["min"]), fmt(x["cpu_s"]["ratio"], ".2f", "×"),
                 fmt(x["testhost_cpu_s"]["median"]),

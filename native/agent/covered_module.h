@@ -25,9 +25,9 @@ struct CoveredModule {
   std::vector<uint32_t> fail_rewrite;  // method tokens of DOTCOV_TEST_FAIL_REWRITE
   std::vector<uint32_t> fail_rejit;    // method tokens of DOTCOV_TEST_FAIL_REJIT
   bool has_record = true;     // false: a test module loaded only for its test methods' contexts
-  // Per-test contexts: MemberRefs to DotCov.Probes HitCtx/Enter/Exit (0 when contexts are off),
+  // Per-test contexts: MemberRefs to DotCov.Probes HitCtx/Enter/Exit/Current/Miss (0 when contexts are off),
   // the module's test methods and, per test, its extended locals signature token (0: not wrapped).
-  uint32_t hit_ctx_ref = 0, enter_ref = 0, exit_ref = 0;
+  uint32_t hit_ctx_ref = 0, enter_ref = 0, exit_ref = 0, current_ref = 0, miss_ref = 0;
   std::vector<TestMethod> tests;
   std::vector<uint32_t> test_locals;
   std::unordered_map<uint32_t, size_t> test_index;  // MethodDef rid -> index into tests

@@ -17,6 +17,8 @@ constexpr uint8_t kEnterSig[] = {0x00, 0x01, 0x08 /*int32*/, 0x08};   // static 
 constexpr uint8_t kVoidIntSig[] = {0x00, 0x01, 0x01, 0x08};           // static void Exit(int32), HitCtx(int32)
 constexpr uint8_t kCctorSig[] = {0x00, 0x00, 0x01};                    // static void .cctor()
 constexpr uint8_t kRecordSig[] = {0x01 /*unmanaged cdecl*/, 0x02, 0x01, 0x08, 0x08};  // void(int32, int32)
+constexpr uint8_t kCurrentSig[] = {0x00, 0x00, 0x08};                  // static int32 Current()
+constexpr uint8_t kMissSig[] = {0x00, 0x02, 0x01, 0x18 /*native int*/, 0x08};  // static void Miss(nint, int32)
 constexpr uint8_t kCheckSig[] = {0x00, 0x03, 0x01, 0x18 /*native int*/, 0x08, 0x08};  // static void Check(nint, int32, int32)
 // static int64 Interlocked.Increment(int64&)
 constexpr uint8_t kIncrementSig[] = {0x00, 0x01, 0x0A /*int64*/, 0x10 /*BYREF*/, 0x0A};
@@ -283,6 +285,33 @@ bool ProbeHelper::InjectContexts(clr::ICorProfilerInfo5* info, clr::ModuleID cor
   check.push_back(0x2A);  // DONE: ret
   check[2] = uint8_t(check.size() - 1 - 3);
   check[7] = uint8_t(check.size() - 1 - 8);
+  // Current(): s_context.Value, read once on entry by each method with inline context checks.
+  std::vector<uint8_t> current = {0x7E};  // ldsfld s_context
+  Put32(&current, field);
+  current.push_back(0x6F);  // callvirt get_Value
+  Put32(&current, get);
+  current.push_back(0x2A);
+  // Miss(p, c), p = &last[slot]: *p = c; if (c != 0) record(c, (p - last) / 4). Storing 0 too keeps code run
+  // outside any test from calling here again; `record` ignores pairs it has.
+  std::vector<uint8_t> miss = {
+      0x02,        // ldarg.0
+      0x03,        // ldarg.1
+      0x54,        // stind.i4
+      0x03,        // ldarg.1
+      0x2C, 0x00,  // brfalse.s DONE
+      0x03,        // ldarg.1
+      0x02,        // ldarg.0
+      0x21,        // ldc.i8 last
+  };
+  Put64(&miss, reinterpret_cast<uint64_t>(last_context));
+  for (uint8_t b : {0xE0 /*conv.u*/, 0x59 /*sub*/, 0x18 /*ldc.i4.2*/, 0x64 /*shr.un*/, 0x69 /*conv.i4*/, 0x21})
+    miss.push_back(b);  // ... ldc.i8 record
+  Put64(&miss, reinterpret_cast<uint64_t>(record));
+  miss.push_back(0xD3);  // conv.i
+  miss.push_back(0x29);  // calli void(int32, int32) unmanaged cdecl
+  Put32(&miss, record_sig);
+  miss.push_back(0x2A);  // DONE: ret
+  miss[5] = uint8_t(miss.size() - 1 - 6);
   // HitCtx(slot): the increment of Hit, then Check(&last[slot], s_context.Value, slot).
   std::vector<uint8_t> hit = HelperBody(counters_base, increment_token_);
   std::vector<uint8_t> code(hit.begin() + 1, hit.end() - 1);  // Hit's code without its header and ret
@@ -314,6 +343,8 @@ bool ProbeHelper::InjectContexts(clr::ICorProfilerInfo5* info, clr::ModuleID cor
        FatBody(cctor, 0)},
       {u"Enter", kEnterSig, sizeof kEnterSig, pub, FatBody(enter, 0)},
       {u"Exit", kVoidIntSig, sizeof kVoidIntSig, pub, FatBody(exit, 0)},
+      {u"Current", kCurrentSig, sizeof kCurrentSig, pub, FatBody(current, 0)},
+      {u"Miss", kMissSig, sizeof kMissSig, pub, FatBody(miss, 0)},
       {u"Check", kCheckSig, sizeof kCheckSig, clr::mdPrivate | clr::mdStatic | clr::mdHideBySig, FatBody(check, 0)},
       {u"HitCtx", kVoidIntSig, sizeof kVoidIntSig, pub, {}},
   };
@@ -337,7 +368,7 @@ bool ProbeHelper::InjectContexts(clr::ICorProfilerInfo5* info, clr::ModuleID cor
     hr = info->SetILFunctionBody(corelib, token, static_cast<const uint8_t*>(mem));
     if (hr != clr::S_OK) return *error = "SetILFunctionBody(context helper) failed " + Hr(hr), false;
   }
-  Log("per-test contexts: DotCov.Probes Enter/Exit/HitCtx injected into CoreLib");
+  Log("per-test contexts: DotCov.Probes Enter/Exit/Current/Miss/HitCtx injected into CoreLib");
   contexts_ready_ = true;
   return true;
 }
@@ -398,7 +429,9 @@ bool ProbeHelper::ReferenceFrom(clr::ICorProfilerInfo5* info, clr::ModuleID modu
   if (contexts_ready_ &&
       ((hr = emit->DefineMemberRef(type_ref, u"HitCtx", kVoidIntSig, sizeof kVoidIntSig, &refs->hit_ctx)) < 0 ||
        (hr = emit->DefineMemberRef(type_ref, u"Enter", kEnterSig, sizeof kEnterSig, &refs->enter)) < 0 ||
-       (hr = emit->DefineMemberRef(type_ref, u"Exit", kVoidIntSig, sizeof kVoidIntSig, &refs->exit)) < 0))
+       (hr = emit->DefineMemberRef(type_ref, u"Exit", kVoidIntSig, sizeof kVoidIntSig, &refs->exit)) < 0 ||
+       (hr = emit->DefineMemberRef(type_ref, u"Current", kCurrentSig, sizeof kCurrentSig, &refs->current)) < 0 ||
+       (hr = emit->DefineMemberRef(type_ref, u"Miss", kMissSig, sizeof kMissSig, &refs->miss)) < 0))
     return *error = "DefineMemberRef(context helper) failed " + Hr(hr), false;
   return true;
 }

@@ -39,7 +39,10 @@ class ProbeHelper {
   // Exit(int previous)` and `void HitCtx(int slot)`: the counter increment of
   // Hit, then, under a nonzero context c, `if (last[slot] != c) { last[slot] =
   // c; record(c, slot); }`, `record` being the native function the agent gives
-  // (called through calli, unmanaged cdecl). After InjectIntoCoreLib.
+  // (called through calli, unmanaged cdecl); for the inline check
+  // (il::ContextCheck) `int Current()` (the AsyncLocal's value) and `void
+  // Miss(native int p, int c)`: `*p = c; if (c != 0) record(c, (p - last) / 4)`.
+  // HitCtx stays for the probes that compute their slot. After InjectIntoCoreLib.
   bool InjectContexts(clr::ICorProfilerInfo5* info, clr::ModuleID corelib, const uint8_t* counters_base,
                       const uint32_t* last_context, void (*record)(int32_t, int32_t), std::string* error);
   bool contexts_ready() const { return contexts_ready_; }
@@ -47,7 +50,7 @@ class ProbeHelper {
   // MemberRefs of one module to the helper's methods.
   struct Refs {
     uint32_t hit = 0;
-    uint32_t hit_ctx = 0, enter = 0, exit = 0;  // when contexts_ready()
+    uint32_t hit_ctx = 0, enter = 0, exit = 0, current = 0, miss = 0;  // when contexts_ready()
   };
   // Emits AssemblyRef/TypeRef/MemberRef in `module` and returns the MemberRef.
   bool ReferenceFrom(clr::ICorProfilerInfo5* info, clr::ModuleID module, uint32_t* member_ref, std::string* error);

@@ -225,9 +225,12 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
   m->hit_ctx_ref = refs.hit_ctx;
   m->enter_ref = refs.enter;
   m->exit_ref = refs.exit;
-  // Exact counts with inline probes: each increment calls Interlocked.Increment. Never fall back to the
-  // plain increment silently: without the reference the module is not covered.
-  if (config_.exact_counts && config_.inline_probes &&
+  m->current_ref = refs.current;
+  m->miss_ref = refs.miss;
+  // Exact counts with inline probes (per-test contexts' are inline too): each increment calls
+  // Interlocked.Increment. Never fall back to the plain increment silently: without the reference the module
+  // is not covered.
+  if (config_.exact_counts && (config_.inline_probes || m->miss_ref) &&
       !helper_.ReferenceInterlocked(info_, module, &m->atomic_ref, &error)) {
     Log("skip %s: exact counts: %s", path.c_str(), error.c_str());
     return;
@@ -337,6 +340,8 @@ void Profiler::ConsiderTestModule(clr::ModuleID module, const std::string& path)
   m->hit_ctx_ref = refs.hit_ctx;
   m->enter_ref = refs.enter;
   m->exit_ref = refs.exit;
+  m->current_ref = refs.current;
+  m->miss_ref = refs.miss;
   PrepareTests(*m, image);
   if (m->tests.empty()) return;
   std::vector<uint32_t> methods;
@@ -404,8 +409,8 @@ bool Profiler::ShareCountersInto(uint32_t slot_base, Bytes original,
                                  std::vector<il::OffsetMapEntry>* il_map,
                                  std::vector<std::pair<uint32_t, uint32_t>>* derived,
                                  std::vector<std::array<uint32_t, 3>>* summed) {
-  // Per-test contexts record slots as they run (HitCtx): every site keeps its counter there.
-  if (!config_.share_counters || config_.contexts) return false;
+  // (Per-test contexts share too: the reader gives a derived site the tests of its sources.)
+  if (!config_.share_counters) return false;
   il::MethodBody decoded;
   std::string error;
   if (!il::MethodBody::Decode(original, &decoded, &error)) return false;
@@ -417,6 +422,31 @@ bool Profiler::ShareCountersInto(uint32_t slot_base, Bytes original,
     return false;
   *derived = std::move(shared.derived);
   *summed = std::move(shared.summed);
+  return true;
+}
+
+bool Profiler::ContextLocals(const CoveredModule& m, const uint8_t* header, clr::ULONG size, uint32_t* token,
+                             uint32_t* local, std::string* error) {
+  uint32_t original = 0;
+  if ((header[0] & 0x3) == 0x3 && size >= 12) std::memcpy(&original, header + 8, 4);
+  ComPtr<clr::IUnknown> unk;
+  ComPtr<clr::IMetaDataEmit> emit;
+  ComPtr<clr::IMetaDataImport> import;
+  if (info_->GetModuleMetaData(m.id, clr::ofRead | clr::ofWrite, clr::IID_IMetaDataEmit, unk.Out()) != clr::S_OK ||
+      !unk.As(clr::IID_IMetaDataEmit, &emit) || !unk.As(clr::IID_IMetaDataImport, &import))
+    return *error = "module metadata is not writable", false;
+  Bytes locals;
+  if (original) {
+    clr::PCCOR_SIGNATURE sig = nullptr;
+    clr::ULONG len = 0;
+    if (import->GetSigFromToken(original, &sig, &len) != clr::S_OK || !sig)
+      return *error = "its locals signature cannot be read", false;
+    locals = Bytes(sig, len);
+  }
+  std::vector<uint8_t> extended;
+  if (!ExtendLocals(locals, {}, &extended, local, error)) return false;
+  clr::HRESULT hr = emit->GetTokenFromSig(extended.data(), clr::ULONG(extended.size()), token);
+  if (hr < 0 || !*token) return *error = "GetTokenFromSig failed", false;
   return true;
 }
 
@@ -444,10 +474,22 @@ bool Profiler::EnsureRewritten(CoveredModule& m, uint32_t token, clr::FunctionID
     char code[80];
     std::vector<std::pair<uint32_t, uint32_t>> derived;  // (slot, source slot) when counters are shared
     std::vector<std::array<uint32_t, 3>> summed;          // (slot, a, b): slot counts a + b
-    // Per-test contexts: probes call HitCtx; a test method is wrapped in its context.
     il::ProbeStyle style{m.helper_ref, config_.inline_probes ? reinterpret_cast<uint64_t>(writer_.base()) : 0,
                          config_.inline_probes ? m.atomic_ref : 0};
-    if (m.hit_ctx_ref) style = il::ProbeStyle{m.hit_ctx_ref, 0};
+    // Per-test contexts: inline probes that call out when a slot sees another test (il::ContextCheck); HitCtx
+    // for value and operand probes, and for every probe of a method whose locals cannot be extended. A test
+    // method is wrapped in its context.
+    if (m.hit_ctx_ref) {
+      style = il::ProbeStyle{m.hit_ctx_ref, 0};
+      il::ContextCheck check{m.miss_ref, reinterpret_cast<uint64_t>(contexts_.last_context()), m.current_ref};
+      std::string why;
+      if (first < end && hr == clr::S_OK && header &&
+          ContextLocals(m, header, size, &check.context_locals_token, &check.context_local, &why)) {
+        style = il::ProbeStyle{m.hit_ctx_ref, reinterpret_cast<uint64_t>(writer_.base()), m.atomic_ref, check};
+      } else if (first < end) {
+        Log("method 0x%08x of %s: per-test contexts through HitCtx: %s", token, m.path.c_str(), why.c_str());
+      }
+    }
     il::ContextWrap wrap;
     const il::ContextWrap* wrapping = nullptr;
     if (test && hr == clr::S_OK && header) {

@@ -53,6 +53,10 @@ class Profiler final : public CallbackBase {
                          const il::ContextWrap* wrapping, std::vector<uint8_t>* body,
                          std::vector<il::OffsetMapEntry>* il_map, std::vector<std::pair<uint32_t, uint32_t>>* derived,
                          std::vector<std::array<uint32_t, 3>>* summed);
+  // Per-test contexts: the method's locals signature with one int32 appended (its token, and that local's
+  // index), for the inline context check; false when the signature cannot be read or made.
+  bool ContextLocals(const CoveredModule& m, const uint8_t* header, clr::ULONG size, uint32_t* token,
+                     uint32_t* local, std::string* error);
   bool EnsureRewritten(CoveredModule& m, uint32_t method_token, clr::FunctionID function,
                        clr::ICorProfilerFunctionControl* control = nullptr);
   clr::HRESULT SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map);

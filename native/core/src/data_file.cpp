@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <random>
 
 namespace dotcov {
@@ -681,6 +682,57 @@ size_t ResolveDerivedCounters(std::vector<uint64_t>* hits, uint32_t version) {
   return broken;
 }
 
+// Per-test contexts with shared counters: a derived site ran under a test exactly when its source did (a straight
+// run, or the one edge into its block: nothing between them can throw or switch tests), a summed one when either
+// source did (the block's two ways in). `stored`: the module's counters as written (derived marks unresolved).
+void ExpandDerivedContexts(const std::vector<uint64_t>& stored, uint32_t version, ModuleData* m) {
+  const size_t n = stored.size();
+  std::map<uint32_t, std::vector<uint8_t>> ran;  // context id -> per site: 0 no, 1 yes
+  for (const auto& [id, site] : m->context_hits)
+    if (site < n) ran.try_emplace(id, n, 0).first->second[site] = 1;
+  const bool chains = version >= 5;
+  for (auto& [id, sites] : ran) {
+    // 2: being resolved (a cycle reads as not run, as its count reads 0); resolved iteratively.
+    std::vector<uint8_t> done(n, 0);
+    for (size_t i = 0; i < n; ++i) done[i] = !(stored[i] & kDerivedCounter);
+    std::vector<size_t> stack;
+    for (size_t root = 0; root < n; ++root) {
+      if (done[root]) continue;
+      stack.push_back(root);
+      done[root] = 2;
+      while (!stack.empty()) {
+        const size_t t = stack.back();
+        const uint64_t v = stored[t];
+        uint32_t src[2] = {static_cast<uint32_t>(v), 0};
+        int k = 1;
+        if (v & kSummedCounter) {
+          k = chains ? 2 : 0;
+          src[0] = static_cast<uint32_t>(v >> 31) & kMaxSummedSource;
+          src[1] = static_cast<uint32_t>(v) & kMaxSummedSource;
+        }
+        bool pending = false;
+        uint8_t hit = 0;
+        for (int j = 0; j < k && !pending; ++j) {
+          if (src[j] >= n) continue;
+          if (!done[src[j]]) {
+            done[src[j]] = 2;
+            stack.push_back(src[j]);
+            pending = true;
+          } else if (done[src[j]] == 1) {
+            hit |= sites[src[j]];
+          }
+        }
+        if (pending) continue;
+        sites[t] = hit;
+        done[t] = 1;
+        stack.pop_back();
+      }
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (sites[i] && (stored[i] & kDerivedCounter)) m->context_hits.emplace_back(id, static_cast<uint32_t>(i));
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -758,6 +810,7 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
   }
   std::vector<std::pair<uint64_t, size_t>> module_at;  // record offset -> index in out->modules
   std::vector<std::pair<uint32_t, uint32_t>> context_slots;  // (context id, counter slot), resolved at the end
+  std::map<size_t, std::vector<uint64_t>> stored_counters;   // module index -> counters as written, when some derived
   size_t pos = header_size;
   while (pos < bytes.size()) {
     if (bytes.size() - pos < kRecordHeaderSize) {
@@ -842,6 +895,8 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
         // kDerivedCounter so that writing it again in the current format cannot make it read as derived.
         for (uint64_t& h : m.hits) h = std::min(h, kDerivedCounter - 1);
       } else {
+        if (std::any_of(m.hits.begin(), m.hits.end(), [](uint64_t h) { return (h & kDerivedCounter) != 0; }))
+          stored_counters.emplace(out->modules.size(), m.hits);
         for (size_t k = ResolveDerivedCounters(&m.hits, version); k; --k)
           out->warnings.push_back("a derived counter names no counter of its module");
       }
@@ -913,7 +968,10 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
       out->warnings.push_back("skipped a record of unknown kind " + std::to_string(kind));
     }
   }
-  if (!context_slots.empty()) ResolveContextSlots(bytes, module_at, context_slots, out);
+  if (!context_slots.empty()) {
+    ResolveContextSlots(bytes, module_at, context_slots, out);
+    for (const auto& [index, stored] : stored_counters) ExpandDerivedContexts(stored, version, &out->modules[index]);
+  }
   return true;
 }
 

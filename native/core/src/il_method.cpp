@@ -316,11 +316,19 @@ bool CheckProbe(std::vector<Instruction>& probe, uint32_t offset, int probe_max_
                 std::string* error, int reads = 0) {
   int depth = reads, peak = reads;
   bool known = true;
-  for (Instruction& ins : probe) {
+  std::map<size_t, int> landing;  // probe index a skip lands on (size() = the end) -> depth there
+  for (size_t k = 0; k < probe.size(); ++k) {
+    Instruction& ins = probe[k];
+    auto land = landing.find(k);
+    if (land != landing.end() && known && land->second != depth)
+      return Fail(error, "probe skip lands at another stack depth");
     const OpcodeInfo* info = LookupOpcode(ins.opcode);
     if (!info) return Fail(error, "probe contains undefined opcode " + Hex(ins.opcode));
-    if (info->flow == FlowKind::kMeta || ins.opcode == op::kJmp ||
-        (info->flow != FlowKind::kNext && info->flow != FlowKind::kCall))
+    const bool skip = info->flow == FlowKind::kCondBranch && ins.opcode != op::kSwitch && ins.operand >= kProbeSkip;
+    if (skip && uint64_t(ins.operand - kProbeSkip) > probe.size() - k - 1)
+      return Fail(error, "probe skip leaves the probe");
+    if (!skip && (info->flow == FlowKind::kMeta || ins.opcode == op::kJmp ||
+                  (info->flow != FlowKind::kNext && info->flow != FlowKind::kCall)))
       return Fail(error, std::string("probe contains ") + info->name + ", which does not simply fall through");
     if (info->operand == OperandKind::kSwitch || !ins.switch_targets.empty())
       return Fail(error, "probe contains a switch table");
@@ -335,7 +343,11 @@ bool CheckProbe(std::vector<Instruction>& probe, uint32_t offset, int probe_max_
     }
     peak = std::max(peak, depth);
     ins.offset = offset;
+    if (skip) landing[k + 1 + size_t(ins.operand - kProbeSkip)] = depth;
   }
+  auto land = landing.find(probe.size());
+  if (land != landing.end() && known && land->second != depth)
+    return Fail(error, "probe skip lands at another stack depth");
   if (known && depth != reads) return Fail(error, "probe is not stack neutral");
   peak -= reads;
   if (probe.empty()) peak = 0;
@@ -443,10 +455,26 @@ bool MethodBody::InstrumentBranchImpl(uint32_t original_offset, std::vector<Inst
   return true;
 }
 
+bool MethodBody::SetEntry(std::vector<Instruction> prologue, uint32_t locals_token, std::string* error) {
+  try {
+    if (wrap_) return Fail(error, "the method is wrapped");
+    if (entry_) return Fail(error, "the method already has an entry");
+    int peak = 0;
+    for (const Instruction& ins : prologue)
+      if (IsBranch(ins.opcode)) return Fail(error, "entry prologue contains a branch");
+    if (!CheckProbe(prologue, 0, -1, &peak, error)) return false;
+    entry_ = Entry{std::move(prologue), locals_token, peak};
+    return true;
+  } catch (...) {
+    return Fail(error, "out of memory setting the entry");
+  }
+}
+
 bool MethodBody::WrapInTryFinally(std::vector<Instruction> prologue, std::vector<Instruction> finally_body,
                                   uint32_t locals_token, int32_t return_local, std::string* error) {
   try {
     if (wrap_) return Fail(error, "the method is already wrapped");
+    if (entry_) return Fail(error, "the method has an entry");
     if (return_local > 0xFFFE) return Fail(error, "return local index too large");
     for (const Instruction& ins : instructions_) {
       if (ins.opcode == op::kTail) return Fail(error, "a tail call cannot leave a try block");
@@ -476,7 +504,7 @@ struct MethodBody::Laid {
 };
 
 bool MethodBody::LayOut(Laid* out, std::string* error) const {
-  if (inserts_.empty() && branches_.empty() && !wrap_) {
+  if (inserts_.empty() && branches_.empty() && !wrap_ && !entry_) {
     // Unmodified: re-emit exactly what was decoded.
     for (const Instruction& ins : instructions_) {
       const OpcodeInfo* info = LookupOpcode(ins.opcode);
@@ -515,6 +543,10 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
   std::vector<size_t> label_of(instructions_.size());  // original index -> first sequence index of its group
   seq.reserve(instructions_.size());
   auto push = [&](const Instruction* ins, bool has_fixups) {
+    if (!has_fixups && IsBranch(ins->opcode) && ins->operand >= kProbeSkip) {  // a probe's skip (CheckProbe)
+      fixups.push_back({seq.size(), 0, Ref::kSequence, seq.size() + 1 + static_cast<uint64_t>(ins->operand - kProbeSkip)});
+      has_fixups = true;
+    }
     seq.push_back(ins);
     fixed.push_back(has_fixups);
   };
@@ -527,6 +559,8 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
   std::vector<size_t> leaves;  // fixups of the `leave EXIT`s that replace rets (wrapped bodies)
   if (wrap_)
     for (const Instruction& p : wrap_->prologue) push(&p, false);
+  if (entry_)
+    for (const Instruction& p : entry_->prologue) push(&p, false);
   for (size_t i = 0; i < instructions_.size(); ++i) {
     label_of[i] = seq.size();
     auto it = inserts_.find(i);
@@ -688,7 +722,7 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
   out->il_map.reserve(instructions_.size());
   for (size_t i = 0; i < instructions_.size(); ++i)
     out->il_map.push_back({instructions_[i].offset, static_cast<uint32_t>(off[label_of[i]])});
-  if (wrap_ && !out->il_map.empty()) out->il_map.front().new_offset = 0;  // the prologue is the first statement's
+  if ((wrap_ || entry_) && !out->il_map.empty()) out->il_map.front().new_offset = 0;  // the prologue is the first statement's
 
   for (const ExceptionClause& c : clauses_) {
     size_t ts, te, hs, he;
@@ -728,6 +762,7 @@ bool MethodBody::LayOut(Laid* out, std::string* error) const {
 
   uint32_t max_stack = uint32_t{max_stack_} + probe_stack_;
   if (wrap_) max_stack = std::max<uint32_t>(max_stack, 2);
+  if (entry_) max_stack = std::max<uint32_t>(max_stack, static_cast<uint32_t>(entry_->peak));
   if (max_stack > 0xFFFF) return Fail(error, "max stack overflows 16 bits");
   out->max_stack = static_cast<uint16_t>(max_stack);
   return true;
@@ -771,7 +806,7 @@ bool MethodBody::EncodeImpl(std::vector<uint8_t>* out, std::string* error,
   }
 
   const uint32_t code_size = static_cast<uint32_t>(laid.code.size());
-  const uint32_t locals_token = wrap_ ? wrap_->locals_token : local_var_sig_token_;
+  const uint32_t locals_token = wrap_ ? wrap_->locals_token : entry_ ? entry_->locals_token : local_var_sig_token_;
   bool tiny = !fat_header_ && code_size < 64 && laid.max_stack <= 8 && locals_token == 0 && !init_locals_ &&
               forms.empty();
   if (il_map) *il_map = std::move(laid.il_map);

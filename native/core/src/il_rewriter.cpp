@@ -249,10 +249,23 @@ std::vector<Instruction> ProbeStyle::Make(uint32_t slot) const {
   std::vector<Instruction> out = {MakeInstruction(0x21 /*ldc.i8*/, static_cast<int64_t>(address)),
                                   MakeInstruction(0xE0 /*conv.u*/)};
   AppendIncrement(*this, &out);
+  if (context.miss_token) {
+    const int64_t last = static_cast<int64_t>(context.last_base + 4 * uint64_t(slot));
+    auto ctx = [&] {
+      return context.context_constant >= 0 ? MakeInstruction(op::kLdcI4, context.context_constant)
+                                           : MakeInstruction(0xFE0C /*ldloc*/, context.context_local);
+    };
+    for (auto i : {MakeInstruction(0x21 /*ldc.i8*/, last), MakeInstruction(0xE0 /*conv.u*/),
+                   MakeInstruction(0x4B /*ldind.u4*/), ctx(), MakeInstruction(0x2E /*beq.s*/, kProbeSkip + 4),
+                   MakeInstruction(0x21 /*ldc.i8*/, last), MakeInstruction(0xE0 /*conv.u*/), ctx(),
+                   MakeInstruction(op::kCall, context.miss_token)})
+      out.push_back(i);
+  }
   return out;
 }
 
 std::vector<Instruction> ProbeStyle::MakeValue(uint32_t false_slot, uint32_t true_slot) const {
+  if (context.miss_token) return ProbeStyle{helper_method_token, 0}.MakeValue(false_slot, true_slot);
   // value -> (value != 0) selects the slot: false_slot + (value != 0) * (true_slot - false_slot).
   std::vector<Instruction> out = {MakeInstruction(0x25 /*dup*/), MakeInstruction(0x16 /*ldc.i4.0*/),
                                   MakeInstruction(0xFE03 /*cgt.un*/)};
@@ -276,6 +289,8 @@ std::vector<Instruction> ProbeStyle::MakeValue(uint32_t false_slot, uint32_t tru
 
 std::vector<Instruction> ProbeStyle::MakeOperand(uint32_t skipped_slot, uint32_t false_slot, uint32_t true_slot,
                                              const std::vector<Instruction>& load, bool is_or) const {
+  if (context.miss_token)
+    return ProbeStyle{helper_method_token, 0}.MakeOperand(skipped_slot, false_slot, true_slot, load, is_or);
   // left -> e = whether the right operand is evaluated in the source: (left != 0), flipped for `or`; right -> r =
   // (right != 0); the slot is skipped + e * ((false - skipped) + r * (true - false)).
   std::vector<Instruction> out = {MakeInstruction(0x25 /*dup*/), MakeInstruction(0x16 /*ldc.i4.0*/),
@@ -322,9 +337,18 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
     if (!new_body) return Fail(error, "no output buffer");
     MethodBody body;
     if (!MethodBody::Decode(original_body, &body, error)) return false;
-    int stack = style.max_stack();
+    ProbeStyle context_style;
+    if (style.context.miss_token) {
+      // A wrapped test compares with its own id; any other method reads the current test once, on entry.
+      context_style = style;
+      context_style.context.context_constant = wrap ? int64_t{wrap->context_id} : -1;
+      if (!wrap && !style.context.context_locals_token)
+        return Fail(error, "no locals signature for the per-test context");
+    }
+    const ProbeStyle& s = style.context.miss_token ? context_style : style;
+    int stack = s.max_stack();
     for (const auto& [offset, slot] : probes) {
-      if (!body.InsertBefore(offset, style.Make(slot), error, stack)) return false;
+      if (!body.InsertBefore(offset, s.Make(slot), error, stack)) return false;
     }
     for (const BranchProbe& b : branch_probes) {
       if (b.operand) {
@@ -334,21 +358,21 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
           return Fail(error, "the operand probe at IL offset " + Hex(b.il_offset) + " needs a false and a true slot");
         if (!ShortCircuitOperandAt(body, b.il_offset, &load, &is_or, error)) return false;
         if (!body.InsertBefore(b.il_offset,
-                               style.MakeOperand(b.fall_through_slot, b.target_slots[0], b.target_slots[1], load, is_or),
-                               error, style.operand_max_stack(), /*reads=*/1))
+                               s.MakeOperand(b.fall_through_slot, b.target_slots[0], b.target_slots[1], load, is_or),
+                               error, s.operand_max_stack(), /*reads=*/1))
           return false;
         continue;
       }
       if (b.value) {
         if (b.target_slots.size() != 1)
           return Fail(error, "the value probe at IL offset " + Hex(b.il_offset) + " needs exactly one true slot");
-        if (!body.InsertAfterValue(b.il_offset, style.MakeValue(b.fall_through_slot, b.target_slots[0]), error,
-                                   style.value_max_stack()))
+        if (!body.InsertAfterValue(b.il_offset, s.MakeValue(b.fall_through_slot, b.target_slots[0]), error,
+                                   s.value_max_stack()))
           return false;
         continue;
       }
       // kNoProbeSlot: the outcome's count is derived (counter_sharing.h), so it gets no probe.
-      auto make = [&](uint32_t slot) { return slot == kNoProbeSlot ? std::vector<Instruction>{} : style.Make(slot); };
+      auto make = [&](uint32_t slot) { return slot == kNoProbeSlot ? std::vector<Instruction>{} : s.Make(slot); };
       bool any = b.fall_through_slot != kNoProbeSlot;
       std::vector<std::vector<Instruction>> targets;
       targets.reserve(b.target_slots.size());
@@ -360,6 +384,11 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
       if (!body.InstrumentBranch(b.il_offset, make(b.fall_through_slot), std::move(targets), error, stack))
         return false;
     }
+    if (s.context.miss_token && !wrap && body.has_insertions() &&
+        !body.SetEntry({MakeInstruction(op::kCall, s.context.current_token),
+                        MakeInstruction(0xFE0E /*stloc*/, s.context.context_local)},
+                       s.context.context_locals_token, error))
+      return false;
     if (wrap) {
       std::vector<Instruction> enter = {MakeInstruction(op::kLdcI4, static_cast<int32_t>(wrap->context_id)),
                                         MakeInstruction(op::kCall, wrap->enter_token),

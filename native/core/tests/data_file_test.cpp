@@ -484,6 +484,40 @@ TEST(DataFile, DerivedCounterNamingNothingReadsZeroWithAWarning) {
   EXPECT_EQ(f.warnings.size(), 3u);
 }
 
+// Shared counters with per-test contexts: a derived site ran under a test when its source did, a summed one when
+// either source did; the combined file then lists every site's pairs.
+TEST(DataFile, DerivedAndSummedSitesGetTheContextsOfTheirSources) {
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+  std::vector<ProbeSite> sites;
+  for (uint32_t i = 0; i < 6; ++i) sites.push_back({0x06000001, i});
+  auto m = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
+  ASSERT_TRUE(m) << err;
+  auto* counters = reinterpret_cast<uint64_t*>(w.base()) + m->first_slot;
+  counters[0] = 2;
+  counters[1] = 1;
+  EXPECT_TRUE(w.SetSummedCounter(*m, 4, 0, 1));  // 4 = 0 + 1
+  w.SetDerivedCounter(*m, 5, 4);                 // 5 reads 4, itself a sum
+  w.SetDerivedCounter(*m, 2, 1);                 // 2 reads 1
+  ASSERT_TRUE(w.AddContext(1, "T.A.M1", &err) && w.AddContext(2, "T.A.M2", &err)) << err;
+  ASSERT_TRUE(w.AddContextHit(1, m->first_slot + 0, &err)) << err;  // test 1 ran 0
+  ASSERT_TRUE(w.AddContextHit(2, m->first_slot + 1, &err)) << err;  // test 2 ran 1
+  ASSERT_TRUE(w.AddContextHit(2, m->first_slot + 3, &err)) << err;  // and 3 (its own counter)
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_TRUE(f.warnings.empty());
+  using Pairs = std::set<std::pair<uint32_t, uint32_t>>;
+  const auto& hits = f.modules[0].context_hits;
+  EXPECT_EQ(Pairs(hits.begin(), hits.end()), (Pairs{{1, 0}, {1, 4}, {1, 5}, {2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 5}}));
+  DataFile again;
+  ASSERT_TRUE(ParseDataFile(SerializeDataFile(f), &again, &err)) << err;
+  const auto& kept = again.modules[0].context_hits;
+  EXPECT_EQ(Pairs(kept.begin(), kept.end()), Pairs(hits.begin(), hits.end()));
+  fs::remove_all(dir);
+}
+
 TEST(DataFile, SummedCountersReadAsTheSumOfTheirSourcesResolvedInChains) {
   fs::path dir = MakeTempDir();
   DataFileWriter w;

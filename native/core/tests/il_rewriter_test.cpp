@@ -1458,3 +1458,115 @@ TEST(IlOffsetMap, TranslationFollowsTheRuntimesRules) {
   EXPECT_EQ(TranslateToOriginal(map, 10), 2u);
   EXPECT_EQ(TranslateToOriginal(map, 1000), 2u);
 }
+
+// --- per-test contexts: the inline check (ContextCheck) --------------------
+
+namespace {
+
+constexpr uint32_t kMiss = 0x0A000021;     // static void Miss(native int, int32)
+constexpr uint32_t kCurrent = 0x0A000022;  // static int32 Current()
+constexpr uint32_t kContextLocals = 0x11000005;
+constexpr uint64_t kLast = 0x7F0000800000ull;
+
+ProbeStyle ContextStyle() {
+  ProbeStyle style{kHelper, 0x7F0000001000ull};
+  style.context = ContextCheck{kMiss, kLast, kCurrent, kContextLocals, 3};
+  return style;
+}
+
+VerifyOptions ContextOpts() {
+  VerifyOptions o = Opts();
+  auto base = o.call_resolver;
+  o.call_resolver = [base](uint32_t token, int* pops, int* pushes) {
+    if (token == kMiss) return *pops = 2, *pushes = 0, true;
+    if (token == kCurrent) return *pops = 0, *pushes = 1, true;
+    return base(token, pops, pushes);
+  };
+  o.return_values = 0;
+  return o;
+}
+
+}  // namespace
+
+TEST(IlContextProbes, ReadTheTestOnEntryOnceAndCallOutOnlyWhenTheSlotsLastTestDiffers) {
+  // 0: nop  1: ldarg.0  2: brtrue.s 0 (back to the start)  4: ret
+  const std::vector<uint8_t> body = Tiny({0x00, 0x02, 0x2D, 0xFC, 0x2A});
+  std::vector<uint8_t> out;
+  std::string error;
+  ASSERT_TRUE(InsertProbes(body, {{0, 0}, {4, 1}}, {{2, 2, {3}}}, ContextStyle(), &out, &error)) << error;
+  MethodBody decoded;
+  ASSERT_TRUE(MethodBody::Decode(out, &decoded, &error)) << error;
+  EXPECT_EQ(decoded.local_var_sig_token(), kContextLocals);
+  const auto& ins = decoded.instructions();
+  ASSERT_GE(ins.size(), 3u);
+  EXPECT_EQ(ins[0].opcode, op::kCall);  // the entry: ctx = Current()
+  EXPECT_EQ(uint32_t(ins[0].operand), kCurrent);
+  EXPECT_EQ(ins[1].opcode, 0xFE0E);
+  EXPECT_EQ(ins[1].operand, 3);
+  const uint32_t after_entry = ins[2].offset;
+  int currents = 0, misses = 0, compares = 0;
+  std::vector<int64_t> lasts;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (ins[i].opcode == op::kCall && uint32_t(ins[i].operand) == kCurrent) ++currents;
+    if (ins[i].opcode == op::kCall && uint32_t(ins[i].operand) == kMiss) {
+      ++misses;
+      EXPECT_EQ(ins[i - 1].opcode, 0xFE0C);  // Miss(&last[slot], ctx)
+      EXPECT_EQ(ins[i - 1].operand, 3);
+      lasts.push_back(ins[i - 3].operand);
+    }
+    if (ins[i].opcode == 0x2E) {  // beq.s: the slot's last test is ctx: skip the call, to the next instruction
+      ++compares;
+      ASSERT_LT(i + 5, ins.size());
+      EXPECT_EQ(ins[i + 4].opcode, op::kCall);
+      EXPECT_EQ(ins[i].operand, int64_t{ins[i + 5].offset});
+      EXPECT_EQ(ins[i - 1].opcode, 0xFE0C);
+      EXPECT_EQ(ins[i - 2].opcode, 0x4B);  // ldind.u4 of last[slot]
+    }
+    // The loop back to offset 0 lands after the entry: the test is read once per call.
+    if ((ins[i].opcode == 0x2D || ins[i].opcode == op::kBrS) && ins[i].operand < int64_t{after_entry})
+      ADD_FAILURE() << "a branch re-enters the entry at " << ins[i].offset;
+  }
+  EXPECT_EQ(currents, 1);
+  EXPECT_EQ(misses, 4);
+  EXPECT_EQ(compares, 4);
+  EXPECT_EQ(lasts, (std::vector<int64_t>{int64_t(kLast), int64_t(kLast + 8), int64_t(kLast + 12), int64_t(kLast + 4)}));
+  EXPECT_TRUE(Verify(decoded, &error, ContextOpts())) << error;
+  // The map: the entry belongs to the first statement.
+  std::vector<OffsetMapEntry> map;
+  ASSERT_TRUE(InsertProbes(body, {{0, 0}, {4, 1}}, {{2, 2, {3}}}, ContextStyle(), &out, &error, &map)) << error;
+  ASSERT_FALSE(map.empty());
+  EXPECT_EQ(map.front().new_offset, 0u);
+}
+
+TEST(IlContextProbes, AWrappedTestComparesWithItsOwnIdAndReadsNothingOnEntry) {
+  const std::vector<uint8_t> body = Tiny({0x00, 0x2A});
+  ContextWrap wrap{7, 0x0A000031, 0x0A000032, 0x11000009, 0, -1};
+  std::vector<uint8_t> out;
+  std::string error;
+  ASSERT_TRUE(InsertProbes(body, {{0, 0}}, {}, ContextStyle(), &out, &error, nullptr, &wrap)) << error;
+  MethodBody decoded;
+  ASSERT_TRUE(MethodBody::Decode(out, &decoded, &error)) << error;
+  EXPECT_EQ(decoded.local_var_sig_token(), 0x11000009u);
+  int constants = 0;
+  for (const Instruction& i : decoded.instructions()) {
+    EXPECT_FALSE(i.opcode == op::kCall && uint32_t(i.operand) == kCurrent);
+    if (i.opcode == op::kLdcI4 && i.operand == 7) ++constants;
+  }
+  EXPECT_EQ(constants, 3);  // Enter(7), and the compare and Miss of the one probe
+}
+
+TEST(IlContextProbes, SkipsThatLeaveTheProbeOrLandAtAnotherDepthAreRefused) {
+  const std::vector<uint8_t> body = Tiny({0x00, 0x2A});
+  MethodBody decoded;
+  std::string error;
+  ASSERT_TRUE(MethodBody::Decode(body, &decoded, &error)) << error;
+  // ldc.i4.0; ldc.i4.0; beq.s +2 leaves the probe (one instruction follows).
+  EXPECT_FALSE(decoded.InsertBefore(0, {MakeInstruction(0x16), MakeInstruction(0x16), MakeInstruction(0x2E, kProbeSkip + 2),
+                                        MakeInstruction(0x00)}, &error));
+  // ldc.i4.0; ldc.i4.0; beq.s +1; ldc.i4.0 -- the skip lands at depth 0, the fall-through ends at 1.
+  EXPECT_FALSE(decoded.InsertBefore(0, {MakeInstruction(0x16), MakeInstruction(0x16), MakeInstruction(0x2E, kProbeSkip + 1),
+                                        MakeInstruction(0x16)}, &error));
+  EXPECT_FALSE(decoded.has_insertions());
+  EXPECT_TRUE(decoded.InsertBefore(0, {MakeInstruction(0x16), MakeInstruction(0x16), MakeInstruction(0x2E, kProbeSkip + 1),
+                                       MakeInstruction(0x00)}, &error)) << error;
+}

@@ -16,8 +16,8 @@
 //    that can throw), reads the sum of those two counters: every entry takes
 //    one of the edges. A loop's condition (entry + back edge) and the join
 //    after an if/else are such blocks.
-// Value probes and contexts are left alone (ShareCounters is not used with
-// per-test contexts: HitCtx records which slots ran under which test).
+// Value probes are left alone. With per-test contexts the reader gives a
+// derived site the tests of its sources (data_file.cpp).
 #pragma once
 
 #include <array>

@@ -47,6 +47,11 @@ struct Instruction {
   bool operator==(const Instruction&) const = default;
 };
 
+// A probe's only allowed branch: a conditional branch whose operand is
+// kProbeSkip + n skips the probe's next n instructions (forward, within the
+// probe; per-test contexts call out only when a slot sees a new test).
+inline constexpr int64_t kProbeSkip = int64_t{1} << 62;
+
 inline Instruction MakeInstruction(uint16_t opcode, int64_t operand = 0) {
   Instruction i;
   i.opcode = opcode;
@@ -177,6 +182,14 @@ class MethodBody {
                         uint32_t locals_token, int32_t return_local, std::string* error);
   bool wrapped() const { return wrap_.has_value(); }
 
+  // Per-test contexts outside a test method: `prologue` (stack neutral, no
+  // branches; it stores the current test into a new local) runs once on entry,
+  // before the first instruction and its probes and outside every exception
+  // region (branches to offset 0 land after it); the locals signature becomes
+  // `locals_token` (the original locals followed by the new one). Errors (and
+  // no change) when the method is wrapped or already has an entry.
+  bool SetEntry(std::vector<Instruction> prologue, uint32_t locals_token, std::string* error);
+
   bool fat_header() const { return fat_header_; }
   uint16_t header_flags() const { return header_flags_; }  // fat header flags (12 bits); 0 for tiny
   uint16_t max_stack() const { return max_stack_; }        // 8 for a tiny header
@@ -186,7 +199,9 @@ class MethodBody {
   const std::vector<Instruction>& instructions() const { return instructions_; }  // decoded ones only
   const std::vector<ExceptionClause>& clauses() const { return clauses_; }        // decoded offsets
   const std::vector<EhSectionForm>& eh_sections() const { return eh_sections_; }
-  bool has_insertions() const { return !inserts_.empty() || !branches_.empty() || wrap_.has_value(); }
+  bool has_insertions() const {
+    return !inserts_.empty() || !branches_.empty() || wrap_.has_value() || entry_.has_value();
+  }
   uint16_t probe_stack() const { return probe_stack_; }
 
   // Index into instructions() of the instruction starting at `offset`, or -1.
@@ -229,6 +244,12 @@ class MethodBody {
     int32_t return_local = -1;
   };
   std::optional<Wrap> wrap_;
+  struct Entry {
+    std::vector<Instruction> prologue;
+    uint32_t locals_token = 0;
+    int peak = 0;
+  };
+  std::optional<Entry> entry_;
 };
 
 }  // namespace dotcov::il

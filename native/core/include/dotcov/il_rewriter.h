@@ -39,10 +39,31 @@ bool InsertProbes(Bytes original_body, const std::vector<std::pair<uint32_t, uin
 // stind.i8`, the token a MemberRef to `int64 Interlocked::Increment(int64&)`
 // (a native int passes as the byref): `lock xadd` in optimised code, a call
 // in MinOpts (docs/architecture.md, "The increment is not atomic").
+// Per-test contexts (inline style with `miss_token`): after the increment,
+// `if (last[slot] != ctx) Miss(&last[slot], ctx)` inline (one compare while
+// the slot's last test is the current one), `last` the agent's per-slot table
+// at `last_base`, `Miss` a `static void (native int, int32)`, ctx the method's
+// own int32 local `context_local` (InsertProbes stores `call current_token`
+// into it on entry; `context_locals_token` is the method's locals followed by
+// it) or, in a wrapped test method, the test's context id. A method's frame
+// never changes thread, and the context changes only in a test method's
+// wrapper or across an await (a new MoveNext call): so the value read on
+// entry is the current test at every probe. Value and operand probes compute
+// their slot, so they call `helper_method_token` (HitCtx) instead.
+struct ContextCheck {
+  uint32_t miss_token = 0;
+  uint64_t last_base = 0;
+  uint32_t current_token = 0;
+  uint32_t context_locals_token = 0;
+  uint32_t context_local = 0;
+  int64_t context_constant = -1;  // >= 0: a wrapped test's id (set by InsertProbes)
+};
+
 struct ProbeStyle {
   uint32_t helper_method_token = 0;
   uint64_t counters_base = 0;
   uint32_t atomic_token = 0;  // inline style only
+  ContextCheck context{};     // inline style only
 
   std::vector<Instruction> Make(uint32_t slot) const;
   // A value probe (MethodBody::InsertAfterValue): counts `false_slot` when the
