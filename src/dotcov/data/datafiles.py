@@ -23,6 +23,7 @@ import time
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from operator import itemgetter
 from pathlib import Path
 
@@ -484,3 +485,15 @@ def erase(data_dir: Path, *, keep_cache: bool = False, keep_aside: bool = False)
         for path in logs.glob("agent.*.log"):
             path.unlink(missing_ok=True)
     return n
+
+
+def attach_notes(data: CoverageData) -> list[str]:
+    """What every report says of each process `dotcov attach` loaded the agent into: when, and what it cannot show
+    (docs/services.md, "Attach")."""
+    out = []
+    for p in data.processes:
+        if p.get("attached_ns"):
+            when = datetime.fromtimestamp(p["attached_ns"] / 1e9, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+            out.append(f"process `{p['command_line']}` was attached at {when}: what it ran before then is not "
+                       "counted, nor what a method already running then ran until it was called again")
+    return out
