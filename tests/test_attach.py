@@ -164,8 +164,9 @@ def test_no_socket_with_diagnostics_disabled(fake_dotnet, short_dir):
 
 @pytest.mark.parametrize("answer, maps, status, message", [
     (reply(0xFF, 0x8013136A), b"", attach_mod.EXIT_OTHER_PROFILER, "another profiler is loaded"),
-    (reply(0xFF, 0x8013136A), b"1-2 r-xp 0 0:0 0 /x/libdotcov_agent.so\n", attach_mod.EXIT_ALREADY_ATTACHED,
-     "dotcov's agent is already loaded"),
+    (reply(0xFF, 0x8013136A), b"1-2 rw-s 0 0:0 0 /d/dotcov.77.0a1b2c3d.cov\n", attach_mod.EXIT_ALREADY_ATTACHED,
+     "dotcov's agent is already loaded in process {pid} (started under `dotcov run`, or attached before); its data "
+     "goes to /d"),
     (reply(0xFF, 0x80004005), b"", 1, "refused the agent: HRESULT 0x80004005"),
 ])
 def test_refusals_by_the_runtime(fake_dotnet, short_dir, answer, maps, status, message):
@@ -174,7 +175,7 @@ def test_refusals_by_the_runtime(fake_dotnet, short_dir, answer, maps, status, m
     with pytest.raises(attach_mod.AttachError) as e:
         attach_mod.attach(os.getpid(), {"DOTCOV_DATA_DIR": "/d"})
     fake.close()
-    assert e.value.status == status and message in str(e.value), str(e.value)
+    assert e.value.status == status and message.format(pid=os.getpid()) in str(e.value), str(e.value)
 
 
 def test_attach_sends_the_agent_and_its_settings(fake_dotnet, short_dir):

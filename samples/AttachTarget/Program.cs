@@ -11,7 +11,7 @@ internal static class Program
     private static int Main()
     { // @miss
         Console.WriteLine("ready"); // @miss
-        string? line; // @miss
+        string? line;
         while ((line = Console.ReadLine()) != null && line != "quit") // @miss
         { // @miss
             Console.WriteLine(Work.Run(line)); // @miss

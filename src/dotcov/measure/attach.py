@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from pathlib import Path
 
 from dotcov.measure import agent
@@ -78,9 +79,18 @@ def _disabled_by(env: dict[str, str]) -> str | None:
 
 def _mapped(maps: bytes, name: str) -> str | None:
     for line in maps.decode("utf-8", "replace").splitlines():
-        path = line.split(None, 5)[5] if len(line.split(None, 5)) == 6 else ""
-        if os.path.basename(path).startswith(name):
-            return path
+        fields = line.split(None, 5)
+        if len(fields) == 6 and os.path.basename(fields[5]) == name:
+            return fields[5]
+    return None
+
+
+def _data_file(maps: bytes) -> str | None:
+    """The dotcov data file the process has mapped (its agent writes there), if any."""
+    for line in maps.decode("utf-8", "replace").splitlines():
+        fields = line.split(None, 5)
+        if len(fields) == 6 and re.fullmatch(r"dotcov\.\d+\.[0-9a-f]+\.cov", os.path.basename(fields[5])):
+            return fields[5]
     return None
 
 
@@ -149,16 +159,17 @@ def attach(pid: int, settings: dict[str, str], *, timeout_ms: int = 10000) -> st
     if ok and hr == 0:
         return path
     if hr == CORPROF_E_PROFILER_ALREADY_ACTIVE:
-        maps = _read_proc(pid, "maps") or b""
-        ours = _mapped(maps, agent.agent_path().name)
-        if ours:
-            data_dir = settings.get("DOTCOV_DATA_DIR", "")
-            mine = data_dir and glob.glob(os.path.join(glob.escape(data_dir), f"dotcov.{pid}.*.cov"))
-            where = env.get("DOTCOV_DATA_DIR") or (data_dir if mine else None)
+        # (The runtime loads the library it was sent before it finds the slot taken, so the maps read before the
+        # attempt tell whose agent was there.)
+        data_file = _data_file(maps or b"")
+        started_by_run = env.get("CORECLR_ENABLE_PROFILING") == "1" and \
+            env.get("CORECLR_PROFILER", "").upper() == agent.CLSID and maps and _mapped(maps, agent.agent_path().name)
+        if data_file or started_by_run:
+            where = os.path.dirname(data_file) if data_file else env.get("DOTCOV_DATA_DIR")
             raise AttachError(f"dotcov's agent is already loaded in process {pid} (started under `dotcov run`, or "
                               f"attached before){f'; its data goes to {where}' if where else ''}",
                               EXIT_ALREADY_ATTACHED)
-        other = agent.other_profiler(env) or "a profiler attached earlier"
+        other = agent.other_profiler(env) or "one attached earlier"
         raise AttachError(f"another profiler is loaded in process {pid}: {other}. The runtime loads one profiler "
                           "per process", EXIT_OTHER_PROFILER)
     raise AttachError(f"the runtime of process {pid} refused the agent: HRESULT 0x{hr:08x}")

@@ -1,0 +1,197 @@
+"""`dotcov attach PID` on a running program started without dotcov (samples/AttachTarget): the work it does before
+the attach is not counted, the work after it is, line for line; and each refusal's message and exit status."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import SAMPLES, _dotnet_env, assert_matches_marks, coverage_by_file
+
+pytestmark = pytest.mark.e2e
+
+PROJECT = SAMPLES / "AttachTarget"
+DLL = PROJECT / "bin" / "Debug" / "net10.0" / "AttachTarget.dll"
+
+# The runtime configurations that change which code runs when the agent arrives; each must give the marks.
+CONFIGURATIONS = {
+    "default": {},
+    "no-tiering": {"DOTNET_TieredCompilation": "0"},
+    # Tier-1 recompiles after 1 call: Work.Run was promoted before the attach.
+    "aggressive-tiering": {"DOTNET_TC_CallCountThreshold": "1", "DOTNET_TC_CallCountingDelayMs": "0"},
+    # Main's loop moves to on-stack-replacement code at its first iterations.
+    "osr": {"DOTNET_TC_QuickJitForLoops": "1", "DOTNET_TC_OnStackReplacement_InitialCounter": "1",
+            "DOTNET_OSR_HitLimit": "1"},
+}
+
+
+@pytest.fixture(scope="module")
+def target(dotnet_build):
+    dotnet_build(PROJECT / "AttachTarget.csproj")
+    return DLL
+
+
+class Target:
+    """samples/AttachTarget running without dotcov, driven a line at a time."""
+
+    def __init__(self, dotnet: str, env_extra: dict[str, str] | None = None, argv: list[str] | None = None):
+        env = _dotnet_env()
+        env.update(env_extra or {})
+        self.proc = subprocess.Popen(argv or [dotnet, str(DLL)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, bufsize=1, env=env, cwd=SAMPLES)
+        # (The runtime opens its diagnostic socket at startup, before Main prints this.)
+        assert self.proc.stdout.readline().strip() == "ready"
+
+    def send(self, command: str) -> str:
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        return self.proc.stdout.readline().strip()
+
+    def quit(self) -> int:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.flush()
+            except BrokenPipeError:
+                pass
+        try:
+            return self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+
+def dotcov(*args, cwd=SAMPLES, env_extra=None):
+    env = _dotnet_env()
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "dotcov", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGURATIONS))
+def test_only_the_work_after_the_attach_is_counted(target, dotnet, tmp_path, config):
+    data_dir = tmp_path / "data"
+    t = Target(dotnet, CONFIGURATIONS[config])
+    try:
+        assert t.send("before") == "before 10"
+        before = time.time_ns()
+        a = dotcov("attach", "--data-dir", str(data_dir), str(t.proc.pid))
+        after = time.time_ns()
+        assert a.returncode == 0, a.stderr
+        assert f"attached to process {t.proc.pid}" in a.stdout
+        assert t.send("after") == "after 14"
+        assert t.send("after") == "after 14"
+    finally:
+        assert t.quit() == 0
+    assert_matches_marks(coverage_by_file(data_dir, SAMPLES), PROJECT)
+    from dotcov.data import datafiles as data
+
+    [process] = data.load(data_dir).processes
+    assert before <= process["attached_ns"] <= after
+    r = dotcov("report", "--data-dir", str(data_dir))
+    assert r.returncode == 0, r.stderr
+    assert f"process `{dotnet} {DLL}` was attached at " in r.stdout, r.stdout
+
+
+def test_counts_of_the_work_after_the_attach(target, dotnet, tmp_path):
+    data_dir = tmp_path / "data"
+    t = Target(dotnet)
+    try:
+        t.send("before")
+        assert dotcov("attach", "--data-dir", str(data_dir), str(t.proc.pid)).returncode == 0
+        for _ in range(3):
+            t.send("after")
+    finally:
+        t.quit()
+    files = coverage_by_file(data_dir, SAMPLES)
+    work = files[str(PROJECT / "Work.cs")]
+    # `total += i * i;` runs 3 times per call, in 3 calls after the attach; `total += i;` (Before) never after it.
+    lines = (PROJECT / "Work.cs").read_text().splitlines()
+    assert work.lines[lines.index("            total += i * i; // @hit") + 1] == 9
+    assert work.lines[lines.index("            total += i; // @miss") + 1] == 0
+
+
+def test_attaching_twice_is_refused(target, dotnet, tmp_path):
+    data_dir = tmp_path / "data"
+    t = Target(dotnet)
+    try:
+        assert dotcov("attach", "--data-dir", str(data_dir), str(t.proc.pid)).returncode == 0
+        again = dotcov("attach", "--data-dir", str(data_dir), str(t.proc.pid))
+        assert again.returncode == 8, again.stderr
+        assert f"dotcov's agent is already loaded in process {t.proc.pid}" in again.stderr
+        assert str(data_dir) in again.stderr
+        assert t.send("after") == "after 14"  # the program runs on, unharmed
+    finally:
+        assert t.quit() == 0
+
+
+def test_a_process_started_under_dotcov_run_is_refused(target, dotnet, tmp_path):
+    from .conftest import REPO
+
+    env = dict(PYTHONPATH=str(REPO / "src"))
+    t = Target(dotnet, env, argv=[sys.executable, "-m", "dotcov", "run", "--data-dir", str(tmp_path / "run"),
+                                  "--no-report", "--", dotnet, str(DLL)])
+    try:
+        dotnet_pid = int(subprocess.run(["pgrep", "-P", str(t.proc.pid)], capture_output=True,
+                                        text=True).stdout.split()[0])
+        r = dotcov("attach", "--data-dir", str(tmp_path / "data"), str(dotnet_pid))
+        assert r.returncode == 8, r.stderr
+        assert "dotcov's agent is already loaded" in r.stderr and str(tmp_path / "run") in r.stderr
+    finally:
+        t.quit()
+
+
+def test_another_profiler_is_refused(target, dotnet, tmp_path):
+    # A profiler of its own (other_profiler/other_profiler.cpp: loads, does nothing), built over dotcov's ABI.
+    from .conftest import REPO
+
+    gxx = shutil.which("g++")
+    assert gxx, "g++ builds the other profiler (scripts/setup.sh installs it)"
+    other = tmp_path / "libother_profiler.so"
+    subprocess.run([gxx, "-std=c++20", "-shared", "-fPIC", "-O1", "-I", str(REPO / "native" / "agent"), "-o",
+                    str(other), str(Path(__file__).parent / "other_profiler" / "other_profiler.cpp")], check=True)
+    clsid = "{5A1E0B7F-0C41-4D2E-9B55-3F261A7C4011}"
+    t = Target(dotnet, {"CORECLR_ENABLE_PROFILING": "1", "CORECLR_PROFILER": clsid,
+                        "CORECLR_PROFILER_PATH": str(other)})
+    try:
+        r = dotcov("attach", "--data-dir", str(tmp_path / "data"), str(t.proc.pid))
+        assert r.returncode == 6, r.stderr
+        assert f"another profiler is loaded in process {t.proc.pid}: CORECLR_PROFILER={clsid}" in r.stderr
+        assert t.send("after") == "after 14"
+    finally:
+        assert t.quit() == 0
+
+
+def test_diagnostics_disabled_is_refused(target, dotnet, tmp_path):
+    t = Target(dotnet, {"DOTNET_EnableDiagnostics": "0"})
+    try:
+        r = dotcov("attach", "--data-dir", str(tmp_path / "data"), str(t.proc.pid))
+        assert r.returncode == 5, r.stderr
+        assert "DOTNET_EnableDiagnostics=0" in r.stderr
+    finally:
+        assert t.quit() == 0
+    assert not (tmp_path / "data").exists() or not list((tmp_path / "data").glob("*.cov"))
+
+
+def test_not_a_dotnet_process_is_refused(tmp_path):
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        r = dotcov("attach", "--data-dir", str(tmp_path / "data"), str(sleeper.pid))
+        assert r.returncode == 4, r.stderr
+        assert f"process {sleeper.pid} is not a .NET process" in r.stderr
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_no_such_process_is_refused(tmp_path):
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    r = dotcov("attach", "--data-dir", str(tmp_path / "data"), str(gone.pid))
+    assert r.returncode == 3, r.stderr
+    assert f"no process {gone.pid}" in r.stderr
