@@ -116,6 +116,30 @@ def test_counts_of_the_work_after_the_attach(target, dotnet, tmp_path):
     assert work.lines[lines.index("            total += i; // @miss") + 1] == 0
 
 
+def test_a_module_whose_rejit_fails_at_the_attach_is_not_measured(target, dotnet, tmp_path):
+    # The catch-up's ReJIT request for AttachTarget.dll is held back until the agent stops waiting for it (tests
+    # only): its methods may have run already, so none of them can be measured, and the report says so.
+    data_dir = tmp_path / "data"
+    t = Target(dotnet)
+    try:
+        t.send("before")
+        a = dotcov("attach", "--data-dir", str(data_dir), str(t.proc.pid),
+                   env_extra={"DOTCOV_TEST_STALL_REJIT": "AttachTarget.dll"})
+        assert a.returncode == 0, a.stderr
+        assert t.send("after") == "after 14"
+    finally:
+        assert t.quit() == 0
+    from dotcov.data import datafiles as data
+
+    [module] = data.load(data_dir).modules.values()
+    assert set(module.unmeasured.values()) == {"ReJIT request at attach timed out 0x00000000"}, module.unmeasured
+    assert not any(module.hits)
+    r = dotcov("report", "--data-dir", str(data_dir))
+    for name, lines in (("Program.cs", "12-20"), ("Work.cs", "6-39")):
+        assert f"AttachTarget/{name}: lines {lines} not measured (ReJIT request at attach timed out 0x00000000)" \
+            in r.stdout, r.stdout
+
+
 def test_attaching_twice_is_refused(target, dotnet, tmp_path):
     data_dir = tmp_path / "data"
     t = Target(dotnet)

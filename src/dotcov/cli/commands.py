@@ -216,16 +216,16 @@ def attach(data_dir: Path, include_tests: bool, agent_log: bool, pid: int):
     Exit codes (docs/services.md): 3 no such process, 4 not a .NET process, 5 its diagnostics are off,
     6 another profiler is loaded, 7 another user's process, 8 dotcov is already loaded in it.
     """
-    from dotcov.measure.agent import AgentError, profiler_environment
-    from dotcov.measure.attach import AttachError, attach as attach_to
+    from dotcov.measure.agent import AgentError
+    from dotcov.measure.attach import AttachError, agent_settings, attach as attach_to
     from dotcov.measure.run import RunError, check_data_dir, sources_root
 
     cfg = _config()
     directory = _resolve_data_dir(data_dir, cfg)
     try:
         check_data_dir(directory)
-        settings = profiler_environment(directory, sources_root(Path.cwd()),
-                                        include_tests=include_tests or cfg.include_test_assemblies, log=agent_log)
+        settings = agent_settings(directory, sources_root(Path.cwd()),
+                                  include_tests=include_tests or cfg.include_test_assemblies, log=agent_log)
         attach_to(pid, settings)
     except (AttachError, RunError) as e:
         click.echo(f"dotcov: error: {e}", err=True)

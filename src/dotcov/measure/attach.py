@@ -38,6 +38,14 @@ class AttachError(Exception):
         self.status = status
 
 
+def agent_settings(data_dir: Path, source_root: Path, *, include_tests: bool, log: bool) -> dict[str, str]:
+    """What the agent gets as `dotcov run` gives it: the DOTCOV_* variables of dotcov's environment (a process
+    `dotcov run` starts inherits them), then those `dotcov run` sets."""
+    settings = {k: v for k, v in os.environ.items() if k.startswith("DOTCOV_")}
+    settings.update(agent.profiler_environment(data_dir, source_root, include_tests=include_tests, log=log))
+    return settings
+
+
 def client_data(settings: dict[str, str]) -> bytes:
     """The agent's settings (the DOTCOV_* variables of agent.profiler_environment) as InitializeForAttach reads them."""
     lines = [CLIENT_DATA_HEADER]
