@@ -192,8 +192,27 @@ def test_a_failed_or_interrupted_command_is_said_above_the_report(tmp_path):
     r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", f"{copy}; exit 1", cwd=tmp_path)
     assert r.returncode == 1
     assert "dotcov: the command exited with status 1\n" in r.stderr
-    r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", f"{copy}; kill -INT $PPID; sleep 0.2; exit 130",
-               cwd=tmp_path)
-    assert r.returncode == 130
-    assert ("dotcov: warning: the command was interrupted (Ctrl-C) and exited with status 130: the coverage below "
+    # dotcov passes the SIGINT on; the command's trap makes it fail (status 1) rather than stop.
+    r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", f"trap 'exit 1' INT; {copy}; kill -INT $PPID; "
+               "sleep 0.2; exit 0", cwd=tmp_path)
+    assert r.returncode == 1
+    assert ("dotcov: warning: the command was interrupted (Ctrl-C) and exited with status 1: the coverage below "
             "is only what ran before that\n") in r.stderr
+
+
+@pytest.mark.parametrize("trap, status", [("", 143), ("trap 'exit 0' TERM; ", 0)], ids=["killed", "graceful"])
+def test_a_command_stopped_by_the_signal_dotcov_got_is_not_a_failure(tmp_path, trap, status):
+    """A service ends on SIGTERM: killed by it (128+15) or after a graceful shutdown (0); its data is complete."""
+    from dotcov import _native
+
+    d = tmp_path / "d"
+    source = tmp_path / "written.cov"
+    _native.write_data_file(str(source), {"processes": [], "modules": [
+        {"mvid": b"m" * 16, "pdb_id": b"p" * 20, "path": "/nowhere/A.dll", "tokens": [0x06000001], "offsets": [0],
+         "hits": [1]}]})
+    copy = f'cp {source} "$DOTCOV_DATA_DIR/dotcov.1.00000000.cov"'
+    r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", f"{trap}{copy}; kill -TERM $PPID; sleep 0.2; exit 3",
+               cwd=tmp_path)
+    assert r.returncode == status
+    assert r.stderr.splitlines()[0] == (f"dotcov: the command stopped on SIGTERM (exit status {status}); the data is "
+                                        "complete: the coverage below is all that ran until then")

@@ -124,3 +124,13 @@ def calc_git_sample(dotnet, tmp_path_factory) -> GitSample:
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return GitSample(repo, data_dir, base)
+
+
+@pytest.fixture(scope="session")
+def service_dll(dotnet_build) -> Path:
+    """samples/Service (an ASP.NET Core minimal API, tests/e2e/service_driver.py drives it) built in Debug, once
+    per run."""
+    from .service_driver import DLL
+
+    dotnet_build("Service")
+    return DLL

@@ -88,3 +88,24 @@ def read_context_marks(path: Path) -> dict[int, set[str]]:
             names = m.group(1).split()
             marks[number] = set() if names == ["-"] else set(names)
     return marks
+
+
+PHASES = re.compile(r"@by((?:\s+[a-z]\w*)+)")
+
+
+def read_phase_marks(path: Path) -> dict[int, set[str]]:
+    """`// @hit @by a b`: the phases of a sample's scenario that run the line (samples/Service)."""
+    return {n: set(m.group(1).split()) for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+            if (m := PHASES.search(line)) and MARK.search(line)}
+
+
+def phase_marks(path: Path, phases: set[str]) -> tuple[set[int], set[int]]:
+    """The lines covered and missed once the scenario's `phases` ran: a line marked `@hit @by P...` is covered when
+    one of its phases ran, and missed before; `@miss` lines stay missed."""
+    hit, miss = read_marks(path)
+    by = read_phase_marks(path)
+    unmarked = hit - by.keys()
+    if unmarked:
+        raise ValueError(f"{path}: @hit lines without @by {sorted(unmarked)}")
+    covered = {n for n in hit if by[n] & phases}
+    return covered, miss | (hit - covered)

@@ -475,6 +475,34 @@ def combine(data_dir: Path):
 
 @cli.command()
 @_data_dir_option
+@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The snapshot's directory, new or empty (default DATA_DIR/snapshots/<UTC time>).")
+@click.option("--ignore-errors", is_flag=True, default=False,
+              help="Write what could be read when a data file was cut short or corrupt.")
+def snapshot(data_dir: Path, output: Path | None, ignore_errors: bool):
+    """Copy the coverage of running processes, without stopping them, into a data directory of its own.
+
+    Every data file of DATA_DIR (those still being written too) is read as it is now and merged into one file in
+    OUTPUT, which every report command then reads: dotcov report --data-dir OUTPUT. The processes keep counting;
+    a later snapshot includes what they ran since.
+    """
+    from dotcov.data import datafiles as data
+
+    data_dir = _resolve_data_dir(data_dir, _config())
+    output = output if output is not None else data.snapshot_dir(data_dir)
+    try:
+        cov, target = data.snapshot(data_dir, output, ignore_errors=ignore_errors)
+    except data.DataError as e:
+        _fail(str(e))
+    for w in cov.warnings:
+        _warn(w)
+    running = f" ({len(cov.live)} of running processes)" if cov.live else ""
+    click.echo(f"Snapshot of {len(cov.files)} data file(s){running} written to {target}")
+    click.echo(f"Report it with: dotcov report --data-dir {output}")
+
+
+@cli.command()
+@_data_dir_option
 def erase(data_dir: Path):
     """Delete the collected coverage data."""
     from dotcov.data import datafiles as data

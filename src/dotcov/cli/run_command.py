@@ -81,7 +81,10 @@ def run_command(command: list[str], cfg, *, data_dir: Path | None, append: bool,
             _say(f"  {c}")
         _say(f"dotcov: {ADVICE}")
         return status or EXIT_ERROR
-    if signals:  # above the table, which shows only what ran before that
+    if signals and _stopped_by(status, signals):  # a service's normal end: not a failure
+        _say(f"dotcov: the command stopped on {_signal_names(signals)} (exit status {status}); the data is "
+             "complete: the coverage below is all that ran until then")
+    elif signals:  # above the table, which shows only what ran before that
         _say(f"dotcov: warning: the command {_how_it_ended(status, signals)}: the coverage below is only what ran "
              "before that")
     elif status:
@@ -110,12 +113,23 @@ def _say_skip_reasons(data_dir: Path) -> bool:
 
 
 def _how_it_ended(status: int, signals: list[int]) -> str:
+    if signals:
+        return f"was interrupted ({_signal_names(signals)}) and exited with status {status}"
+    return f"exited with status {status}"
+
+
+def _signal_names(signals: list[int]) -> str:
     import signal
 
-    if signals:
-        names = ", ".join(dict.fromkeys(signal.Signals(s).name for s in signals))
-        return f"was interrupted ({'Ctrl-C' if names == 'SIGINT' else names}) and exited with status {status}"
-    return f"exited with status {status}"
+    names = ", ".join(dict.fromkeys(signal.Signals(s).name for s in signals))
+    return "Ctrl-C" if names == "SIGINT" else names
+
+
+def _stopped_by(status: int, signals: list[int]) -> bool:
+    """The command stopped because of a signal dotcov got (and it got too): it exited 0 after a graceful shutdown,
+    as a .NET host does on SIGTERM or Ctrl-C, or that signal ended it (status 128+N). Any other status after a
+    signal is a failure of its own."""
+    return status == 0 or status - 128 in signals
 
 
 def _report_options(cfg):

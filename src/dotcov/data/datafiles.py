@@ -487,6 +487,77 @@ def erase(data_dir: Path, *, keep_cache: bool = False, keep_aside: bool = False)
     return n
 
 
+SNAPSHOTS_DIR = "snapshots"  # DATA_DIR/snapshots/<UTC time>: where `dotcov snapshot` writes unless told
+
+
+def snapshot_dir(data_dir: Path) -> Path:
+    """A new snapshot's default directory: DATA_DIR/snapshots/<UTC time to the second>[.N]."""
+    base = data_dir / SNAPSHOTS_DIR / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    candidate, n = base, 1
+    while candidate.exists():
+        candidate = base.with_name(f"{base.name}.{n}")
+        n += 1
+    return candidate
+
+
+def _running(path: Path) -> bool:
+    """Whether a process still writes the file (it holds the file's lock); tested with a shared lock, so that two
+    readers asking at once do not take each other for writers."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except OSError as e:
+        if e.errno in (errno_names.EWOULDBLOCK, errno_names.EAGAIN):
+            return True
+        raise
+    finally:
+        os.close(fd)
+
+
+def snapshot(data_dir: Path, output: Path, *, ignore_errors: bool = False) -> tuple[CoverageData, Path]:
+    """Reads every data file of `data_dir` as it is now, those of running processes too, and writes their merged
+    data into the directory `output` as one combined file: a frozen copy that reports read as a data directory,
+    and that combines with other data as any combined file does. Nothing in `data_dir` changes, and no combine
+    runs meanwhile (its lock, shared here). Returns the data read (`live`: files of running processes) and the file
+    written. Each counter of a running process is read once, at some moment of the read: what ran before the
+    snapshot began is in it; what runs meanwhile may be in part. A file read in part or not at all is an error
+    (unless `ignore_errors`): the sealed copy would no longer show it."""
+    if output.resolve() == data_dir.resolve():
+        raise DataError(f"the snapshot's directory {output} is the data directory itself; choose another")
+    if data_files(output):
+        raise DataError(f"{output} already holds coverage data; a snapshot goes into a new or empty directory")
+    lock = None
+    try:
+        lock = open(data_dir / LOCK_NAME, "a")
+        fcntl.flock(lock, fcntl.LOCK_SH)
+    except OSError:  # a data directory one may only read (a volume mounted read-only): no combine runs there
+        pass
+    try:
+        files = data_files(data_dir)
+        if not files:
+            raise DataError(f"no coverage data in {data_dir}")
+        data = load(data_dir)
+        data.live = [path for path in data.files if _running(path)]
+    finally:
+        if lock is not None:
+            lock.close()
+    lost = [p for p in files if p not in data.files and p not in data.already_merged] + data.damaged
+    if lost and not ignore_errors:
+        raise DataError("no snapshot was written: data could not be read whole from " +
+                        ", ".join(map(str, lost)) + " (--ignore-errors writes what could be read)")
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        target = output / combined_name()
+        write(data, target)
+    except OSError as e:
+        raise DataError(f"cannot write the snapshot into {output}: {e.strerror or e}") from e
+    return data, target
+
+
 def attach_notes(data: CoverageData) -> list[str]:
     """What every report says of each process `dotcov attach` loaded the agent into: when, and what it cannot show
     (docs/services.md, "Attach")."""

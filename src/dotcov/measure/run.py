@@ -10,14 +10,15 @@ import os
 import signal
 import stat
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from dotcov.measure import agent
 from dotcov.measure import coexistence
 
-# Signals sent to dotcov alone are passed on to the command. SIGINT from a
-# terminal reaches the whole process group already, so it is only ignored here.
+# Signals sent to dotcov are passed on to the command. SIGINT from a terminal reaches the whole process group
+# already, so only a SIGINT some process sent is (_SigintWatch).
 FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 
 # What a POSIX shell exits with when it cannot run a command.
@@ -145,36 +146,97 @@ def start(p: Prepared, while_running=None, signals: list[int] | None = None) -> 
     """Runs the prepared command and returns its status as a shell reports it (128+N for signal N).
     `while_running()`, if given, is called once the command has started, before waiting for it: dotcov's own
     work that needs nothing from the command overlaps its start instead of adding to the run's time.
-    `signals`, if given, receives each signal dotcov got while the command ran (Ctrl-C: SIGINT)."""
+    `signals`, if given, receives each signal dotcov got while the command ran (Ctrl-C: SIGINT).
+    Signals sent to dotcov alone reach the command (FORWARDED, and SIGINT not from a terminal, _SigintWatch);
+    dotcov waits for the command however it ends."""
     previous = {}
-    # Ctrl-C reaches the command from the terminal; dotcov only notes it (to say so above the report), from before
-    # the command starts, so no Ctrl-C in between stops dotcov. (A handler, unlike SIG_IGN, is not inherited.)
     noted = signals if signals is not None else []
-    previous[signal.SIGINT] = signal.signal(signal.SIGINT, lambda signum, _frame: noted.append(signum))
-    try:
-        child = subprocess.Popen(p.argv, executable=p.executable, env=p.env)
-    except FileNotFoundError as e:  # removed since prepare(), or a missing #! interpreter
-        signal.signal(signal.SIGINT, previous[signal.SIGINT])
-        raise RunError(f"command not found: {p.argv[0]}: {e.strerror}", EXIT_NOT_FOUND) from e
-    except OSError as e:
-        signal.signal(signal.SIGINT, previous[signal.SIGINT])
-        raise RunError(f"cannot execute {p.argv[0]}: {e.strerror}", EXIT_NOT_EXECUTABLE) from e
+    child: subprocess.Popen | None = None
+    early: list[int] = []  # signals that came before the command started: passed on once it has
 
     def forward(signum, _frame):
-        if signals is not None:
-            signals.append(signum)
-        try:
-            child.send_signal(signum)
-        except ProcessLookupError:
-            pass
+        noted.append(signum)
+        if child is None:
+            early.append(signum)
+            return
+        _send(child, signum)
 
+    # Every handler is in place before the command starts, so no signal in between ends dotcov and leaves the
+    # command running. Ctrl-C from a terminal reaches the command as it reaches dotcov: dotcov only notes it.
+    # (A handler, unlike SIG_IGN, is not inherited.)
+    previous[signal.SIGINT] = signal.signal(signal.SIGINT, lambda signum, _frame: noted.append(signum))
     for sig in FORWARDED:
         previous[sig] = signal.signal(sig, forward)
+    watch = None
     try:
+        try:
+            child = subprocess.Popen(p.argv, executable=p.executable, env=p.env)
+        except FileNotFoundError as e:  # removed since prepare(), or a missing #! interpreter
+            raise RunError(f"command not found: {p.argv[0]}: {e.strerror}", EXIT_NOT_FOUND) from e
+        except OSError as e:
+            raise RunError(f"cannot execute {p.argv[0]}: {e.strerror}", EXIT_NOT_EXECUTABLE) from e
+        for signum in early:
+            _send(child, signum)
+        watch = _SigintWatch.start(child, noted)
         if while_running is not None:
             while_running()
         status = child.wait()
     finally:
+        if watch is not None:
+            watch.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 128 - status if status < 0 else status
+
+
+def _send(child: subprocess.Popen, signum: int) -> None:
+    try:
+        child.send_signal(signum)
+    except OSError:  # it has just ended
+        pass
+
+
+# si_code of a signal the kernel sends: a terminal's Ctrl-C (to the whole foreground process group, the command
+# included); kill(2) and sigqueue(3) give SI_USER and SI_QUEUE.
+SI_KERNEL = 0x80
+
+
+class _SigintWatch:
+    """Passes on SIGINT sent to dotcov by a process (`kill -INT`, `docker kill -s INT`): the command, in dotcov's
+    process group, gets a terminal's Ctrl-C by itself, and only the signal's sender tells the two apart. SIGINT is
+    blocked in this thread (the command has started, and kept the mask it had) and taken by a thread of its own,
+    which sees the sender (sigwaitinfo); where that cannot be set up, SIGINT is only noted, as before."""
+
+    def __init__(self, child: subprocess.Popen, noted: list[int]):
+        self.child, self.noted, self.done = child, noted, False
+        self.thread = threading.Thread(target=self._run, name="dotcov-sigint", daemon=True)
+
+    @classmethod
+    def start(cls, child: subprocess.Popen, noted: list[int]) -> "_SigintWatch | None":
+        watch = cls(child, noted)
+        try:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        except (AttributeError, OSError, ValueError):
+            return None
+        try:
+            watch.thread.start()  # inherits the blocked SIGINT
+        except RuntimeError:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            return None
+        return watch
+
+    def _run(self) -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)  # theirs is the main thread's handler, never here
+        while True:  # ends on stop()'s wake-up only, so that stop() signals a live thread
+            info = signal.sigwaitinfo({signal.SIGINT})
+            if self.done:
+                return
+            self.noted.append(signal.SIGINT)
+            if info.si_code != SI_KERNEL:
+                _send(self.child, signal.SIGINT)
+
+    def stop(self) -> None:
+        self.done = True
+        signal.pthread_kill(self.thread.ident, signal.SIGINT)  # to this thread alone: wakes sigwaitinfo
+        self.thread.join()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a SIGINT still pending goes to the handler
