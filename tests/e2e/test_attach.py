@@ -219,3 +219,36 @@ def test_no_such_process_is_refused(tmp_path):
     r = dotcov("attach", "--data-dir", str(tmp_path / "data"), str(gone.pid))
     assert r.returncode == 3, r.stderr
     assert f"no process {gone.pid}" in r.stderr
+
+
+def test_attach_to_the_sample_service(service_dll, dotnet, tmp_path):
+    """samples/Service started without dotcov: requests A, attach, requests B, SIGTERM. Only B and the graceful
+    stop are counted, exactly (service_driver's phase marks), except Main: it runs the host the whole time, so it
+    keeps its original code (a method gets its probes when it is next called) and none of its lines counts."""
+    from .service_driver import PROJECT as SERVICE, Service, expected, free_port
+
+    port = free_port()
+    data_dir = tmp_path / "data"
+    with Service([dotnet, str(service_dll), str(port)], port, cwd=SAMPLES, env=_dotnet_env(),
+                 log=tmp_path / "out.txt") as svc:
+        svc.wait_ready()
+        svc.run_phase("a")
+        a = dotcov("attach", "--data-dir", str(data_dir), str(svc.proc.pid))
+        assert a.returncode == 0, a.stderr
+        svc.run_phase("b")
+        assert svc.stop() == 0, svc.output()
+    files = coverage_by_file(data_dir, SAMPLES)
+    problems = []
+    for src, (hit, miss) in expected({"b", "stop"}).items():
+        if src.name == "Program.cs":  # Main, on the stack from the start
+            hit, miss = set(), hit | miss
+        lines = files[str(src)].lines
+        covered = {n for n, h in lines.items() if h}
+        missed = {n for n, h in lines.items() if not h}
+        if (covered, missed) != (hit, miss):
+            problems.append(f"{src.name}: covered {sorted(covered ^ hit)} and missed {sorted(missed ^ miss)} differ")
+    assert not problems, "\n".join(problems)
+    from dotcov.data import datafiles as data
+
+    [process] = data.load(data_dir).processes
+    assert process["attached_ns"] and process["command_line"] == f"{dotnet} {service_dll} {port}"
