@@ -114,7 +114,10 @@ clr::HRESULT Profiler::Start(clr::IUnknown* info_unknown, bool attach) {
     rejit_ = true;
     mask |= clr::COR_PRF_ENABLE_REJIT;
   }
-  if (attach && (mask & ~clr::COR_PRF_ALLOWABLE_AFTER_ATTACH)) return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  if (attach && (mask & ~clr::COR_PRF_ALLOWABLE_AFTER_ATTACH)) {
+    Log("event mask 0x%08x not allowed after an attach; declining", unsigned(mask));
+    return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
   clr::HRESULT hr = info_->SetEventMask(mask);
   if (hr != clr::S_OK) {
     Log("SetEventMask failed 0x%08x; declining", unsigned(hr));
@@ -336,8 +339,10 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
     if ((r.timed_out || r.hr != clr::S_OK) && catch_up) {
       // Loaded before the attach: its methods may have run already, so their JIT is past; no probes for them.
       char why[96];
-      snprintf(why, sizeof why, "ReJIT request at attach %s 0x%08x", r.timed_out ? "timed out" : "failed",
-               unsigned(r.hr));
+      if (r.timed_out)
+        snprintf(why, sizeof why, "ReJIT request at attach timed out");
+      else
+        snprintf(why, sizeof why, "ReJIT request at attach failed 0x%08x", unsigned(r.hr));
       NotMeasuredAtAttach(*covered, methods, why);
     } else if (r.timed_out || r.hr != clr::S_OK) {
       covered->rejit = false;  // its methods are rewritten at their JIT instead
@@ -442,6 +447,10 @@ void Profiler::ConsiderTestModule(clr::ModuleID module, const std::string& path)
 
 clr::HRESULT Profiler::ModuleUnloadStarted(clr::ModuleID module) {
   // ModuleIDs can be reused after a collectible unload. Counters stay in the file.
+  if (attached_ns_) {
+    std::lock_guard<std::mutex> seen_lock(seen_mu_);
+    seen_.erase(module);
+  }
   std::unique_lock lock(modules_mu_);
   modules_.erase(module);
   return clr::S_OK;

@@ -132,12 +132,26 @@ def test_a_module_whose_rejit_fails_at_the_attach_is_not_measured(target, dotnet
     from dotcov.data import datafiles as data
 
     [module] = data.load(data_dir).modules.values()
-    assert set(module.unmeasured.values()) == {"ReJIT request at attach timed out 0x00000000"}, module.unmeasured
+    assert set(module.unmeasured.values()) == {"ReJIT request at attach timed out"}, module.unmeasured
     assert not any(module.hits)
     r = dotcov("report", "--data-dir", str(data_dir))
     for name, lines in (("Program.cs", "12-20"), ("Work.cs", "6-39")):
-        assert f"AttachTarget/{name}: lines {lines} not measured (ReJIT request at attach timed out 0x00000000)" \
+        assert f"AttachTarget/{name}: lines {lines} not measured (ReJIT request at attach timed out)" \
             in r.stdout, r.stdout
+
+
+def test_attaching_where_no_loaded_module_has_its_sources_says_so(target, dotnet, tmp_path):
+    # Run from a directory outside the sample's work tree: the sources measured are those under it, none of them.
+    t = Target(dotnet)
+    try:
+        a = dotcov("attach", "--data-dir", str(tmp_path / "data"), str(t.proc.pid), cwd=tmp_path)
+        assert a.returncode == 0, a.stderr
+        assert (f"dotcov: warning: no module process {t.proc.pid} has loaded so far has its sources under "
+                f"{tmp_path}") in a.stderr
+        assert t.send("after") == "after 14"
+    finally:
+        assert t.quit() == 0
+    assert not list((tmp_path / "data").glob("*.cov"))
 
 
 def test_attaching_twice_is_refused(target, dotnet, tmp_path):

@@ -233,6 +233,10 @@ def attach(data_dir: Path, include_tests: bool, agent_log: bool, pid: int):
     except AgentError as e:
         _fail(str(e))
     click.echo(f"dotcov: attached to process {pid}; its coverage goes to {directory}")
+    if not list(directory.glob(f"dotcov.{pid}.*.cov")):  # the agent makes its file for the first covered module
+        _warn(f"no module process {pid} has loaded so far has its sources under {settings['DOTCOV_SOURCE_ROOT']}: "
+              "only modules it loads later and whose sources are there will be measured (dotcov attach --log, "
+              "then dotcov debug logs, says why each was skipped)")
 
 
 @cli.command()
