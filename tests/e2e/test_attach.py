@@ -96,6 +96,8 @@ def test_only_the_work_after_the_attach_is_counted(target, dotnet, tmp_path, con
     r = dotcov("report", "--data-dir", str(data_dir))
     assert r.returncode == 0, r.stderr
     assert f"process `{dotnet} {DLL}` was attached at " in r.stdout, r.stdout
+    d = dotcov("debug", "data", "--data-dir", str(data_dir))
+    assert f"  {dotnet} {DLL}  (in {SAMPLES}, attached at {data.attach_time(process)})" in d.stdout, d.stdout
 
 
 def test_counts_of_the_work_after_the_attach(target, dotnet, tmp_path):

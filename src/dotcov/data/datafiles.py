@@ -561,10 +561,11 @@ def snapshot(data_dir: Path, output: Path, *, ignore_errors: bool = False) -> tu
 def attach_notes(data: CoverageData) -> list[str]:
     """What every report says of each process `dotcov attach` loaded the agent into: when, and what it cannot show
     (docs/services.md, "Attach")."""
-    out = []
-    for p in data.processes:
-        if p.get("attached_ns"):
-            when = datetime.fromtimestamp(p["attached_ns"] / 1e9, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-            out.append(f"process `{p['command_line']}` was attached at {when}: what it ran before then is not "
-                       "counted, nor what a method already running then ran until it was called again")
-    return out
+    return [f"process `{p['command_line']}` was attached at {attach_time(p)}: what it ran before then is not "
+            "counted, nor what a method already running then ran until it was called again"
+            for p in data.processes if p.get("attached_ns")]
+
+
+def attach_time(process: dict) -> str:
+    """When `dotcov attach` loaded the agent into the process (a process of CoverageData.processes), as shown."""
+    return datetime.fromtimestamp(process["attached_ns"] / 1e9, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
