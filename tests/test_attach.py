@@ -187,3 +187,11 @@ def test_attach_sends_the_agent_and_its_settings(fake_dotnet, short_dir):
     assert fake.received == ipc.attach_profiler_message(agent.CLSID, str(agent.agent_path()),
                                                         attach_mod.client_data(settings), 1234)
     assert uuid.UUID(agent.CLSID).bytes_le == fake.received[24:40]
+
+
+def test_another_users_process(monkeypatch):
+    owner = os.stat("/proc/1").st_uid
+    monkeypatch.setattr(attach_mod.os, "geteuid", lambda: owner + 1000)
+    with pytest.raises(attach_mod.AttachError) as e:
+        attach_mod.attach(1, {})
+    assert e.value.status == attach_mod.EXIT_PERMISSION and f"belongs to another user (uid {owner})" in str(e.value)

@@ -106,12 +106,10 @@ clr::HRESULT Profiler::Start(clr::IUnknown* info_unknown, bool attach) {
   clr::DWORD mask = clr::COR_PRF_MONITOR_MODULE_LOADS | clr::COR_PRF_MONITOR_JIT_COMPILATION |
                     (attach ? 0 : clr::COR_PRF_MONITOR_CACHE_SEARCHES);
   if (config_.rejit) {
-    if (info_unknown->QueryInterface(clr::IID_ICorProfilerInfo10, reinterpret_cast<void**>(&info10_)) != clr::S_OK ||
-        !rejit_requester_.Start(info10_)) {
+    if (info_unknown->QueryInterface(clr::IID_ICorProfilerInfo10, reinterpret_cast<void**>(&info10_)) != clr::S_OK) {
       Log("ReJIT mode unavailable; declining");
       return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
-    rejit_ = true;
     mask |= clr::COR_PRF_ENABLE_REJIT;
   }
   if (attach && (mask & ~clr::COR_PRF_ALLOWABLE_AFTER_ATTACH)) {
@@ -122,6 +120,14 @@ clr::HRESULT Profiler::Start(clr::IUnknown* info_unknown, bool attach) {
   if (hr != clr::S_OK) {
     Log("SetEventMask failed 0x%08x; declining", unsigned(hr));
     return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+  // The thread last: a declined profiler's library may be unloaded, which a thread of it must not outlive.
+  if (config_.rejit) {
+    if (!rejit_requester_.Start(info10_)) {
+      Log("ReJIT mode unavailable (no thread); declining");
+      return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    rejit_ = true;
   }
   return clr::S_OK;
 }

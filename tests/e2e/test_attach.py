@@ -156,6 +156,25 @@ def test_attaching_where_no_loaded_module_has_its_sources_says_so(target, dotnet
     assert not list((tmp_path / "data").glob("*.cov"))
 
 
+def test_client_data_not_dotcovs_is_declined_and_the_process_runs_on(target, dotnet, tmp_path):
+    # The agent declines data it cannot read (CORPROF_E_PROFILER_CANCEL_ACTIVATION): the runtime unloads it and the
+    # profiler slot stays free, so a proper attach still works.
+    from dotcov.measure import agent, attach as attach_mod, diagnostics_ipc as ipc
+
+    t = Target(dotnet)
+    try:
+        path = attach_mod.socket_path(t.proc.pid, {})
+        assert ipc.attach_profiler(path, agent.CLSID, str(agent.agent_path()), b"DOTCOV_DATA_DIR=/x\n") == \
+            (False, 0x80131375)
+        assert t.send("after") == "after 14"
+        a = dotcov("attach", "--data-dir", str(tmp_path / "data"), str(t.proc.pid))
+        assert a.returncode == 0, a.stderr
+        assert t.send("after") == "after 14"
+    finally:
+        assert t.quit() == 0
+    assert coverage_by_file(tmp_path / "data", SAMPLES)[str(PROJECT / "Work.cs")].lines
+
+
 def test_attaching_twice_is_refused(target, dotnet, tmp_path):
     data_dir = tmp_path / "data"
     t = Target(dotnet)
