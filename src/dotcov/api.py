@@ -195,7 +195,8 @@ class Coverage:
             from dotcov.data.datafiles import attach_notes
 
             self._analysis.warnings.extend(f"data lost: {x}" for x in self.lost)
-            self._analysis.warnings.extend(attach_notes(self._data))
+            if self._data is not None:  # (a result given without data: no processes to speak of)
+                self._analysis.warnings.extend(attach_notes(self._data))
             for w in self._analysis.warnings:
                 self._warn(w)
         return self._analysis
