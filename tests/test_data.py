@@ -501,3 +501,21 @@ def test_data_set_aside_by_a_run_that_was_killed_comes_back_unless_replaced(tmp_
     assert [p.name for p in aside.iterdir()] == [new.name]
     data.erase(tmp_path)
     assert not aside.exists()
+
+
+def test_an_attached_process_keeps_its_attach_time_through_combine_and_every_report_says_it(tmp_path):
+    attached = 1795853121_600041155  # 2026-11-28 08:05:21 UTC
+    _native.write_data_file(str(tmp_path / "dotcov.1.aaaaaaaa.cov"), {
+        "processes": [{"command_line": "dotnet Api.dll", "cwd": "/srv", "attached_ns": attached}],
+        "modules": [{"mvid": MVID, "pdb_id": PDB, "path": "/src/bin/Calc.dll", "tokens": [0x06000001],
+                     "offsets": [0], "kinds": [0], "hits": [1]}],
+    })
+    write(tmp_path / "dotcov.2.bbbbbbbb.cov", [0], cmd="testhost")
+    for _ in range(2):  # as written by the agent, then as combined
+        cov = data.load(tmp_path)
+        assert sorted((p["command_line"], p.get("attached_ns")) for p in cov.processes) == [
+            ("dotnet Api.dll", attached), ("testhost", None)]
+        assert data.attach_notes(cov) == [
+            "process `dotnet Api.dll` was attached at 2026-11-28 08:05:21 UTC: what it ran before then is not "
+            "counted, nor what a method already running then ran until it was called again"]
+        data.combine(tmp_path)

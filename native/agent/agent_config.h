@@ -1,6 +1,9 @@
-// The agent's settings, read once from the environment `dotcov run` prepares.
+// The agent's settings, read once from the environment `dotcov run` prepares, or from the client data of
+// `dotcov attach`.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 
 namespace dotcov::agent {
@@ -47,6 +50,10 @@ struct AgentConfig {
   std::string test_stall_rejit;
 
   static AgentConfig FromEnvironment();
+  // `dotcov attach`: the settings come as InitializeForAttach's client data, "dotcov-attach 1\n" then the
+  // environment's KEY=VALUE pairs one a line (src/dotcov/measure/attach.py). False, with `error`, when the data is
+  // not in that format.
+  static bool FromClientData(const void* data, size_t size, AgentConfig* out, std::string* error);
 };
 
 }  // namespace dotcov::agent

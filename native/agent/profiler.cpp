@@ -63,9 +63,32 @@ clr::HRESULT Profiler::Initialize(clr::IUnknown* info_unknown) {
     return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
   InitLog(config_.log, config_.data_dir);
-  use_helper_ = NeedsCoreLibHelper({config_.inline_probes, config_.contexts});
   Log("agent loaded: %s (%s)%s", Join(argv).c_str(), decision.reason.c_str(),
       config_.exact_counts ? " (exact counts: atomic increments)" : "");
+  return Start(info_unknown, false);
+}
+
+clr::HRESULT Profiler::InitializeForAttach(clr::IUnknown* info_unknown, void* client_data, clr::UINT size) {
+  std::string error;
+  if (!AgentConfig::FromClientData(client_data, size, &config_, &error) || config_.data_dir.empty())
+    return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  attached_ns_ = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  InitLog(config_.log, config_.data_dir);
+  Log("agent attached: %s", Join(ReadCommandLine()).c_str());
+  // CoreLib loaded long ago: no helper can be injected into it, so only probes that need none (inline), no
+  // per-test contexts; and every covered method is instrumented through ReJIT, the one way after the start.
+  if (!config_.inline_probes) Log("attach: inline probes (call probes need a helper injected at CoreLib's load)");
+  if (config_.contexts) Log("attach: no per-test contexts (they need a helper injected at CoreLib's load)");
+  config_.inline_probes = true;
+  config_.contexts = false;
+  config_.rejit = true;
+  return Start(info_unknown, true);
+}
+
+clr::HRESULT Profiler::Start(clr::IUnknown* info_unknown, bool attach) {
+  use_helper_ = NeedsCoreLibHelper({config_.inline_probes, config_.contexts});
   if (info_unknown->QueryInterface(clr::IID_ICorProfilerInfo5, reinterpret_cast<void**>(&info_)) != clr::S_OK) {
     Log("ICorProfilerInfo5 unavailable; declining");
     return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
@@ -79,21 +102,32 @@ clr::HRESULT Profiler::Initialize(clr::IUnknown* info_unknown) {
     Log("per-test contexts off: %s", error.c_str());
     config_.contexts = false;
   }
+  // Cache searches (refusing precompiled code) are a startup-only event; after an attach ReJIT replaces that code.
   clr::DWORD mask = clr::COR_PRF_MONITOR_MODULE_LOADS | clr::COR_PRF_MONITOR_JIT_COMPILATION |
-                    clr::COR_PRF_MONITOR_CACHE_SEARCHES;
+                    (attach ? 0 : clr::COR_PRF_MONITOR_CACHE_SEARCHES);
   if (config_.rejit) {
-    if (info_unknown->QueryInterface(clr::IID_ICorProfilerInfo10, reinterpret_cast<void**>(&info10_)) != clr::S_OK ||
-        !rejit_requester_.Start(info10_)) {
+    if (info_unknown->QueryInterface(clr::IID_ICorProfilerInfo10, reinterpret_cast<void**>(&info10_)) != clr::S_OK) {
       Log("ReJIT mode unavailable; declining");
       return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
-    rejit_ = true;
     mask |= clr::COR_PRF_ENABLE_REJIT;
+  }
+  if (attach && (mask & ~clr::COR_PRF_ALLOWABLE_AFTER_ATTACH)) {
+    Log("event mask 0x%08x not allowed after an attach; declining", unsigned(mask));
+    return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
   clr::HRESULT hr = info_->SetEventMask(mask);
   if (hr != clr::S_OK) {
     Log("SetEventMask failed 0x%08x; declining", unsigned(hr));
     return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+  // The thread last: a declined profiler's library may be unloaded, which a thread of it must not outlive.
+  if (config_.rejit) {
+    if (!rejit_requester_.Start(info10_)) {
+      Log("ReJIT mode unavailable (no thread); declining");
+      return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    rejit_ = true;
   }
   return clr::S_OK;
 }
@@ -116,19 +150,58 @@ bool Profiler::EnsureDataFile() {
     Log("no coverage for this process: %s", error.c_str());
     return false;
   }
-  writer_.AddProcessInfo(Join(ReadCommandLine()), CurrentDir(), &error);
+  writer_.AddProcessInfo(Join(ReadCommandLine()), CurrentDir(), &error, attached_ns_);
   Log("data file %s", writer_.path().c_str());
   return true;
 }
 
 clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT status) {
-  if (status != clr::S_OK || !info_) return clr::S_OK;
+  if (status == clr::S_OK) LoadModule(module, false);
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::ProfilerAttachComplete() {
+  // The modules loaded before the attach, CoreLib first (it tells where the shared framework is).
+  ComPtr<clr::ICorProfilerModuleEnum> modules;
+  if (!info_ || info_->EnumModules(modules.Out()) != clr::S_OK || !modules) {
+    Log("attach: cannot list the loaded modules; only modules loaded from now on are covered");
+    return clr::S_OK;
+  }
+  std::vector<clr::ModuleID> ids;
+  clr::ModuleID batch[64];
+  clr::ULONG fetched = 0;
+  while (modules->Next(64, batch, &fetched) == clr::S_OK || fetched > 0) {
+    ids.insert(ids.end(), batch, batch + fetched);
+    if (fetched < 64) break;
+    fetched = 0;
+  }
+  auto is_corelib = [&](clr::ModuleID id) {
+    char16_t name[4096];
+    clr::ULONG len = 0;
+    clr::AssemblyID assembly = 0;
+    clr::DWORD flags = 0;
+    const uint8_t* base = nullptr;
+    if (info_->GetModuleInfo2(id, &base, 4096, &len, name, &assembly, &flags) != clr::S_OK) return false;
+    return EndsWith(Utf16ToUtf8(std::u16string_view(name, len ? len - 1 : 0)), "System.Private.CoreLib.dll");
+  };
+  std::stable_partition(ids.begin(), ids.end(), is_corelib);
+  Log("attach: %zu modules already loaded", ids.size());
+  for (clr::ModuleID id : ids) LoadModule(id, true);
+  return clr::S_OK;
+}
+
+void Profiler::LoadModule(clr::ModuleID module, bool catch_up) {
+  if (!info_) return;
   char16_t name[4096];
   clr::ULONG name_len = 0;
   clr::AssemblyID assembly = 0;
   clr::DWORD flags = 0;
   const uint8_t* base = nullptr;
-  if (info_->GetModuleInfo2(module, &base, 4096, &name_len, name, &assembly, &flags) != clr::S_OK) return clr::S_OK;
+  if (info_->GetModuleInfo2(module, &base, 4096, &name_len, name, &assembly, &flags) != clr::S_OK) return;
+  if (attached_ns_) {
+    std::lock_guard<std::mutex> lock(seen_mu_);
+    if (!seen_.insert(module).second) return;  // enumerated and reported loaded: handled once
+  }
   std::string path = AgentPath(Utf16ToUtf8(std::u16string_view(name, name_len ? name_len - 1 : 0)));
   if (EndsWith(path, "/System.Private.CoreLib.dll")) {
     // Shared-framework layout: <root>/shared/Microsoft.NETCore.App/<version>/. A
@@ -144,13 +217,12 @@ clr::HRESULT Profiler::ModuleLoadFinished(clr::ModuleID module, clr::HRESULT sta
     else if (config_.contexts && !helper_.InjectContexts(info_, module, writer_.base(), contexts_.last_context(),
                                                          &ContextRecorder::Record, &error))
       Log("per-test contexts off: %s", error.c_str());
-    return clr::S_OK;
+    return;
   }
-  ConsiderModule(module, path, flags);
-  return clr::S_OK;
+  ConsiderModule(module, path, flags, catch_up);
 }
 
-void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags) {
+void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags, bool catch_up) {
   if (flags & (clr::COR_PRF_MODULE_DYNAMIC | clr::COR_PRF_MODULE_RESOURCE)) return;
   if (!(flags & clr::COR_PRF_MODULE_DISK) || !IsAbsolutePath(path)) return;
   ModuleIdentity identity;
@@ -273,7 +345,15 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
     // The wait is bounded: past it the module's methods are rewritten at their JIT instead.
     bool stall = !config_.test_stall_rejit.empty() && EndsWith(path, ("/" + config_.test_stall_rejit).c_str());
     RejitRequester::Outcome r = rejit_requester_.Request(module, methods, kRejitRequestBound, stall);
-    if (r.timed_out || r.hr != clr::S_OK) {
+    if ((r.timed_out || r.hr != clr::S_OK) && catch_up) {
+      // Loaded before the attach: its methods may have run already, so their JIT is past; no probes for them.
+      char why[96];
+      if (r.timed_out)
+        snprintf(why, sizeof why, "ReJIT request at attach timed out");
+      else
+        snprintf(why, sizeof why, "ReJIT request at attach failed 0x%08x", unsigned(r.hr));
+      NotMeasuredAtAttach(*covered, methods, why);
+    } else if (r.timed_out || r.hr != clr::S_OK) {
       covered->rejit = false;  // its methods are rewritten at their JIT instead
       if (r.timed_out)
         Log("ReJIT request for %s not done after %lld ms; rewriting at JIT time", path.c_str(),
@@ -281,6 +361,20 @@ void Profiler::ConsiderModule(clr::ModuleID module, const std::string& path, clr
       else
         Log("ReJIT request for %s failed 0x%08x; rewriting at JIT time", path.c_str(), unsigned(r.hr));
     }
+  }
+}
+
+void Profiler::NotMeasuredAtAttach(CoveredModule& m, const std::vector<uint32_t>& methods, const std::string& why) {
+  Log("%s: %s; its methods are not measured", m.path.c_str(), why.c_str());
+  std::lock_guard<std::mutex> lock(m.rewrite_mu);
+  std::string error;
+  for (uint32_t token : methods) {
+    uint32_t rid = m.methods.RidOf(token);
+    if (rid == 0 || m.final_methods->IsFinal(rid)) continue;
+    writer_.SetMethodState(m.record, rid, kMethodNotMeasured);
+    if (!writer_.AddNotMeasured(m.record, {token, kWholeMethod, kWholeMethod, why}, &error))
+      Log("cannot record why: %s", error.c_str());
+    m.final_methods->MarkFinal(rid, clock_.Tick());  // a late ReJIT then compiles the original IL
   }
 }
 
@@ -364,6 +458,10 @@ void Profiler::ConsiderTestModule(clr::ModuleID module, const std::string& path)
 
 clr::HRESULT Profiler::ModuleUnloadStarted(clr::ModuleID module) {
   // ModuleIDs can be reused after a collectible unload. Counters stay in the file.
+  if (attached_ns_) {
+    std::lock_guard<std::mutex> seen_lock(seen_mu_);
+    seen_.erase(module);
+  }
   std::unique_lock lock(modules_mu_);
   modules_.erase(module);
   return clr::S_OK;

@@ -9,6 +9,7 @@
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "agent_config.h"
@@ -27,6 +28,10 @@ class Profiler final : public CallbackBase {
  public:
   clr::HRESULT Initialize(clr::IUnknown* info_unknown) override;
   clr::HRESULT Shutdown() override;
+  // `dotcov attach`: loaded into a running process (settings from the client data), then catches up on the
+  // modules already loaded (ProfilerAttachComplete) as their loads would have.
+  clr::HRESULT InitializeForAttach(clr::IUnknown* info_unknown, void* client_data, clr::UINT size) override;
+  clr::HRESULT ProfilerAttachComplete() override;
   clr::HRESULT ModuleLoadFinished(clr::ModuleID module, clr::HRESULT status) override;
   clr::HRESULT ModuleUnloadStarted(clr::ModuleID module) override;
   clr::HRESULT JITCompilationStarted(clr::FunctionID function, clr::BOOL safe_to_block) override;
@@ -40,6 +45,12 @@ class Profiler final : public CallbackBase {
 
  private:
   std::shared_ptr<CoveredModule> Find(clr::ModuleID module);
+  // What Initialize and InitializeForAttach share once the settings are known.
+  clr::HRESULT Start(clr::IUnknown* info_unknown, bool attach);
+  // A module's load, as ModuleLoadFinished reports it or, after an attach, as the catch-up finds it loaded.
+  void LoadModule(clr::ModuleID module, bool catch_up);
+  // After an attach: the module's methods cannot get their probes (its ReJIT request failed), say so.
+  void NotMeasuredAtAttach(CoveredModule& m, const std::vector<uint32_t>& methods, const std::string& why);
   // Rewrites the method once; returns true when its IL is final (rewritten or nothing to do).
   // `function` is the FunctionID being compiled, for its IL offset map.
   // In ReJIT mode `control` takes the new IL and its map (GetReJITParameters).
@@ -60,7 +71,7 @@ class Profiler final : public CallbackBase {
   bool EnsureRewritten(CoveredModule& m, uint32_t method_token, clr::FunctionID function,
                        clr::ICorProfilerFunctionControl* control = nullptr);
   clr::HRESULT SetIlMap(clr::FunctionID function, const std::vector<il::OffsetMapEntry>& il_map);
-  void ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags);
+  void ConsiderModule(clr::ModuleID module, const std::string& path, clr::DWORD flags, bool catch_up = false);
   // Per-test contexts: finds the module's test methods and gives each an extended locals signature.
   void PrepareTests(CoveredModule& m, const std::vector<uint8_t>& image);
   // A test module that is not covered: registered only so its test methods get their contexts.
@@ -90,6 +101,12 @@ class Profiler final : public CallbackBase {
   bool data_file_failed_ = false;
   RewriteClock clock_;  // epochs at which methods' IL became final (rewrite_policy.h)
   std::string runtime_dir_;  // CoreLib's directory: the shared framework, never covered
+
+  // `dotcov attach`: when (ns since the Unix epoch; 0 when loaded at startup), and the modules already handled,
+  // since a module loading during the catch-up can be both enumerated and reported by ModuleLoadFinished.
+  uint64_t attached_ns_ = 0;
+  std::mutex seen_mu_;
+  std::unordered_set<clr::ModuleID> seen_;
 
   std::shared_mutex modules_mu_;
   std::unordered_map<clr::ModuleID, std::shared_ptr<CoveredModule>> modules_;

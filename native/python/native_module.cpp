@@ -109,6 +109,7 @@ py::dict ReadDataFile(const std::string& path) {
     py::dict d;
     d["command_line"] = py::bytes(p.command_line).attr("decode")("utf-8", "replace");
     d["cwd"] = py::bytes(p.cwd).attr("decode")("utf-8", "replace");
+    if (p.attached_ns) d["attached_ns"] = p.attached_ns;
     processes.append(d);
   }
   out["processes"] = processes;
@@ -182,7 +183,8 @@ void WriteDataFile(const std::string& path, py::dict data) {
   if (data.contains("lost_errno")) f.lost_errno = py::cast<uint32_t>(data["lost_errno"]);
   for (py::handle h : py::list(data["processes"])) {
     py::dict p = py::reinterpret_borrow<py::dict>(h);
-    f.processes.push_back({py::cast<std::string>(p["command_line"]), py::cast<std::string>(p["cwd"])});
+    f.processes.push_back({py::cast<std::string>(p["command_line"]), py::cast<std::string>(p["cwd"]),
+                           p.contains("attached_ns") ? py::cast<uint64_t>(p["attached_ns"]) : uint64_t{0}});
   }
   std::map<std::string, uint32_t> context_ids;  // ids are per file: numbered here in name order
   for (py::handle h : py::list(data["modules"])) {

@@ -192,7 +192,11 @@ class Coverage:
             result = self.result()
             with _no_gc():
                 self._analysis = Analysis.of(result)
+            from dotcov.data.datafiles import attach_notes
+
             self._analysis.warnings.extend(f"data lost: {x}" for x in self.lost)
+            if self._data is not None:  # (a result given without data: no processes to speak of)
+                self._analysis.warnings.extend(attach_notes(self._data))
             for w in self._analysis.warnings:
                 self._warn(w)
         return self._analysis

@@ -436,9 +436,10 @@ void DataFileWriter::Commit(uint64_t offset) {
   state->store(CommitValue(rec, CoveredBytes(kind, rec, size, false)), std::memory_order_release);
 }
 
-bool DataFileWriter::AddProcessInfo(const std::string& command_line, const std::string& cwd, std::string* error) {
+bool DataFileWriter::AddProcessInfo(const std::string& command_line, const std::string& cwd, std::string* error,
+                                    uint64_t attached_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  size_t total = kRecordHeaderSize + 8 + command_line.size() + cwd.size();
+  size_t total = kRecordHeaderSize + 8 + command_line.size() + cwd.size() + (attached_ns ? 8 : 0);
   auto offset = Append(RecordKind::kProcess, total, error);
   if (!offset) return false;
   uint8_t* rec = base_ + *offset;
@@ -446,6 +447,7 @@ bool DataFileWriter::AddProcessInfo(const std::string& command_line, const std::
   PutU32(rec + 20, static_cast<uint32_t>(cwd.size()));
   std::memcpy(rec + 24, command_line.data(), command_line.size());
   std::memcpy(rec + 24 + command_line.size(), cwd.data(), cwd.size());
+  if (attached_ns) PutU64(rec + 24 + command_line.size() + cwd.size(), attached_ns);
   Commit(*offset);
   return true;
 }
@@ -861,7 +863,9 @@ bool ParseDataFile(Bytes bytes, DataFile* out, std::string* error) {
         out->warnings.push_back("corrupt process record");
         continue;
       }
-      out->processes.push_back({std::string(c1.begin(), c1.end()), std::string(c2.begin(), c2.end())});
+      ProcessData p{std::string(c1.begin(), c1.end()), std::string(c2.begin(), c2.end())};
+      if (b.remaining() >= 8) p.attached_ns = b.U64();
+      out->processes.push_back(std::move(p));
     } else if (kind == static_cast<uint32_t>(RecordKind::kModule)) {
       ModuleData m;
       Bytes mvid = b.Take(16), pdb = b.Take(20);
@@ -1005,11 +1009,13 @@ std::vector<uint8_t> SerializeDataFile(const DataFile& file) {
     }
   }
   for (const auto& p : file.processes) {
-    size_t at = begin_record(RecordKind::kProcess, kRecordHeaderSize + 8 + p.command_line.size() + p.cwd.size());
+    size_t at = begin_record(RecordKind::kProcess, kRecordHeaderSize + 8 + p.command_line.size() + p.cwd.size() +
+                                                       (p.attached_ns ? 8 : 0));
     PutU32(out.data() + at + 16, static_cast<uint32_t>(p.command_line.size()));
     PutU32(out.data() + at + 20, static_cast<uint32_t>(p.cwd.size()));
     std::memcpy(out.data() + at + 24, p.command_line.data(), p.command_line.size());
     std::memcpy(out.data() + at + 24 + p.command_line.size(), p.cwd.data(), p.cwd.size());
+    if (p.attached_ns) PutU64(out.data() + at + 24 + p.command_line.size() + p.cwd.size(), p.attached_ns);
   }
   for (const auto& c : file.conflicts) {
     size_t at = begin_record(RecordKind::kConflict, kRecordHeaderSize + 4 + c.size());

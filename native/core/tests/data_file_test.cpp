@@ -93,6 +93,39 @@ TEST(DataFile, WriterAndReaderAgree) {
   fs::remove_all(dir);
 }
 
+TEST(DataFile, AnAttachedProcessKeepsItsAttachTime) {
+  // `dotcov attach`: the time follows the cwd in the process record, written and combined alike; a record without
+  // it (loaded at startup) reads 0, whatever padding follows its strings.
+  fs::path dir = MakeTempDir();
+  DataFileWriter w;
+  std::string err;
+  ASSERT_TRUE(w.Reserve(1 << 20, &err)) << err;
+  ASSERT_TRUE(w.Create(dir, 4243, &err)) << err;
+  ASSERT_TRUE(w.AddProcessInfo("dotnet Api.dll", "/srv", &err, 1795853121600041155ull)) << err;
+  ASSERT_TRUE(w.AddProcessInfo("dotnet x", "/w", &err)) << err;
+  DataFile f;
+  ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
+  EXPECT_TRUE(f.warnings.empty());
+  ASSERT_EQ(f.processes.size(), 2u);
+  EXPECT_EQ(f.processes[0].cwd, "/srv");
+  EXPECT_EQ(f.processes[0].attached_ns, 1795853121600041155ull);
+  EXPECT_EQ(f.processes[1].attached_ns, 0u);
+  DataFile again;
+  ASSERT_TRUE(ParseDataFile(SerializeDataFile(f), &again, &err)) << err;
+  ASSERT_EQ(again.processes.size(), 2u);
+  EXPECT_EQ(again.processes[0].attached_ns, 1795853121600041155ull);
+  EXPECT_EQ(again.processes[1].attached_ns, 0u);
+  for (size_t n = 0; n < 8; ++n) {  // every padding length: no time read from it
+    DataFile one;
+    one.processes.push_back({std::string(n, 'c'), "/w"});
+    DataFile back;
+    ASSERT_TRUE(ParseDataFile(SerializeDataFile(one), &back, &err)) << err;
+    ASSERT_EQ(back.processes.size(), 1u);
+    EXPECT_EQ(back.processes[0].attached_ns, 0u) << n;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(DataFile, TwoWritersNeverShareAFile) {
   fs::path dir = MakeTempDir();
   DataFileWriter a, b;

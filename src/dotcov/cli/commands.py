@@ -3,7 +3,7 @@
 Exit codes: 0 success; 1 an error dotcov reports (bad input, no data); 2 the
 total is below --fail-under (for `dotcov impacted --fail-untested`: a changed line
 no test ran). `dotcov run` exits with the command's own status (128+N when a
-signal N ended it).
+signal N ended it). `dotcov attach` has its own refusal codes (3 to 8, docs/services.md).
 """
 
 from __future__ import annotations
@@ -203,6 +203,40 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, cont
 
     sys.exit(run_command(list(command), cfg, data_dir=data_dir, append=append, include_tests=include_tests,
                          log=agent_log, contexts=contexts, report=not no_report, exact_counts=exact_counts))
+
+
+@cli.command()
+@_data_dir_option
+@click.option("--include-tests", is_flag=True, help="Also cover test assemblies (those referencing xunit, NUnit, MSTest).")
+@click.option("--log", "agent_log", is_flag=True, help="Write the agent's log to DATA_DIR/logs/.")
+@click.argument("pid", type=int)
+def attach(data_dir: Path, include_tests: bool, agent_log: bool, pid: int):
+    """Load the agent into the running .NET process PID; its coverage from then on goes to the data directory.
+
+    Exit codes (docs/services.md): 3 no such process, 4 not a .NET process, 5 its diagnostics are off,
+    6 another profiler is loaded, 7 another user's process, 8 dotcov is already loaded in it.
+    """
+    from dotcov.measure.agent import AgentError
+    from dotcov.measure.attach import AttachError, agent_settings, attach as attach_to
+    from dotcov.measure.run import RunError, check_data_dir, sources_root
+
+    cfg = _config()
+    directory = _resolve_data_dir(data_dir, cfg)
+    try:
+        check_data_dir(directory)
+        settings = agent_settings(directory, sources_root(Path.cwd()),
+                                  include_tests=include_tests or cfg.include_test_assemblies, log=agent_log)
+        attach_to(pid, settings)
+    except (AttachError, RunError) as e:
+        click.echo(f"dotcov: error: {e}", err=True)
+        sys.exit(e.status)
+    except AgentError as e:
+        _fail(str(e))
+    click.echo(f"dotcov: attached to process {pid}; its coverage goes to {directory}")
+    if not list(directory.glob(f"dotcov.{pid}.*.cov")):  # the agent makes its file for the first covered module
+        _warn(f"no module process {pid} has loaded so far has its sources under {settings['DOTCOV_SOURCE_ROOT']}: "
+              "only modules it loads later and whose sources are there will be measured (dotcov attach --log, "
+              "then dotcov debug logs, says why each was skipped)")
 
 
 @cli.command()

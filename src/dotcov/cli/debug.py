@@ -159,7 +159,8 @@ def data_command(data_dir):
         click.echo(f"warning: {w}")
     click.echo(f"processes: {len(cov.processes)}")
     for p in cov.processes:
-        click.echo(f"  {p['command_line']}  (in {p['cwd']})")
+        attached = f", attached at {data_mod.attach_time(p)}" if p.get("attached_ns") else ""
+        click.echo(f"  {p['command_line']}  (in {p['cwd']}{attached})")
     click.echo(f"modules: {len(cov.modules)}")
     unclassified = _unclassified(cov, directory)
     for m in sorted(cov.modules.values(), key=lambda m: m.path):

@@ -23,6 +23,7 @@ import time
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from operator import itemgetter
 from pathlib import Path
 
@@ -555,3 +556,16 @@ def snapshot(data_dir: Path, output: Path, *, ignore_errors: bool = False) -> tu
     except OSError as e:
         raise DataError(f"cannot write the snapshot into {output}: {e.strerror or e}") from e
     return data, target
+
+
+def attach_notes(data: CoverageData) -> list[str]:
+    """What every report says of each process `dotcov attach` loaded the agent into: when, and what it cannot show
+    (docs/services.md, "Attach")."""
+    return [f"process `{p['command_line']}` was attached at {attach_time(p)}: what it ran before then is not "
+            "counted, nor what a method already running then ran until it was called again"
+            for p in data.processes if p.get("attached_ns")]
+
+
+def attach_time(process: dict) -> str:
+    """When `dotcov attach` loaded the agent into the process (a process of CoverageData.processes), as shown."""
+    return datetime.fromtimestamp(process["attached_ns"] / 1e9, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -169,8 +169,10 @@ class DataFileWriter {
     return lost_;
   }
 
-  // Appends a process record (command line etc.). Requires Create.
-  bool AddProcessInfo(const std::string& command_line, const std::string& cwd, std::string* error);
+  // Appends a process record (command line etc.). Requires Create. `attached_ns` (ns since the Unix epoch):
+  // when the agent was attached to the running process (`dotcov attach`), 0 when it loaded at startup.
+  bool AddProcessInfo(const std::string& command_line, const std::string& cwd, std::string* error,
+                      uint64_t attached_ns = 0);
 
   // Appends a module record with zeroed counters. Returns the slot of the
   // first counter: counter i of the module lives at base() + 8 * (slot + i).
@@ -265,6 +267,9 @@ struct FileIdentity {
 struct ProcessData {
   std::string command_line;
   std::string cwd;
+  // `dotcov attach`: when the agent was attached (ns since the Unix epoch); 0: loaded at startup. Stored after
+  // the cwd only when set, so files without it keep their layout and older readers skip it.
+  uint64_t attached_ns = 0;
 };
 
 struct DataFile {
