@@ -189,6 +189,34 @@ def test_properties_of_the_rule(spans, free):
         assert (got[line] == 0) == all(s.hits == 0 for s in spans if s.start_line == line)
 
 
+@settings(max_examples=300, deadline=None)
+@given(nested_spans(), st.lists(st.integers(0, 3), min_size=12, max_size=12), st.sets(st.integers(1, 40)))
+def test_properties_of_functions_written_inside_a_point(spans, methods, free):
+    spans = [Span(s.start_line, s.start_column, s.end_line, s.end_column, s.hits, methods[i])
+             for i, s in enumerate(spans)]
+    got = deciding_points(spans, free)
+    starts = {s.start_line for s in spans}
+    for line, ix in got.items():
+        if line in starts:  # rule 1 whatever the methods
+            assert ix == [i for i, s in enumerate(spans) if s.start_line == line]
+            continue
+        for i in ix:
+            s = spans[i]
+            assert s.start_line < line <= s.end_line
+            # No function written inside the deciding point reaches over this line.
+            for m in {t.method_token for t in spans} - {s.method_token}:
+                own = [t for t in spans if t.method_token == m]
+                first = min((t.start_line, t.start_column) for t in own)
+                last = max((t.end_line, t.end_column) for t in own)
+                inside = (s.start_line, s.start_column) <= first and last <= (s.end_line, s.end_column)
+                assert not (inside and (first, last) != ((s.start_line, s.start_column), (s.end_line, s.end_column))
+                            and first[0] <= line <= last[0])
+    # One method: the rule without methods.
+    assert deciding_points([Span(s.start_line, s.start_column, s.end_line, s.end_column, s.hits, 7)
+                            for s in spans], free) == deciding_points(
+        [Span(s.start_line, s.start_column, s.end_line, s.end_column, s.hits) for s in spans], free)
+
+
 def test_deciding_points_name_the_points():
     spans = [Span(1, 1, 3, 2, 1), Span(2, 5, 2, 9, 0)]
     assert deciding_points(spans) == {1: [0], 2: [1], 3: [0]}
