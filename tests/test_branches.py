@@ -406,6 +406,7 @@ def test_compiler_generated_methods_but_not_lambdas_or_local_functions():
     assert not branches.compiler_generated_method("<SumOfSquares>g__Square|11_0", cg)
     assert not branches.compiler_generated_method("<Scale>b__0", cg)
     assert not branches.compiler_generated_method("Equals", [])
+    assert not branches.compiler_generated_method("MoveNext", cg, move_next=True)  # (VB marks a state machine's)
 
 
 def test_value_sites_are_not_branch_outcomes_and_read_as_false_true():

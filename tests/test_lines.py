@@ -50,6 +50,65 @@ def test_switch_expression_arms_decide_their_lines():
     assert line_hits(spans)[2] == 2
 
 
+LAMBDA_ON_THE_STATEMENTS_LINE = """\
+return Register(args => selector(
+    Unpack(args, 0),
+    Unpack(args, 1)));
+"""
+M, LAMBDA = 0x06000001, 0x06000002  # the method holding the statement, and its lambda
+
+
+def test_a_lambda_starting_on_its_statements_line_decides_the_continuation_lines():
+    # The statement (M) ran; the lambda's body, another method's point starting on the same line inside the
+    # statement's span, never did: its continuation lines are the lambda's, missed.
+    free = code_free_lines(LAMBDA_ON_THE_STATEMENTS_LINE, ".cs")
+    statement, body = Span(1, 9, 3, 31, 1, M), Span(1, 33, 3, 29, 0, LAMBDA)
+    assert line_hits([statement, body], free) == {1: 1, 2: 0, 3: 0}
+    assert line_hits([statement, Span(1, 33, 3, 29, 4, LAMBDA)], free) == {1: 4, 2: 4, 3: 4}
+    # A conditional lambda whose arms sit on continuation lines (`args.Length > 0` / `? args[0]` / `: -1`).
+    assert line_hits([statement, Span(1, 33, 3, 18, 0, LAMBDA)], free) == {1: 1, 2: 0, 3: 0}
+    # Points of one method starting on one line: the most hits, as before (a Debug switch expression's two).
+    assert line_hits([statement, Span(1, 33, 3, 29, 0, M)], free) == {1: 1, 2: 1, 3: 1}
+
+
+BLOCK_LAMBDA = """\
+public static readonly Func<int, int> CountDown = n =>
+{
+    int count;
+    count = 0;
+    do
+    {
+        count++;
+    }
+    while (--n > 0);
+    return count;
+};
+"""
+
+
+def test_code_without_a_point_inside_a_block_lambda_is_no_statement():
+    free = code_free_lines(BLOCK_LAMBDA, ".cs")
+    initializer = Span(1, 5, 11, 7, 1, M)  # (a point of the static constructor, which ran)
+    # Debug: the lambda (never run) has points on its braces and statements; `int count;` and `do` have none.
+    body = [Span(2, 5, 2, 6, 0, LAMBDA), Span(4, 5, 4, 15, 0, LAMBDA), Span(6, 5, 6, 6, 0, LAMBDA),
+            Span(7, 9, 7, 17, 0, LAMBDA), Span(8, 5, 8, 6, 0, LAMBDA), Span(9, 5, 9, 21, 0, LAMBDA),
+            Span(10, 5, 10, 18, 0, LAMBDA), Span(11, 1, 11, 2, 0, LAMBDA)]
+    assert line_hits([initializer, *body], free) == {1: 1, 2: 0, 4: 0, 6: 0, 7: 0, 8: 0, 9: 0, 10: 0, 11: 0}
+    # Release: no points on the braces; `do` lies between the lambda's first and last points: no statement.
+    # (`int count;` before the lambda's first point cannot be told from the initializer's own code by points.)
+    release = [body[1], body[3], body[5], body[6]]
+    assert line_hits([initializer, *release], free) == {1: 1, 3: 1, 4: 0, 7: 0, 9: 0, 10: 0}
+    # Without the lambda's method the initializer's span decides (the rule before: `do` covered).
+    assert line_hits([initializer, *(Span(s.start_line, s.start_column, s.end_line, s.end_column, 0, M)
+                                     for s in release)], free)[5] == 1
+
+
+def test_an_initializer_shared_by_constructors_is_no_function_inside_itself():
+    # A field initializer is a point of each constructor (two methods, one span): neither owns the other's lines.
+    a, b = Span(1, 5, 3, 7, 1, M), Span(1, 5, 3, 7, 0, M + 1)
+    assert line_hits([a, b]) == {1: 1, 2: 1, 3: 1}
+
+
 def test_query_clause_never_reached_is_missed():
     spans = [Span(1, 9, 3, 36, 1), Span(2, 29, 2, 34, 3), Span(3, 30, 3, 35, 0)]
     assert line_hits(spans) == {1: 1, 2: 3, 3: 0}
@@ -128,6 +187,34 @@ def test_properties_of_the_rule(spans, free):
     # code did not.
     for line in starts:
         assert (got[line] == 0) == all(s.hits == 0 for s in spans if s.start_line == line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(nested_spans(), st.lists(st.integers(0, 3), min_size=12, max_size=12), st.sets(st.integers(1, 40)))
+def test_properties_of_functions_written_inside_a_point(spans, methods, free):
+    spans = [Span(s.start_line, s.start_column, s.end_line, s.end_column, s.hits, methods[i])
+             for i, s in enumerate(spans)]
+    got = deciding_points(spans, free)
+    starts = {s.start_line for s in spans}
+    for line, ix in got.items():
+        if line in starts:  # rule 1 whatever the methods
+            assert ix == [i for i, s in enumerate(spans) if s.start_line == line]
+            continue
+        for i in ix:
+            s = spans[i]
+            assert s.start_line < line <= s.end_line
+            # No function written inside the deciding point reaches over this line.
+            for m in {t.method_token for t in spans} - {s.method_token}:
+                own = [t for t in spans if t.method_token == m]
+                first = min((t.start_line, t.start_column) for t in own)
+                last = max((t.end_line, t.end_column) for t in own)
+                inside = (s.start_line, s.start_column) <= first and last <= (s.end_line, s.end_column)
+                assert not (inside and (first, last) != ((s.start_line, s.start_column), (s.end_line, s.end_column))
+                            and first[0] <= line <= last[0])
+    # One method: the rule without methods.
+    assert deciding_points([Span(s.start_line, s.start_column, s.end_line, s.end_column, s.hits, 7)
+                            for s in spans], free) == deciding_points(
+        [Span(s.start_line, s.start_column, s.end_line, s.end_column, s.hits) for s in spans], free)
 
 
 def test_deciding_points_name_the_points():

@@ -50,7 +50,7 @@ def hand_plan() -> tuple[dict, SimpleNamespace]:
             points.append((2 * len(points), sl, sc, el, ec, 1))
             hits.append(h)
             tokens.append(token)
-    file_lines, first, multi, specs = file_line_plan(points, runs, set())
+    file_lines, first, multi, specs = file_line_plan(points, runs, set(), tokens)
     method_rows, at = [], 0
     for ref, (name, token, pts) in enumerate(METHODS, start=1):
         method_rows.append((name, "()", token, specs[ref], at, at + len(pts), f"{name}()", False))

@@ -31,18 +31,25 @@ def test_the_native_line_plan_gives_the_plan_of_the_python_one(snippets, monkeyp
     assert got == plans(cov, options)
 
 
-def native(points, runs, free) -> tuple:
-    """_native.line_plan's answer as the oracle gives it (the first points as an array, not bytes)."""
-    file_lines, first, multi, specs = _native.line_plan(points, runs, free)
+def native(points, runs, free, tokens=None) -> tuple:
+    """_native.line_plan's answer as the oracle gives it (the first points as an array, not bytes); without
+    `tokens`, the points are all one method's."""
+    file_lines, first, multi, specs = _native.line_plan(points, runs, free, tokens or one_method(points))
     ids = array("i")
     ids.frombytes(first)
     return file_lines, ids, multi, specs
 
 
+def one_method(points) -> list[int]:
+    return [0] * len(points)
+
+
 def random_file(rng: random.Random, n: int, *, lines: int = 200):
-    """The PDB's points of a made-up file (some multi-line, some sharing a start line) in a plan's `points`, and the
-    file's runs of them, each with its owners (a class and a method, methods interleaving)."""
+    """The PDB's points of a made-up file (some multi-line, some sharing a start line) in a plan's `points`, the
+    file's runs of them, each with its owners (a class and a method, methods interleaving), and each point's method
+    token (a run's, or now and then a lambda's of that method: some nest in the method's multi-line points)."""
     points = [(rng.randrange(0, 99), 0, 0, 0, 0, 1) for _ in range(rng.randrange(0, 5))]  # (other files' points)
+    tokens = [0] * len(points)
     runs = []
     while sum(r[1] for r in runs) < n:
         count = min(n - sum(r[1] for r in runs), rng.choice([1, 1, 2, 5, 14, 40]))
@@ -55,21 +62,23 @@ def random_file(rng: random.Random, n: int, *, lines: int = 200):
             if rng.random() < 0.03:
                 end = start - 1  # (a point ending before it starts: never a continuation)
             points.append((rng.randrange(0, 500), start, rng.randrange(1, 40), end, rng.randrange(1, 40), 1))
+            tokens.append(0x06000000 + method * 10 + (rng.randrange(1, 4) if rng.random() < 0.3 else 0))
         if rng.random() < 0.1:
             points.append((0, 1, 1, 1, 1, 2))  # (another file's point between)
+            tokens.append(0)
     if rng.random() < 0.5:
         rng.shuffle(runs)
-    return points, runs
+    return points, runs, tokens
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_the_native_line_plan_is_the_python_one_on_made_up_files(seed):
     rng = random.Random(seed)
-    points, runs = random_file(rng, rng.choice([0, 1, 3, 40, 400]), lines=rng.choice([5, 50, 300]))
+    points, runs, tokens = random_file(rng, rng.choice([0, 1, 3, 40, 400]), lines=rng.choice([5, 50, 300]))
     free = set(rng.sample(range(0, 320), rng.randrange(0, 120)))
-    got = native(points, runs, free)
-    assert got == file_line_plan_py(points, runs, free)
-    assert plan.file_line_plan(points, runs, free) == got
+    got = native(points, runs, free, tokens)
+    assert got == file_line_plan_py(points, runs, free, tokens)
+    assert plan.file_line_plan(points, runs, free, tokens) == got
 
 
 def test_the_native_line_plan_asks_the_source_about_continuation_lines_only():
@@ -78,7 +87,7 @@ def test_the_native_line_plan_asks_the_source_about_continuation_lines_only():
     points = [(0, 3, 5, 7, 9, 1), (1, 2, 11, 2, 12, 1), (2, 8, 3, 8, 4, 1)]
     runs = [(0, 2, (1, 2)), (2, 1, (1, 3))]
     got = native(points, runs, free)
-    assert got == file_line_plan_py(points, runs, free)
+    assert got == file_line_plan_py(points, runs, free, one_method(points))
     assert got[0] == [3, 2, 8, 4, 7]  # (start lines in order, then the continuation lines holding code)
     assert got[3] == {1: (0, 5), 2: [3, 2, 4, 7], 3: (2, 3)}  # (a class of all the lines, a method not in a run)
 
@@ -101,27 +110,29 @@ def test_a_failing_code_free_test_raises_as_the_python_one_does():
 
     points, runs = [(0, 1, 1, 3, 1, 1)], [(0, 1, (1, 2))]
     with pytest.raises(RuntimeError, match="unreadable"):
-        _native.line_plan(points, runs, Broken())
+        _native.line_plan(points, runs, Broken(), one_method(points))
     with pytest.raises(RuntimeError, match="unreadable"):
-        plan.file_line_plan(points, runs, Broken())
+        plan.file_line_plan(points, runs, Broken(), one_method(points))
     asked = Asked({2})
     points.append((1, 2, 1, 3, 1, 1))
-    assert native(points, [(0, 2, (1, 2))], asked) == file_line_plan_py(points, [(0, 2, (1, 2))], {2})
+    assert native(points, [(0, 2, (1, 2))], asked) == file_line_plan_py(points, [(0, 2, (1, 2))], {2},
+                                                                          one_method(points))
     assert asked.asked == [3]  # (line 2 starts a point; line 3 asked once for both points spanning it)
 
 
 def test_lines_at_the_ends_of_int64_are_planned_as_in_python():
     points = [(0, -2**63, 1, -2**63 + 2, 1, 1), (1, 2**63 - 3, 1, 2**63 - 1, 1, 1), (2, 5, 1, 5, 2, 1)]
     runs = [(0, 3, (1, 2))]
-    assert native(points, runs, set()) == file_line_plan_py(points, runs, set())
+    assert native(points, runs, set()) == file_line_plan_py(points, runs, set(), one_method(points))
     points.append((3, -2**63, 1, 2**63 - 1, 1, 1))  # (a span of 2^64 - 1 lines: refused, not wrapped round)
     with pytest.raises(ValueError):
-        _native.line_plan(points, [(0, 4, (1, 2))], set())
+        _native.line_plan(points, [(0, 4, (1, 2))], set(), one_method(points))
 
 
 @pytest.mark.parametrize("case", ["line beyond int64", "line not an int", "owners not a tuple", "ref not an int",
                                   "run beyond the points", "negative first", "negative count", "point too short",
-                                  "runs not a list", "run not a triple", "a billion continuation lines"])
+                                  "runs not a list", "run not a triple", "a billion continuation lines",
+                                  "token not an int", "tokens too short"])
 def test_input_the_native_line_plan_does_not_take_is_refused(case):
     """Only the last can come from a PDB (read_symbols gives lines below 2^29 as ints, make_plan the runs): a
     damaged PDB's point spanning more lines than any file has."""
@@ -146,10 +157,15 @@ def test_input_the_native_line_plan_does_not_take_is_refused(case):
         runs = deque(runs)
     elif case == "run not a triple":
         runs[1] = (1, 1, (1, 2), 0)
-    else:
+    tokens = one_method(points)
+    if case == "token not an int":
+        tokens[1] = "0x06000001"
+    elif case == "tokens too short":
+        tokens.pop()
+    elif case == "a billion continuation lines":
         points[0] = (0, 1, 1, 2**29 - 1, 1, 1)
     with pytest.raises((TypeError, ValueError, OverflowError)):
-        plan.file_line_plan(points, runs, set())
+        plan.file_line_plan(points, runs, set(), tokens)
 
 
 def test_a_file_whose_points_the_line_plan_refuses_is_not_measured_with_the_reason(snippets, monkeypatch):
@@ -171,7 +187,7 @@ def test_a_file_whose_points_the_line_plan_refuses_is_not_measured_with_the_reas
                                        for q in sym.raw["sequence_points"][rid]]
     made = plan.make_plan(module, sym, ReportOptions(), mapper, results.SourceChecks())
     with pytest.raises(ValueError) as refused:
-        _native.line_plan([(0, 1, 1, 2**29 - 1, 1, 1)], [(0, 1, (0,))], set())
+        _native.line_plan([(0, 1, 1, 2**29 - 1, 1, 1)], [(0, 1, (0,))], set(), [0])
     why = f"the PDB's sequence points of this file cannot be planned ({refused.value})"
     assert made["problems"] == [f"{cases}: not measured: {why}"] and before["problems"] == []
     starts = {q[1] for ps in sym.raw["sequence_points"].values() for q in ps if q[5] == doc}

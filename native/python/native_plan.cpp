@@ -1,5 +1,7 @@
 #include "native_plan.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -140,17 +142,30 @@ int64_t Int64(PyObject* value) {
 // lines, refused; make_plan reports the file not measured).
 constexpr int64_t kMaxContinuationLines = 1 << 24;
 
+// (line, column) positions, compared as the source reads.
+using Position = std::pair<int64_t, int64_t>;
+
+// A method's points in one file, from its first (line, column) to its last.
+struct Extent {
+  Position first, last;
+  int64_t token;
+};
+
 // One file's line plan (lines.deciding_lines on the file's points, then each line's class and method; in Python:
 // tests/oracles/line_plan.py). `runs`: the file's points as (first point id, count, owners) in the order read, a run
 // being points[first:first + count], `owners` the refs (ints) of the class and method they count for; `free`: the
-// lines without code (`line in free`, asked only about continuation lines).
+// lines without code (`line in free`, asked only about continuation lines); `tokens`: each point's method (by
+// point id, as `points`).
 // Returns (file lines, each line's first point id as int32 bytes, {position: point ids} of lines of several points,
 // {ref: its lines as (first, end) positions when they are file_lines[first:end], else the list}).
-py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::handle& free) {
+py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::handle& free,
+                   const py::handle& tokens) {
   CheckSequence(points, "points");
   CheckSequence(runs, "runs");
+  CheckSequence(tokens, "tokens");
   Py_ssize_t n_points = PySequence_Fast_GET_SIZE(points.ptr());
-  std::vector<int64_t> starts, ends;
+  if (PySequence_Fast_GET_SIZE(tokens.ptr()) != n_points) throw py::value_error("points and tokens differ in length");
+  std::vector<int64_t> starts, ends, start_columns, end_columns, methods;
   std::vector<int32_t> ids;
   std::vector<PyObject*> owner_of;  // (borrowed: runs holds them)
   for (Py_ssize_t r = 0; r < PySequence_Fast_GET_SIZE(runs.ptr()); ++r) {
@@ -164,9 +179,12 @@ py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::h
       throw py::value_error("a run of points that are not there");
     for (int64_t id = first; id < first + count; ++id) {
       PyObject* p = Item(points.ptr(), static_cast<Py_ssize_t>(id));
-      if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) < 4) throw py::type_error("a point is a tuple");
+      if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) < 5) throw py::type_error("a point is a tuple");
       starts.push_back(Int64(PyTuple_GET_ITEM(p, 1)));
+      start_columns.push_back(Int64(PyTuple_GET_ITEM(p, 2)));
       ends.push_back(Int64(PyTuple_GET_ITEM(p, 3)));
+      end_columns.push_back(Int64(PyTuple_GET_ITEM(p, 4)));
+      methods.push_back(Int64(Item(tokens.ptr(), static_cast<Py_ssize_t>(id))));
       ids.push_back(static_cast<int32_t>(id));
       owner_of.push_back(o);
     }
@@ -191,6 +209,25 @@ py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::h
     }
   }
   size_t n_start_groups = group_line.size();
+  // Functions written inside a point (lines.functions_inside): each method's extent, by first position.
+  std::vector<Extent> extents;
+  {
+    std::unordered_map<int64_t, size_t> extent_of;
+    for (Py_ssize_t k = 0; k < n; ++k) {
+      Position a{starts[k], start_columns[k]}, b{ends[k], end_columns[k]};
+      auto [it, added] = extent_of.try_emplace(methods[k], extents.size());
+      if (added) {
+        extents.push_back({a, b, methods[k]});
+      } else {
+        Extent& e = extents[it->second];
+        e.first = std::min(e.first, a);
+        e.last = std::max(e.last, b);
+      }
+    }
+    if (extents.size() < 2) extents.clear();
+    std::sort(extents.begin(), extents.end(), [](const Extent& x, const Extent& y) { return x.first < y.first; });
+  }
+  std::vector<std::pair<int64_t, int64_t>> owned_lines;  // (the current point's: first and last lines, merged)
   // Continuation lines (lines.deciding_lines): the points starting on the latest line that span it.
   std::vector<std::vector<int32_t>> inner_points;  // per continuation line, in the order first set
   std::vector<int64_t> inner_key;
@@ -205,8 +242,22 @@ py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::h
     if (span > static_cast<uint64_t>(kMaxContinuationLines) ||
         (asked += static_cast<int64_t>(span)) > kMaxContinuationLines)
       throw py::value_error("too many continuation lines");
+    // The lines of functions written inside this point: it never decides them.
+    owned_lines.clear();
+    Position a{key, start_columns[k]}, b{ends[k], end_columns[k]};
+    auto from = std::lower_bound(extents.begin(), extents.end(), a,
+                                 [](const Extent& e, const Position& p) { return e.first < p; });
+    for (auto e = from; e != extents.end() && e->first <= b; ++e)
+      if (e->token != methods[k] && e->last <= b && !(e->first == a && e->last == b))
+        owned_lines.emplace_back(e->first.first, e->last.first);
+    std::sort(owned_lines.begin(), owned_lines.end());
+    size_t next_owned = 0;
+    int64_t owned_until = INT64_MIN;  // (the last line of the owned ranges begun so far)
     for (int64_t d = 1; d <= static_cast<int64_t>(span); ++d) {
       int64_t line = key + d;
+      while (next_owned < owned_lines.size() && owned_lines[next_owned].first <= line)
+        owned_until = std::max(owned_until, owned_lines[next_owned++].second);
+      if (line <= owned_until) continue;
       if (group_of.count(line)) continue;
       auto known = is_free.find(line);
       bool skip;
@@ -316,8 +367,8 @@ void RegisterPlan(py::module_& m) {
         "column, end line and column, and each point's counter among the sites of `site_blob` (uint32 tokens, "
         "offsets, kinds, one column after another; -1: none). Raises ValueError for a value outside int32 or a "
         "blob not of three equal uint32 columns.");
-  m.def("line_plan", &LinePlan, py::arg("points"), py::arg("runs"), py::arg("free"),
-        "plan.file_line_plan of one file: (file lines, each line's first point id as int32 bytes, "
+  m.def("line_plan", &LinePlan, py::arg("points"), py::arg("runs"), py::arg("free"), py::arg("tokens"),
+        "plan.file_line_plan of one file (`tokens`: each point's method): (file lines, each line's first point id as int32 bytes, "
         "{position: point ids} of lines of several points, {owner ref: its lines as (first, end) or a list}). "
         "TypeError, ValueError or OverflowError for input it does not take.");
 }

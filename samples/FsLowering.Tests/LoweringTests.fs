@@ -28,3 +28,8 @@ let ``short circuits with a bool argument or local last`` () =
     Assert.False(Lambdas.negativeOr false 1)
     Assert.False(Lambdas.positiveAndBig 5)
     Assert.False(Lambdas.positiveAndBig -1)
+
+[<Fact>]
+let ``a lambda on its statement's line`` () =
+    Assert.NotNull(Lambdas.never (fun (a, b) -> a + b))
+    Assert.Equal(3, (Lambdas.ran (fun (a, b) -> a + b)) [| 1; 2 |])

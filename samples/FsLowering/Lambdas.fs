@@ -53,3 +53,21 @@ module Lambdas =
     let positiveAndBig x =
         let big = x > 10 // @hit @count 2
         x > 0 && big // @hit @count 2 @branches 3/4
+
+    // A lambda starting on its statement's line, its arguments on continuation lines (issue 25, item 1).
+    [<System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)>]
+    let register (handler: int[] -> int) = handler // @hit @count 2
+
+    [<System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)>]
+    let unpack (args: int[]) i = args.[i] // @hit @count 2
+
+    [<System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)>]
+    let never (selector: int * int -> int) =
+        register (fun args -> selector (unpack args 0, // @hit
+                                        unpack args 1)) // @miss
+
+    [<System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)>]
+    let ran (selector: int * int -> int) =
+        register (fun args -> selector (unpack args 0, // @hit
+                                        unpack args 1)) // @hit
+

@@ -102,4 +102,28 @@ public class LoweringTests
         Assert.True(Flags.NegativeOrRefLocal(-1, flags));
         Assert.False(Flags.NegativeOrRefLocal(1, flags));
     }
+
+    [Fact]
+    public void Lambdas_on_their_statements_line()
+    {
+        Assert.NotNull(Continuations.Never((a, b) => a + b));
+        Assert.Equal(3, Continuations.Ran((a, b) => a + b)(new[] { 1, 2 }));
+        Assert.NotNull(Continuations.Either());
+        Assert.Equal(2, Continuations.CountUp(2));
+        Assert.NotNull(Continuations.CountDown);
+    }
+
+    [Fact]
+    public async Task Conditions_after_await()
+    {
+        Assert.Equal("A", await Awaits.Find("a"));
+        Assert.Equal(1, await Awaits.Length("a"));
+        Assert.Equal("known", await Awaits.Known("a"));
+        Assert.Equal(1, await Awaits.Both(true, 1));
+        Assert.Equal(1, await Awaits.Either(true, 1));
+        Assert.Equal("letter", await Awaits.Kind("a"));
+        Assert.Equal(1, await Awaits.Pattern("a"));
+        Assert.Equal(6, await Awaits.Total());
+        Assert.Equal(1, await Awaits.Guarded(true));
+    }
 }

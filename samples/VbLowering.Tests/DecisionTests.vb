@@ -23,4 +23,13 @@ Public Class DecisionTests
         Assert.False(Decisions.PositiveAndBig(5))
         Assert.False(Decisions.PositiveAndBig(-1))
     End Sub
+
+    <Fact>
+    Public Async Function Lambdas_and_awaits() As Task
+        Assert.NotNull(Lambdas.Never(Function(a, b) a + b))
+        Assert.Equal(3, Lambdas.Ran(Function(a, b) a + b)(New Integer() {1, 2}))
+        Assert.NotNull(Lambdas.CountDown)
+        Assert.Equal("A", Await Lambdas.Find("a"))
+        Assert.Equal(1, Await Lambdas.Known("a"))
+    End Function
 End Class

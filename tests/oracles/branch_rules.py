@@ -316,7 +316,28 @@ def hidden_point_branch(il: RuleIL, b: Branch) -> bool:
     visible = max((o for o in il.visible_offsets if o <= b.offset), default=-1)
     if hidden < 0 or visible > hidden or hidden in il.visible_offsets:
         return False
-    return not user_value_test(il, b, hidden)
+    return not user_value_test(il, b, hidden) and not after_await_result(il, b, hidden)
+
+
+def after_await_result(il: RuleIL, b: Branch, hidden: int) -> bool:
+    """Whether `b` comes after an await's resumption under the hidden point at `hidden`: the state reset to -1
+    (`ldc.i4.m1`, perhaps `dup; stloc`, `stfld <>1__state`), then a call (the awaiter's GetResult), between the
+    hidden point and the branch. The rest of the user's statement runs there (`await F() ?? throw ...`)."""
+    i = il.index.get(hidden)
+    if il.state_field is None or i is None:
+        return False
+    ins = il.instructions
+    reset = False
+    for k in range(i, b.index):
+        x = ins[k]
+        if x[1] == STFLD and x[2] == il.state_field:
+            j = k
+            while j > i and (ins[j - 1][1] in (DUP, NOP) or local_stored(ins[j - 1]) is not None):
+                j -= 1
+            reset = j > i and ins[j - 1][1] == LDC_I4_M1
+        elif reset and x[1] in (CALL, CALLVIRT):
+            return True
+    return False
 
 
 def user_value_test(il: RuleIL, b: Branch, hidden: int) -> bool:
@@ -446,7 +467,7 @@ RECOGNISERS: list[tuple[str, Callable[[RuleIL, Branch], bool]]] = list(zip(RECOG
 
 def classify(il: RuleIL, b: Branch) -> str | None:
     """The name of the pattern that makes `b` compiler-generated, or None for a user branch."""
-    if compiler_generated_method(il.name, il.attributes):
+    if compiler_generated_method(il.name, il.attributes, il.is_move_next):
         return "compiler-generated method"
     for name, recognise in RECOGNISERS:
         if recognise(il, b):

@@ -10,16 +10,20 @@ from operator import itemgetter
 from dotcov.analysis import lines as line_rule
 
 # The PDB's point tuples: (IL offset, start line, start column, end line, end column, document).
-_START, _END = itemgetter(1), itemgetter(3)
+_START, _START_COLUMN, _END, _END_COLUMN = itemgetter(1), itemgetter(2), itemgetter(3), itemgetter(4)
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
-def file_line_plan_py(points: list[tuple], runs: list[tuple[int, int, tuple[int, ...]]], free) -> tuple:
+def file_line_plan_py(points: list[tuple], runs: list[tuple[int, int, tuple[int, ...]]], free,
+                      tokens: list[int]) -> tuple:
     """plan.file_line_plan (_native.line_plan) in Python."""
     ids = [i for first, count, _owners in runs for i in range(first, first + count)]
     owners = [o for _first, count, o in runs for _ in range(count)]
     of_file = list(map(points.__getitem__, ids))
-    deciding = line_rule.deciding_lines(list(map(_START, of_file)), list(map(_END, of_file)), free)
+    deciding = line_rule.deciding_lines(list(map(_START, of_file)), list(map(_END, of_file)), free,
+                                        start_columns=list(map(_START_COLUMN, of_file)),
+                                        end_columns=list(map(_END_COLUMN, of_file)),
+                                        methods=list(map(tokens.__getitem__, ids)))
     file_lines = list(deciding)
     groups = list(deciding.values())
     heads = list(map(_FIRST, groups))

@@ -283,7 +283,32 @@ class Method {
     if (hidden < 0 || visible > hidden) return false;
     const std::vector<int64_t>& v = context_.visible_offsets;
     if (std::find(v.begin(), v.end(), hidden) != v.end()) return false;
-    return !UserValueTest(b, hidden);
+    return !UserValueTest(b, hidden) && !AfterAwaitResult(b, hidden);
+  }
+
+  // Whether `b` comes after an await's resumption under the hidden point at `hidden`: the state reset to -1
+  // (`ldc.i4.m1`, perhaps `dup; stloc`, `stfld <>1__state`) and then a call (the awaiter's GetResult) lie between
+  // the hidden point and the branch. The rest of the user's statement runs there (`await F() ?? throw ...`,
+  // `await F() && b`): Roslyn puts no visible point after the await.
+  bool AfterAwaitResult(const Branch& b, int64_t hidden) const {
+    if (!state_field_) return false;
+    long i = Index(hidden);
+    if (i < 0) return false;
+    bool reset = false;
+    for (size_t k = static_cast<size_t>(i); k < b.index; ++k) {
+      const Instruction& x = ins_[k];
+      if (x.opcode == STFLD && x.operand == *state_field_) {
+        reset = false;
+        size_t j = k;  // the stored value: ldc.i4.m1, then perhaps dup and a store to the state local
+        while (j > static_cast<size_t>(i) && (ins_[j - 1].opcode == DUP || LocalStored(ins_[j - 1]) ||
+                                              ins_[j - 1].opcode == NOP))
+          --j;
+        reset = j > static_cast<size_t>(i) && ins_[j - 1].opcode == LDC_I4_M1;
+      } else if (reset && (x.opcode == CALL || x.opcode == CALLVIRT)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   bool UserValueTest(const Branch& b, int64_t hidden) const {

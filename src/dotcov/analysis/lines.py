@@ -12,8 +12,13 @@ lambda's lines covered whenever the initializer ran, so the rule here is (docs/a
    pass through the line (an enclosing multi-line statement) do not count.
 2. A line on which no point starts, inside the span of one or more points (the continuation of a
    multi-line statement), takes the hits of the innermost of them: the points starting on the
-   latest line; of several, the most hits. (Columns do not decide: Debug switch expressions have
-   two points starting on the first line, and the inner one is jumped over on every call.)
+   latest line; of several, the most hits. (Columns do not decide between points of one method:
+   Debug switch expressions have two points starting on the first line, and the inner one is
+   jumped over on every call.) A function written inside a point (a lambda, whose points belong
+   to another method and lie within that point's span) owns the lines from its first point's to
+   its last point's: the enclosing point never decides them, so `return Register(args => f(` with
+   the lambda's arguments on the next lines gives those lines the lambda's hits, and a line of a
+   block lambda that holds code but no point of its own (`int count;`, `do`) is no statement.
 3. A line of rule 2 that holds no code of its own is not a statement: blank lines, lines of only
    comments or preprocessor directives, and lines of only brackets and separators (`{`, `};`,
    `},`, `)`): in a Release build the braces of a lambda inside a field initializer have no point,
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from bisect import bisect_left, bisect_right
 from itertools import compress
 from operator import lt
 from pathlib import Path
@@ -53,19 +59,52 @@ class Span:
     end_line: int
     end_column: int
     hits: int
+    method_token: int = 0  # a lambda's points are another method's than the statement holding it
 
 
 def deciding_points(spans: Sequence[Span], code_free: Iterable[int] = ()) -> dict[int, list[int]]:
     """{line: indices into `spans` of the points that decide it} for every statement line (rules 1-3).
 
-    `spans`: anything with start_line and end_line (Span, model.PointCoverage). `code_free` holds the lines known
-    to carry no code of their own (see code_free_lines, CodeFreeLines); they are statements only when a point
-    starts on them."""
-    return deciding_lines([s.start_line for s in spans], [s.end_line for s in spans], code_free)
+    `spans`: anything with start_line, start_column, end_line, end_column and perhaps method_token
+    (Span, model.PointCoverage: points without one are all one method's). `code_free` holds the lines known to carry
+    no code of their own (see code_free_lines, CodeFreeLines); they are statements only when a point starts on
+    them."""
+    return deciding_lines([s.start_line for s in spans], [s.end_line for s in spans], code_free,
+                          start_columns=[s.start_column for s in spans], end_columns=[s.end_column for s in spans],
+                          methods=[getattr(s, "method_token", 0) for s in spans])
 
 
-def deciding_lines(starts: Sequence[int], ends: Sequence[int], code_free: Iterable[int] = ()) -> dict[int, list[int]]:
-    """deciding_points of the spans given as two columns: each point's start line and end line."""
+def functions_inside(starts: Sequence[int], ends: Sequence[int], start_columns: Sequence[int],
+                     end_columns: Sequence[int], methods: Sequence[int]) -> dict[int, list[tuple[int, int]]]:
+    """{multi-line point: the (first, last) lines of each function written inside it}: a method other than the
+    point's whose points all lie within the point's span (by line and column) and do not merely repeat it (a field
+    initializer is a point of every constructor)."""
+    extent: dict[int, list[tuple[int, int]]] = {}  # method -> [its first (line, column), its last]
+    for i, m in enumerate(methods):
+        a, b = (starts[i], start_columns[i]), (ends[i], end_columns[i])
+        e = extent.get(m)
+        if e is None:
+            extent[m] = [a, b]
+        else:
+            e[0], e[1] = min(e[0], a), max(e[1], b)
+    if len(extent) < 2:
+        return {}
+    ordered = sorted((a, b, m) for m, (a, b) in extent.items())
+    firsts = [a for a, _b, _m in ordered]
+    out: dict[int, list[tuple[int, int]]] = {}
+    for i in compress(range(len(starts)), map(lt, starts, ends)):
+        a, b = (starts[i], start_columns[i]), (ends[i], end_columns[i])
+        for first, last, m in ordered[bisect_left(firsts, a):bisect_right(firsts, b)]:
+            if m != methods[i] and last <= b and (first, last) != (a, b):
+                out.setdefault(i, []).append((first[0], last[0]))
+    return out
+
+
+def deciding_lines(starts: Sequence[int], ends: Sequence[int], code_free: Iterable[int] = (), *,
+                   start_columns: Sequence[int] | None = None, end_columns: Sequence[int] | None = None,
+                   methods: Sequence[int] | None = None) -> dict[int, list[int]]:
+    """deciding_points of the spans given as columns: each point's start line and end line, and (all three or
+    none) its start and end columns and its method; without them the points are all one method's."""
     # Each start line's points, in order (at C speed when no two points start on one line, the usual case).
     starting: dict[int, list[int]] = dict(zip(starts, map(list, zip(range(len(starts))))))
     if len(starting) != len(starts):
@@ -79,11 +118,16 @@ def deciding_lines(starts: Sequence[int], ends: Sequence[int], code_free: Iterab
     skip = code_free if isinstance(code_free, (set, frozenset, CodeFreeLines)) else set(code_free)
     out = dict(starting)  # (the lists are starting's: neither is changed below)
     inner: dict[int, tuple[int, list[int]]] = {}  # continuation line -> (start line of the innermost, its points)
+    inside = (functions_inside(starts, ends, start_columns, end_columns, methods)
+              if methods is not None and start_columns is not None and end_columns is not None else {})
     for i in compress(range(len(starts)), map(lt, starts, ends)):  # (multi-line points only)
         key = starts[i]
+        owned = inside.get(i)
         for line in range(key + 1, ends[i] + 1):
             if line in starting or line in skip:
                 continue
+            if owned and any(first <= line <= last for first, last in owned):
+                continue  # a function written inside the point decides it, or nothing does
             have = inner.get(line)
             if have is None or key > have[0]:
                 inner[line] = (key, [i])

@@ -52,11 +52,12 @@ RECOGNISER_NAMES = ("state-machine dispatch", "await completion check", "dispose
                     "hidden sequence point")
 
 
-def compiler_generated_method(name: str, attributes: Iterable[str]) -> bool:
+def compiler_generated_method(name: str, attributes: Iterable[str], move_next: bool = False) -> bool:
     """A method the compiler wrote whole: [CompilerGenerated] (record Equals, PrintMembers,
     GetHashCode, auto-property accessors, ...). Lambdas (`<M>b__..`) and local functions
-    (`<M>g__..`) carry the attribute too, but their bodies are the user's."""
-    return COMPILER_GENERATED in attributes and ">b__" not in name and ">g__" not in name
+    (`<M>g__..`) carry the attribute too, but their bodies are the user's, and so is a state
+    machine's MoveNext (`move_next`: it has a kickoff method), which VB marks too."""
+    return COMPILER_GENERATED in attributes and ">b__" not in name and ">g__" not in name and not move_next
 
 
 # --- mapping to lines --------------------------------------------------------------
@@ -280,7 +281,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 unclassified = f"its IL does not decode ({e})"
         il = _LazyIL(rid, bodies[rid]) if facts is not None else None
         il_branches = {f[0]: f for f in facts} if facts is not None else {}
-        whole_method = compiler_generated_method(name, attrs)
+        whole_method = compiler_generated_method(name, attrs, move_next)
         # Short circuits compiled to `or`/`and` (short_circuit.py): confirmed by the source's operator.
         combined = []  # (offset, counts, Shape, point)
         for offset, counts in sorted(operands_of.get(rid, [])) if il is not None and read_sources else ():
@@ -358,7 +359,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             text = sources.code_lines(where, p) if read_sources else ""
             if text and not VALUE_OPERATORS.search(text):
                 continue  # `if (x < 0) return true; return flag;` compiles like `x < 0 || flag`: no condition
-            generated = "compiler-generated method" if compiler_generated_method(name, attrs) else None
+            generated = "compiler-generated method" if whole_method else None
             r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, False,
                              sources.slice(where, p) if read_sources else "")
             records.append(r)
@@ -369,7 +370,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         for offset, counts, sc, at in combined:
             left, right = short_circuit.outcomes(counts, sc)
             where = path_of_doc(at[5])
-            generated = "compiler-generated method" if compiler_generated_method(name, attrs) else None
+            generated = "compiler-generated method" if whole_method else None
             for at, o in ([(sc.left, left)] if sc.left is not None else []) + [(offset, right)]:
                 q = containing_point(points, at) or points[0]
                 r = BranchRecord(0x06000000 | rid, at, where, q[1], o, generated, False, sources.slice(where, q))

@@ -189,7 +189,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         text = line_rule.read_source(path)
         free = line_rule.CodeFreeLines(text, Path(path).suffix) if text is not None else set()
         try:
-            file_lines, first, multi, specs = file_line_plan(points, runs, free)
+            file_lines, first, multi, specs = file_line_plan(points, runs, free, point_tokens)
         except ValueError as e:
             # Points no compiler writes (a damaged PDB): the lines they start on are not measured, and say why.
             why = f"the PDB's sequence points of this file cannot be planned ({e})"
@@ -339,15 +339,15 @@ def point_columns(points: list[tuple], point_tokens: list[int], order: list[int]
     return _native.point_columns(points, point_tokens, order, _site_blob(module))
 
 
-def file_line_plan(points: list[tuple], runs: list[tuple[int, int, tuple[int, ...]]], free) -> tuple:
+def file_line_plan(points: list[tuple], runs: list[tuple[int, int, tuple[int, ...]]], free, tokens: list[int]) -> tuple:
     """One file's line plan: lines.deciding_lines on the file's points with `free` (the lines known to hold no
-    code), then each line joins the classes and methods of its deciding points. `runs`: the file's points as (first
-    point id, count, owners) in the order read, a run being points[first:first + count] and `owners` the refs of the
-    class and method they count for. Returns (the file's lines, each one's first point id (array "i"), {position:
+    code) and their methods (`tokens`, by point id: a lambda's lines are its own), then each line joins the classes
+    and methods of its deciding points. `runs`: the file's points as (first point id, count, owners) in the order
+    read, a run being points[first:first + count] and `owners` the refs of the class and method they count for. Returns (the file's lines, each one's first point id (array "i"), {position:
     point ids} of the lines decided by several points, {ref: its lines}), an owner's lines as (first, end) when they
     are the file's lines[first:end] (the usual case), else their list. Raises ValueError for points spanning more
     lines than _native.line_plan takes (only a damaged PDB's: see native_plan.cpp)."""
-    file_lines, first, multi, specs = _native.line_plan(points, runs, free)
+    file_lines, first, multi, specs = _native.line_plan(points, runs, free, tokens)
     ids = array("i")
     ids.frombytes(first)
     return file_lines, ids, multi, specs

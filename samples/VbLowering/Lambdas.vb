@@ -1,0 +1,50 @@
+' Lambdas that start on their statement's line and go on over continuation lines, multi-line lambdas that never
+' run, and conditions on the value of an Await (issue 25, items 1-3). Release: no point on `Do` (@debug-only).
+Public Module Lambdas
+    Public Function Register(handler As Func(Of Integer(), Integer)) As Func(Of Integer(), Integer) ' @hit @count 2 @debug-only
+        Return handler ' @hit @count 2
+    End Function ' @hit @count 2
+
+    Private Function Unpack(args As Integer(), i As Integer) As Integer ' @hit @count 2 @debug-only
+        Return args(i) ' @hit @count 2
+    End Function ' @hit @count 2
+
+    Public Function Never(selector As Func(Of Integer, Integer, Integer)) As Func(Of Integer(), Integer) ' @hit @debug-only
+        Return Register(Function(args) selector( ' @hit
+            Unpack(args, 0), ' @miss
+            Unpack(args, 1))) ' @miss
+    End Function ' @hit
+
+    Public Function Ran(selector As Func(Of Integer, Integer, Integer)) As Func(Of Integer(), Integer) ' @hit @debug-only
+        Return Register(Function(args) selector( ' @hit
+            Unpack(args, 0), ' @hit
+            Unpack(args, 1))) ' @hit
+    End Function ' @hit
+
+    Public ReadOnly CountDown As Func(Of Integer, Integer) = Function(n) ' @hit
+                                                                 n = Math.Abs(n) ' @miss
+                                                                 Dim count As Integer
+                                                                 count = 0 ' @miss
+                                                                 Do ' @miss @debug-only
+                                                                     count += 1 ' @miss
+                                                                     n -= 1 ' @miss
+                                                                 Loop While n > 0 ' @miss @branches 0/2
+                                                                 Return count ' @miss
+                                                             End Function ' @miss
+
+    Private Async Function FindAsync(k As String) As Task(Of String) ' @hit @count 2 @debug-only
+        Await Task.Yield() ' @hit @count 2
+        Return If(k = "a", "A", Nothing) ' @hit @count 2 @branches 1/2
+    End Function ' @hit @count 2
+
+    Public Async Function Find(k As String) As Task(Of String) ' @hit @debug-only
+        Return If(Await FindAsync(k), "none") ' @hit @branches 1/2
+    End Function ' @hit
+
+    Public Async Function Known(k As String) As Task(Of Integer) ' @hit @debug-only
+        If Await FindAsync(k) IsNot Nothing Then ' @hit @branches 1/2
+            Return 1 ' @hit
+        End If ' @miss @debug-only
+        Return 0 ' @miss
+    End Function ' @hit
+End Module
