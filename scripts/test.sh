@@ -105,8 +105,10 @@ time .venv/bin/dotcov debug rewrite-check --probes all "${SDK_ASSEMBLIES[@]}"
 
 echo "== Python, no .NET build (pytest -m 'not dotnet', $JOBS workers)"
 run_pytest -q -n "$JOBS" -m "not dotnet" "$@"
-echo "== Python and end-to-end with .NET builds (pytest -m dotnet: each build made once and shared)"
-run_pytest -q -m dotnet "$@"
+echo "== Python and end-to-end with .NET builds (pytest -m dotnet, $JOBS workers: each build made once and shared)"
+# Whole files to a worker (--dist loadfile): a file's module fixtures (a measured run of a sample) are made once.
+# Test hosts wait on start-up and I/O, so two workers fill the CPUs one leaves idle.
+run_pytest -q -n "$JOBS" --dist loadfile --durations=25 -m dotnet "$@"
 [ "$ran" -gt 0 ] || { echo "test: no test matches the arguments" >&2; exit 5; }
 
 wait "$BACKGROUND" || true

@@ -3,6 +3,7 @@ run)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,19 @@ import pytest
 from conftest import BUILDS, SAMPLES, dotnet_env as _dotnet_env  # noqa: F401 (BUILDS: for the tests)  # tests/conftest.py: the tiers and the shared builds
 
 REPO = Path(__file__).resolve().parents[2]
+# The collector the sample test projects reference (Calc.Tests.csproj), for tests that compare with coverlet.
+COVERLET_ADAPTER = (Path(os.environ.get("NUGET_PACKAGES", Path.home() / ".nuget" / "packages"))
+                    / "coverlet.collector" / "6.0.4" / "build" / "netstandard2.0")
+
+
+def coverlet_command(dotnet: str, tests_project: str, dest: Path, results: Path) -> list[str]:
+    """`dotnet test` with coverlet.collector on a private copy (under `dest`) of samples/<tests_project>'s Debug
+    output: coverlet rewrites the assemblies it measures in place, and other tests (other pytest-xdist workers) run
+    the shared builds meanwhile."""
+    copy = dest / tests_project
+    shutil.copytree(SAMPLES / tests_project / "bin" / "Debug" / "net10.0", copy)
+    return [dotnet, "test", str(copy / f"{tests_project}.dll"), "--nologo", "--collect", "XPlat Code Coverage",
+            "--test-adapter-path", str(COVERLET_ADAPTER), "--results-directory", str(results)]
 
 
 @dataclass

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
-from .conftest import SAMPLES
+from .conftest import SAMPLES, coverlet_command
 
 pytestmark = pytest.mark.e2e
 
@@ -17,10 +19,9 @@ def test_coverlet_collector_on_the_command_line_is_refused(built_samples, dotcov
 
 
 def test_coverlet_collector_hidden_in_a_script_is_found_by_the_agent(built_samples, dotcov_run, dotnet, tmp_path):
-    # The collector turned on where dotcov cannot see it (a CI script): coverlet rewrites Calc.dll in bin/,
+    # The collector turned on where dotcov cannot see it (a CI script): coverlet rewrites Calc.dll in place,
     # the agent finds coverlet's tracker type in it when the test host loads it.
-    results = tmp_path / "results"
-    script = f'"{dotnet}" test Calc.Tests --no-build --nologo --collect "XPlat Code Coverage" --results-directory "{results}"'
+    script = shlex.join(coverlet_command(dotnet, "Calc.Tests", tmp_path, tmp_path / "results"))
     run = dotcov_run(["sh", "-c", script], cwd=SAMPLES)
     assert run.status != 0, run.stderr
     assert "another coverage tool was at work in this run" in run.stderr, run.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from .conftest import SAMPLES, _dotnet_env, coverage_by_file
+from .conftest import SAMPLES, _dotnet_env, coverage_by_file, coverlet_command
 
 pytestmark = pytest.mark.e2e
 
@@ -78,9 +78,8 @@ def coverlet_lines(results_dir: Path) -> dict[str, dict[int, int]]:
 @pytest.mark.parametrize("sample", sorted(KNOWN_DIFFERENCES))
 def test_coverlet_agrees_except_documented_lines(built_samples, dotcov_run, dotnet, tmp_path, sample):
     results = tmp_path / "coverlet"
-    subprocess.run([dotnet, "test", f"{sample}.Tests", "--no-build", "--nologo", "--collect", "XPlat Code Coverage",
-                    "--results-directory", str(results)], cwd=SAMPLES, env=_dotnet_env(), check=True,
-                   capture_output=True)
+    subprocess.run(coverlet_command(dotnet, f"{sample}.Tests", tmp_path, results), cwd=SAMPLES, env=_dotnet_env(),
+                   check=True, capture_output=True)
     theirs = coverlet_lines(results)
     run = dotcov_run([dotnet, "test", f"{sample}.Tests", "--no-build", "--nologo"], cwd=SAMPLES)
     assert run.status == 0, run.stderr
