@@ -56,7 +56,7 @@ def test_every_output_agrees_with_the_table(run_dir, tmp_path):
     assert "Calc/<wbr>Calculator.cs" in index  # a line-break opportunity after each "/" of a path
     assert (tmp_path / "html" / "methods.html").is_file() and (tmp_path / "html" / "hotspots.html").is_file()
     search = (tmp_path / "html" / "search.js").read_text()  # the search index names the real methods
-    assert '"Calc/Calculator.cs"' in search and '"Divide(System.Int32,System.Int32)"' in search
+    assert '"Calc/Calculator.cs"' in search and '"Divide(int, int)"' in search
 
 
 def test_fail_under_and_filters(run_dir):
