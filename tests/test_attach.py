@@ -167,11 +167,19 @@ def test_no_socket_with_diagnostics_disabled(fake_dotnet, short_dir):
     (reply(0xFF, 0x8013136A), b"1-2 rw-s 0 0:0 0 /d/dotcov.77.0a1b2c3d.cov\n", attach_mod.EXIT_ALREADY_ATTACHED,
      "dotcov's agent is already loaded in process {pid} (started under `dotcov run`, or attached before); its data "
      "goes to /d"),
+    # The agent is in but has covered no module yet, so it has no data file: still dotcov's.
+    (reply(0xFF, 0x8013136A), b"1-2 r-xp 0 0:0 0 /opt/dotcov/libdotcov_agent.so\n", attach_mod.EXIT_ALREADY_ATTACHED,
+     "dotcov's agent is already loaded in process {pid} (started under `dotcov run`, or attached before)"),
+    # Mapped by an earlier attempt the runtime refused, while the environment's profiler holds the slot.
+    (reply(0xFF, 0x8013136A), b"1-2 r-xp 0 0:0 0 /opt/dotcov/libdotcov_agent.so\n", attach_mod.EXIT_OTHER_PROFILER,
+     "another profiler is loaded in process {pid}: CORECLR_PROFILER={{1}}"),
     (reply(0xFF, 0x80004005), b"", 1, "refused the agent: HRESULT 0x80004005"),
 ])
 def test_refusals_by_the_runtime(fake_dotnet, short_dir, answer, maps, status, message):
     fake = FakeRuntime(str(short_dir / f"dotnet-diagnostic-{os.getpid()}-12345-socket"), answer)
     fake_dotnet["maps"] += maps
+    if status == attach_mod.EXIT_OTHER_PROFILER and maps:
+        fake_dotnet["environ"] += b"CORECLR_ENABLE_PROFILING=1\0CORECLR_PROFILER={1}\0"
     with pytest.raises(attach_mod.AttachError) as e:
         attach_mod.attach(os.getpid(), {"DOTCOV_DATA_DIR": "/d"})
     fake.close()

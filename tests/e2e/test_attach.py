@@ -189,6 +189,20 @@ def test_attaching_twice_is_refused(target, dotnet, tmp_path):
         assert t.quit() == 0
 
 
+def test_attaching_twice_before_any_module_is_covered_is_refused(target, dotnet, tmp_path):
+    # Attached from a directory holding none of its sources: the agent is in but has no data file yet.
+    t = Target(dotnet)
+    try:
+        assert dotcov("attach", "--data-dir", str(tmp_path / "data"), str(t.proc.pid), cwd=tmp_path).returncode == 0
+        assert not list((tmp_path / "data").glob("*.cov"))
+        again = dotcov("attach", "--data-dir", str(tmp_path / "data2"), str(t.proc.pid))
+        assert again.returncode == 8, again.stderr
+        assert f"dotcov's agent is already loaded in process {t.proc.pid}" in again.stderr
+        assert t.send("after") == "after 14"
+    finally:
+        assert t.quit() == 0
+
+
 def test_a_process_started_under_dotcov_run_is_refused(target, dotnet, tmp_path):
     from .conftest import REPO
 
