@@ -3,9 +3,11 @@ the attach is not counted, the work after it is, line for line; and each refusal
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -238,6 +240,30 @@ def test_another_profiler_is_refused(target, dotnet, tmp_path):
         assert t.send("after") == "after 14"
     finally:
         assert t.quit() == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root, to run the attacher as another user (setpriv)")
+def test_another_users_process_is_refused(target, dotnet, tmp_path):
+    # The target runs as root, `dotcov attach` as nobody: the package, the venv's python and the sources are
+    # readable by all here; the data directory is one nobody may write.
+    data_dir = Path(tempfile.mkdtemp(prefix="dotcov-attach-"))
+    data_dir.chmod(0o777)
+    t = Target(dotnet)
+    try:
+        env = _dotnet_env()
+        env["HOME"] = str(data_dir)
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                            "dotcov", "attach", "--data-dir", str(data_dir), str(t.proc.pid)],
+                           cwd=SAMPLES, env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 7, r.stderr
+        assert (f"dotcov: error: process {t.proc.pid} belongs to another user (uid 0); run dotcov attach as that "
+                "user") in r.stderr, r.stderr
+        assert t.send("after") == "after 14"
+        assert not list(data_dir.glob("*.cov"))
+    finally:
+        assert t.quit() == 0
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def test_diagnostics_disabled_is_refused(target, dotnet, tmp_path):
