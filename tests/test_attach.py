@@ -121,6 +121,15 @@ def test_client_data_carries_what_dotcov_run_gives_the_agent(tmp_path):
                                                             if k.startswith("DOTCOV_")}
 
 
+def test_exact_counts_reach_the_agent_as_under_dotcov_run(tmp_path):
+    from dotcov.measure import run
+
+    exact = attach_mod.agent_settings(tmp_path, tmp_path, include_tests=False, log=False, exact_counts=True)
+    plain = attach_mod.agent_settings(tmp_path, tmp_path, include_tests=False, log=False)
+    prepared = run.with_exact_counts(run.Prepared(argv=[], executable="", env={}), True)
+    assert {k: v for k, v in exact.items() if k not in plain} == prepared.env == {"DOTCOV_EXACT_COUNTS": "1"}
+
+
 def test_disabling_switches_are_recognised():
     assert attach_mod._disabled_by({"DOTNET_EnableDiagnostics": "0"}) == "DOTNET_EnableDiagnostics=0"
     assert attach_mod._disabled_by({"COMPlus_enablediagnostics_profiler": "0"})

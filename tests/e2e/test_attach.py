@@ -155,6 +155,27 @@ def test_a_method_inlined_before_the_attach_reads_missed(dotnet_build, dotnet, t
     assert "AttachTarget/Commands.cs" in r.stdout and "not measured" not in r.stdout, r.stdout
 
 
+def test_exact_counts_after_the_attach(target, dotnet, tmp_path):
+    # `--exact-counts` as under `dotcov run`: the agent counts with atomic increments, and says so in its log.
+    data_dir = tmp_path / "data"
+    t = Target(dotnet)
+    try:
+        t.send("before")
+        a = dotcov("attach", "--exact-counts", "--log", "--data-dir", str(data_dir), str(t.proc.pid))
+        assert a.returncode == 0, a.stderr
+        for _ in range(3):
+            assert t.send("after") == "after 14"
+    finally:
+        assert t.quit() == 0
+    [log] = (data_dir / "logs").iterdir()
+    assert f"agent attached: {dotnet} {DLL} (exact counts: atomic increments)" in log.read_text()
+    assert "exact counts:" not in log.read_text().replace("(exact counts: atomic increments)", "")
+    assert_matches_marks(coverage_by_file(data_dir, SAMPLES), PROJECT)
+    lines = (PROJECT / "Work.cs").read_text().splitlines()
+    work = coverage_by_file(data_dir, SAMPLES)[str(PROJECT / "Work.cs")]
+    assert work.lines[lines.index("            total += i * i; // @hit") + 1] == 9
+
+
 def test_a_module_whose_rejit_fails_at_the_attach_is_not_measured(target, dotnet, tmp_path):
     # The catch-up's ReJIT request for AttachTarget.dll is held back until the agent stops waiting for it (tests
     # only): its methods may have run already, so none of them can be measured, and the report says so.

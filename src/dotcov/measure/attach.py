@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dotcov.measure import agent
 from dotcov.measure import diagnostics_ipc as ipc
+from dotcov.measure.run import EXACT_COUNTS_VARIABLE
 
 EXIT_NO_PROCESS = 3
 EXIT_NOT_DOTNET = 4
@@ -38,11 +39,14 @@ class AttachError(Exception):
         self.status = status
 
 
-def agent_settings(data_dir: Path, source_root: Path, *, include_tests: bool, log: bool) -> dict[str, str]:
+def agent_settings(data_dir: Path, source_root: Path, *, include_tests: bool, log: bool,
+                   exact_counts: bool = False) -> dict[str, str]:
     """What the agent gets as `dotcov run` gives it: the DOTCOV_* variables of dotcov's environment (a process
-    `dotcov run` starts inherits them), then those `dotcov run` sets."""
+    `dotcov run` starts inherits them), then those `dotcov run` sets (`exact_counts` as `dotcov run --exact-counts`)."""
     settings = {k: v for k, v in os.environ.items() if k.startswith("DOTCOV_")}
     settings.update(agent.profiler_environment(data_dir, source_root, include_tests=include_tests, log=log))
+    if exact_counts:
+        settings[EXACT_COUNTS_VARIABLE] = "1"
     return settings
 
 
