@@ -121,6 +121,15 @@ def test_client_data_carries_what_dotcov_run_gives_the_agent(tmp_path):
                                                             if k.startswith("DOTCOV_")}
 
 
+def test_exact_counts_reach_the_agent_as_under_dotcov_run(tmp_path):
+    from dotcov.measure import run
+
+    exact = attach_mod.agent_settings(tmp_path, tmp_path, include_tests=False, log=False, exact_counts=True)
+    plain = attach_mod.agent_settings(tmp_path, tmp_path, include_tests=False, log=False)
+    prepared = run.with_exact_counts(run.Prepared(argv=[], executable="", env={}), True)
+    assert {k: v for k, v in exact.items() if k not in plain} == prepared.env == {"DOTCOV_EXACT_COUNTS": "1"}
+
+
 def test_disabling_switches_are_recognised():
     assert attach_mod._disabled_by({"DOTNET_EnableDiagnostics": "0"}) == "DOTNET_EnableDiagnostics=0"
     assert attach_mod._disabled_by({"COMPlus_enablediagnostics_profiler": "0"})
@@ -167,11 +176,19 @@ def test_no_socket_with_diagnostics_disabled(fake_dotnet, short_dir):
     (reply(0xFF, 0x8013136A), b"1-2 rw-s 0 0:0 0 /d/dotcov.77.0a1b2c3d.cov\n", attach_mod.EXIT_ALREADY_ATTACHED,
      "dotcov's agent is already loaded in process {pid} (started under `dotcov run`, or attached before); its data "
      "goes to /d"),
+    # The agent is in but has covered no module yet, so it has no data file: still dotcov's.
+    (reply(0xFF, 0x8013136A), b"1-2 r-xp 0 0:0 0 /opt/dotcov/libdotcov_agent.so\n", attach_mod.EXIT_ALREADY_ATTACHED,
+     "dotcov's agent is already loaded in process {pid} (started under `dotcov run`, or attached before)"),
+    # Mapped by an earlier attempt the runtime refused, while the environment's profiler holds the slot.
+    (reply(0xFF, 0x8013136A), b"1-2 r-xp 0 0:0 0 /opt/dotcov/libdotcov_agent.so\n", attach_mod.EXIT_OTHER_PROFILER,
+     "another profiler is loaded in process {pid}: CORECLR_PROFILER={{1}}"),
     (reply(0xFF, 0x80004005), b"", 1, "refused the agent: HRESULT 0x80004005"),
 ])
 def test_refusals_by_the_runtime(fake_dotnet, short_dir, answer, maps, status, message):
     fake = FakeRuntime(str(short_dir / f"dotnet-diagnostic-{os.getpid()}-12345-socket"), answer)
     fake_dotnet["maps"] += maps
+    if status == attach_mod.EXIT_OTHER_PROFILER and maps:
+        fake_dotnet["environ"] += b"CORECLR_ENABLE_PROFILING=1\0CORECLR_PROFILER={1}\0"
     with pytest.raises(attach_mod.AttachError) as e:
         attach_mod.attach(os.getpid(), {"DOTCOV_DATA_DIR": "/d"})
     fake.close()

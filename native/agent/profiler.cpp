@@ -76,7 +76,8 @@ clr::HRESULT Profiler::InitializeForAttach(clr::IUnknown* info_unknown, void* cl
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count());
   InitLog(config_.log, config_.data_dir);
-  Log("agent attached: %s", Join(ReadCommandLine()).c_str());
+  Log("agent attached: %s%s", Join(ReadCommandLine()).c_str(),
+      config_.exact_counts ? " (exact counts: atomic increments)" : "");
   // CoreLib loaded long ago: no helper can be injected into it, so only probes that need none (inline), no
   // per-test contexts; and every covered method is instrumented through ReJIT, the one way after the start.
   if (!config_.inline_probes) Log("attach: inline probes (call probes need a helper injected at CoreLib's load)");

@@ -12,7 +12,7 @@ internal static class Program
     { // @miss
         Console.WriteLine("ready"); // @miss
         string? line;
-        while ((line = Console.ReadLine()) != null && line != "quit") // @miss
+        while ((line = Console.ReadLine()) != null && !Commands.IsQuit(line)) // @miss
         { // @miss
             Console.WriteLine(Work.Run(line)); // @miss
         } // @miss

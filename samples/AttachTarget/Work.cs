@@ -1,7 +1,12 @@
+using System.Runtime.CompilerServices;
+
 namespace AttachTarget;
 
 internal static class Work
 {
+    // Never inlined into Main (Release): Main keeps the code it had before the attach, so a copy there would
+    // never be counted, and what runs after the attach would depend on the build.
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public static string Run(string command)
     { // @hit
         switch (command) // @hit

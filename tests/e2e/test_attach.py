@@ -3,9 +3,11 @@ the attach is not counted, the work after it is, line for line; and each refusal
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -17,6 +19,7 @@ pytestmark = pytest.mark.e2e
 
 PROJECT = SAMPLES / "AttachTarget"
 DLL = PROJECT / "bin" / "Debug" / "net10.0" / "AttachTarget.dll"
+RELEASE_DLL = PROJECT / "bin" / "Release" / "net10.0" / "AttachTarget.dll"
 
 # The runtime configurations that change which code runs when the agent arrives; each must give the marks.
 CONFIGURATIONS = {
@@ -118,6 +121,61 @@ def test_counts_of_the_work_after_the_attach(target, dotnet, tmp_path):
     assert work.lines[lines.index("            total += i; // @miss") + 1] == 0
 
 
+def test_a_method_inlined_before_the_attach_reads_missed(dotnet_build, dotnet, tmp_path):
+    # Release without tiering: Main is compiled optimized at its start, Commands.IsQuit inlined into it. Main never
+    # returns, so that copy, which has no probe, is what runs after the attach: IsQuit's line reads missed
+    # (measured, 0 hits), never covered and not "not measured". Run is never inlined and is counted as in Debug.
+    dotnet_build(PROJECT / "AttachTarget.csproj", "Release")
+    data_dir = tmp_path / "data"
+    jit_list = tmp_path / "jitted.txt"
+    t = Target(dotnet, {"DOTNET_TieredCompilation": "0", "DOTNET_JitDisasmSummary": "1",
+                        "DOTNET_JitStdOutFile": str(jit_list)}, argv=[dotnet, str(RELEASE_DLL)])
+    try:
+        assert t.send("before") == "before 10"
+        a = dotcov("attach", "--data-dir", str(data_dir), str(t.proc.pid))
+        assert a.returncode == 0, a.stderr
+        assert t.send("after") == "after 14"
+        assert t.send("after") == "after 14"
+    finally:
+        assert t.quit() == 0
+    jitted = jit_list.read_text()
+    # IsQuit was never compiled on its own, before the attach or after it: every call ran Main's inlined copy.
+    assert "AttachTarget.Program:Main()" in jitted and "AttachTarget.Work:Run(" in jitted, jitted
+    assert "IsQuit" not in jitted, jitted
+    files = coverage_by_file(data_dir, SAMPLES)
+    lines = (PROJECT / "Commands.cs").read_text().splitlines()
+    is_quit = next(n for n, text in enumerate(lines, 1) if "IsQuit(string line)" in text)
+    assert files[str(PROJECT / "Commands.cs")].lines == {is_quit: 0}
+    work_lines = (PROJECT / "Work.cs").read_text().splitlines()
+    work = files[str(PROJECT / "Work.cs")]
+    assert work.lines[work_lines.index("            total += i * i; // @hit") + 1] == 6
+    assert work.lines[work_lines.index("            total += i; // @miss") + 1] == 0
+    r = dotcov("report", "--data-dir", str(data_dir), "-m")
+    assert r.returncode == 0, r.stderr
+    assert "AttachTarget/Commands.cs" in r.stdout and "not measured" not in r.stdout, r.stdout
+
+
+def test_exact_counts_after_the_attach(target, dotnet, tmp_path):
+    # `--exact-counts` as under `dotcov run`: the agent counts with atomic increments, and says so in its log.
+    data_dir = tmp_path / "data"
+    t = Target(dotnet)
+    try:
+        t.send("before")
+        a = dotcov("attach", "--exact-counts", "--log", "--data-dir", str(data_dir), str(t.proc.pid))
+        assert a.returncode == 0, a.stderr
+        for _ in range(3):
+            assert t.send("after") == "after 14"
+    finally:
+        assert t.quit() == 0
+    [log] = (data_dir / "logs").iterdir()
+    assert f"agent attached: {dotnet} {DLL} (exact counts: atomic increments)" in log.read_text()
+    assert "exact counts:" not in log.read_text().replace("(exact counts: atomic increments)", "")
+    assert_matches_marks(coverage_by_file(data_dir, SAMPLES), PROJECT)
+    lines = (PROJECT / "Work.cs").read_text().splitlines()
+    work = coverage_by_file(data_dir, SAMPLES)[str(PROJECT / "Work.cs")]
+    assert work.lines[lines.index("            total += i * i; // @hit") + 1] == 9
+
+
 def test_a_module_whose_rejit_fails_at_the_attach_is_not_measured(target, dotnet, tmp_path):
     # The catch-up's ReJIT request for AttachTarget.dll is held back until the agent stops waiting for it (tests
     # only): its methods may have run already, so none of them can be measured, and the report says so.
@@ -137,8 +195,8 @@ def test_a_module_whose_rejit_fails_at_the_attach_is_not_measured(target, dotnet
     assert set(module.unmeasured.values()) == {"ReJIT request at attach timed out"}, module.unmeasured
     assert not any(module.hits)
     r = dotcov("report", "--data-dir", str(data_dir))
-    for name, lines in (("Program.cs", "12-20"), ("Work.cs", "6-39")):
-        assert f"AttachTarget/{name}: lines {lines} not measured (ReJIT request at attach timed out)" \
+    for name, lines in (("Program.cs", "lines 12-20"), ("Work.cs", "lines 11-44"), ("Commands.cs", "line 11")):
+        assert f"AttachTarget/{name}: {lines} not measured (ReJIT request at attach timed out)" \
             in r.stdout, r.stdout
 
 
@@ -189,6 +247,20 @@ def test_attaching_twice_is_refused(target, dotnet, tmp_path):
         assert t.quit() == 0
 
 
+def test_attaching_twice_before_any_module_is_covered_is_refused(target, dotnet, tmp_path):
+    # Attached from a directory holding none of its sources: the agent is in but has no data file yet.
+    t = Target(dotnet)
+    try:
+        assert dotcov("attach", "--data-dir", str(tmp_path / "data"), str(t.proc.pid), cwd=tmp_path).returncode == 0
+        assert not list((tmp_path / "data").glob("*.cov"))
+        again = dotcov("attach", "--data-dir", str(tmp_path / "data2"), str(t.proc.pid))
+        assert again.returncode == 8, again.stderr
+        assert f"dotcov's agent is already loaded in process {t.proc.pid}" in again.stderr
+        assert t.send("after") == "after 14"
+    finally:
+        assert t.quit() == 0
+
+
 def test_a_process_started_under_dotcov_run_is_refused(target, dotnet, tmp_path):
     from .conftest import REPO
 
@@ -224,6 +296,30 @@ def test_another_profiler_is_refused(target, dotnet, tmp_path):
         assert t.send("after") == "after 14"
     finally:
         assert t.quit() == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root, to run the attacher as another user (setpriv)")
+def test_another_users_process_is_refused(target, dotnet, tmp_path):
+    # The target runs as root, `dotcov attach` as nobody: the package, the venv's python and the sources are
+    # readable by all here; the data directory is one nobody may write.
+    data_dir = Path(tempfile.mkdtemp(prefix="dotcov-attach-"))
+    data_dir.chmod(0o777)
+    t = Target(dotnet)
+    try:
+        env = _dotnet_env()
+        env["HOME"] = str(data_dir)
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                            "dotcov", "attach", "--data-dir", str(data_dir), str(t.proc.pid)],
+                           cwd=SAMPLES, env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 7, r.stderr
+        assert (f"dotcov: error: process {t.proc.pid} belongs to another user (uid 0); run dotcov attach as that "
+                "user") in r.stderr, r.stderr
+        assert t.send("after") == "after 14"
+        assert not list(data_dir.glob("*.cov"))
+    finally:
+        assert t.quit() == 0
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def test_diagnostics_disabled_is_refused(target, dotnet, tmp_path):

@@ -172,6 +172,9 @@ def _file_report(data_dir, output: Path, filters: dict, write, what: str, show_c
     _check_fail_under(cov, settings)
 
 
+_EXACT_COUNTS_HELP = "Count every hit exactly when threads run the same line at once (atomic increments; slower)."
+
+
 # No ignore_unknown_options: a mistyped option (`--apend`) must be a usage error, not the command to run.
 @cli.command(context_settings={"allow_interspersed_args": False})
 @_data_dir_option
@@ -181,8 +184,7 @@ def _file_report(data_dir, output: Path, filters: dict, write, what: str, show_c
 @click.option("--contexts", "contexts", metavar="KIND", default=None,
               help='Record which test ran each line: "test" (also [run] contexts in dotcov.toml).')
 @click.option("--no-report", is_flag=True, help="Do not print the summary table afterwards.")
-@click.option("--exact-counts", is_flag=True,
-              help="Count every hit exactly when threads run the same line at once (atomic increments; slower).")
+@click.option("--exact-counts", is_flag=True, help=_EXACT_COUNTS_HELP)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, contexts: str | None, no_report: bool,
         exact_counts: bool, command):
@@ -209,8 +211,9 @@ def run(data_dir: Path, append: bool, include_tests: bool, agent_log: bool, cont
 @_data_dir_option
 @click.option("--include-tests", is_flag=True, help="Also cover test assemblies (those referencing xunit, NUnit, MSTest).")
 @click.option("--log", "agent_log", is_flag=True, help="Write the agent's log to DATA_DIR/logs/.")
+@click.option("--exact-counts", is_flag=True, help=_EXACT_COUNTS_HELP)
 @click.argument("pid", type=int)
-def attach(data_dir: Path, include_tests: bool, agent_log: bool, pid: int):
+def attach(data_dir: Path, include_tests: bool, agent_log: bool, exact_counts: bool, pid: int):
     """Load the agent into the running .NET process PID; its coverage from then on goes to the data directory.
 
     Exit codes (docs/services.md): 3 no such process, 4 not a .NET process, 5 its diagnostics are off,
@@ -225,7 +228,8 @@ def attach(data_dir: Path, include_tests: bool, agent_log: bool, pid: int):
     try:
         check_data_dir(directory)
         settings = agent_settings(directory, sources_root(Path.cwd()),
-                                  include_tests=include_tests or cfg.include_test_assemblies, log=agent_log)
+                                  include_tests=include_tests or cfg.include_test_assemblies, log=agent_log,
+                                  exact_counts=exact_counts)
         attach_to(pid, settings)
     except (AttachError, RunError) as e:
         click.echo(f"dotcov: error: {e}", err=True)

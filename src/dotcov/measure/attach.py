@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dotcov.measure import agent
 from dotcov.measure import diagnostics_ipc as ipc
+from dotcov.measure.run import EXACT_COUNTS_VARIABLE
 
 EXIT_NO_PROCESS = 3
 EXIT_NOT_DOTNET = 4
@@ -38,11 +39,14 @@ class AttachError(Exception):
         self.status = status
 
 
-def agent_settings(data_dir: Path, source_root: Path, *, include_tests: bool, log: bool) -> dict[str, str]:
+def agent_settings(data_dir: Path, source_root: Path, *, include_tests: bool, log: bool,
+                   exact_counts: bool = False) -> dict[str, str]:
     """What the agent gets as `dotcov run` gives it: the DOTCOV_* variables of dotcov's environment (a process
-    `dotcov run` starts inherits them), then those `dotcov run` sets."""
+    `dotcov run` starts inherits them), then those `dotcov run` sets (`exact_counts` as `dotcov run --exact-counts`)."""
     settings = {k: v for k, v in os.environ.items() if k.startswith("DOTCOV_")}
     settings.update(agent.profiler_environment(data_dir, source_root, include_tests=include_tests, log=log))
+    if exact_counts:
+        settings[EXACT_COUNTS_VARIABLE] = "1"
     return settings
 
 
@@ -100,6 +104,12 @@ def _data_file(maps: bytes) -> str | None:
         if len(fields) == 6 and re.fullmatch(r"dotcov\.\d+\.[0-9a-f]+\.cov", os.path.basename(fields[5])):
             return fields[5]
     return None
+
+
+def _agent_mapped(maps: bytes) -> bool:
+    """Whether the process maps dotcov's agent library (this installation's, or one under its usual name)."""
+    return any(_mapped(maps, name) for name in {agent.agent_path().name, "libdotcov_agent.so",
+                                                 "libdotcov_agent.arm64.so"})
 
 
 def _check_owner(pid: int) -> None:
@@ -167,12 +177,11 @@ def attach(pid: int, settings: dict[str, str], *, timeout_ms: int = 10000) -> st
     if ok and hr == 0:
         return path
     if hr == CORPROF_E_PROFILER_ALREADY_ACTIVE:
-        # (The runtime loads the library it was sent before it finds the slot taken, so the maps read before the
-        # attempt tell whose agent was there.)
+        # dotcov's is the profiler there when the process maps dotcov's agent library (whether or not the agent has
+        # made its data file yet: it does so for the first covered module) and its environment names no other. The
+        # maps were read before this attempt: the runtime may load the library it was sent before finding the slot taken.
         data_file = _data_file(maps or b"")
-        started_by_run = env.get("CORECLR_ENABLE_PROFILING") == "1" and \
-            env.get("CORECLR_PROFILER", "").upper() == agent.CLSID and maps and _mapped(maps, agent.agent_path().name)
-        if data_file or started_by_run:
+        if not agent.other_profiler(env) and (data_file or _agent_mapped(maps or b"")):
             where = os.path.dirname(data_file) if data_file else env.get("DOTCOV_DATA_DIR")
             raise AttachError(f"dotcov's agent is already loaded in process {pid} (started under `dotcov run`, or "
                               f"attached before){f'; its data goes to {where}' if where else ''}",
