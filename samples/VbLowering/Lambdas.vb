@@ -47,4 +47,11 @@ Public Module Lambdas
         End If ' @miss @debug-only
         Return 0 ' @miss
     End Function ' @hit
+
+    Public Async Function KnownAnd(k As String, flag As Boolean) As Task(Of Integer) ' @hit @debug-only
+        If Await FindAsync(k) IsNot Nothing AndAlso flag Then ' @hit @branches 2/4
+            Return 1 ' @hit
+        End If ' @miss @debug-only
+        Return 0 ' @miss
+    End Function ' @hit
 End Module
