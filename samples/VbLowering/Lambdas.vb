@@ -32,10 +32,10 @@ Public Module Lambdas
                                                                  Return count ' @miss
                                                              End Function ' @miss
 
-    Private Async Function FindAsync(k As String) As Task(Of String) ' @hit @count 2 @debug-only
-        Await Task.Yield() ' @hit @count 2
-        Return If(k = "a", "A", Nothing) ' @hit @count 2 @branches 1/2
-    End Function ' @hit @count 2
+    Private Async Function FindAsync(k As String) As Task(Of String) ' @hit @count 3 @debug-only
+        Await Task.Yield() ' @hit @count 3
+        Return If(k = "a", "A", Nothing) ' @hit @count 3 @branches 1/2
+    End Function ' @hit @count 3
 
     Public Async Function Find(k As String) As Task(Of String) ' @hit @debug-only
         Return If(Await FindAsync(k), "none") ' @hit @branches 1/2
