@@ -518,3 +518,22 @@ def test_a_negated_condition_reads_the_same_in_debug_and_release(snippets, confi
                next(iter(branches.by_line(branches.analyse(module, Symbols(raw))).values())).items()}
     cov = by_text["if (!done)"]
     assert (cov.covered, cov.total, cov.missed_outcomes) == (1, 2, ["`!done` never false"])
+
+
+def test_a_spilled_vb_condition_after_await_is_one_join():
+    # VB Debug `If Await F() IsNot Nothing AndAlso flag Then`: each arm stores the spilled temporary itself and the
+    # join loads it into the `If`'s: `ldarg.0; brfalse C; ldarg.1; stloc.1; br J; C: ldc.i4.0; stloc.1;
+    # J: ldloc.1; stloc.0; ldloc.0; brfalse E; nop; E: ret`. The `If` counts `flag` (less the runs through the
+    # constant) and `flag` is no value site of its own: 2 conditions, not 3.
+    code = bytes([0x02, 0x2C, 0x04, 0x03, 0x0B, 0x2B, 0x02, 0x16, 0x0B, 0x07, 0x0A, 0x06, 0x2C, 0x01, 0x00, 0x2A])
+    body = bytes([(len(code) << 2) | 2]) + code
+    m = rules.RuleIL.decode(0, body)
+    last = [b for b in m.branches() if b.offset == 12][0]
+    assert rules.short_circuit_constants(m, last) == {1: [], 2: [(1, 2)]}
+    native = {f[0]: f for f in _native.il_branch_facts(body, False, None, [])}
+    assert native[12][3] == rules.short_circuit_constants(m, last)
+    assert _native.il_find_value_conditions(body, [True, True], [False, True]) == []
+    # The same `flag` returned, not tested, stays a value site.
+    returned = bytes([0x02, 0x2C, 0x04, 0x03, 0x0B, 0x2B, 0x02, 0x16, 0x0B, 0x07, 0x2A])
+    assert _native.il_find_value_conditions(bytes([(len(returned) << 2) | 2]) + returned, [True, True],
+                                            [False, True]) == [3]

@@ -31,5 +31,6 @@ Public Class DecisionTests
         Assert.NotNull(Lambdas.CountDown)
         Assert.Equal("A", Await Lambdas.Find("a"))
         Assert.Equal(1, Await Lambdas.Known("a"))
+        Assert.Equal(1, Await Lambdas.KnownAnd("a", True))
     End Function
 End Class

@@ -32,11 +32,11 @@ Public Module Lambdas
                                                                  Return count ' @miss
                                                              End Function ' @miss
 
-    Private Async Function FindAsync(k As String) As Task(Of String) ' @hit @count 2 @debug-only
+    Private Async Function FindAsync(k As String) As Task(Of String) ' @hit @count 3 @debug-only
         ' A completed task: a task that yields could be done or not when its caller checks (test_shared_counters.py).
-        Await Task.CompletedTask ' @hit @count 2
-        Return If(k = "a", "A", Nothing) ' @hit @count 2 @branches 1/2
-    End Function ' @hit @count 2
+        Await Task.CompletedTask ' @hit @count 3
+        Return If(k = "a", "A", Nothing) ' @hit @count 3 @branches 1/2
+    End Function ' @hit @count 3
 
     Public Async Function Find(k As String) As Task(Of String) ' @hit @debug-only
         Return If(Await FindAsync(k), "none") ' @hit @branches 1/2
@@ -44,6 +44,13 @@ Public Module Lambdas
 
     Public Async Function Known(k As String) As Task(Of Integer) ' @hit @debug-only
         If Await FindAsync(k) IsNot Nothing Then ' @hit @branches 1/2
+            Return 1 ' @hit
+        End If ' @miss @debug-only
+        Return 0 ' @miss
+    End Function ' @hit
+
+    Public Async Function KnownAnd(k As String, flag As Boolean) As Task(Of Integer) ' @hit @debug-only
+        If Await FindAsync(k) IsNot Nothing AndAlso flag Then ' @hit @branches 2/4
             Return 1 ' @hit
         End If ' @miss @debug-only
         Return 0 ' @miss

@@ -377,6 +377,36 @@ def user_value_test(il: RuleIL, b: Branch, hidden: int) -> bool:
     return True
 
 
+def join_predecessors(il: RuleIL, i: int) -> list[int]:
+    """The positions of the instructions reaching position `i`: the one before it (falling through) and the one
+    before every `br` to it."""
+    ins = il.instructions
+    preds = [i - 1] if i > 0 and ins[i - 1][1] not in UNCONDITIONAL and ins[i - 1][1] not in CONDITIONAL else []
+    return preds + [k - 1 for k in il.branches_into(ins[i][0]) if k > 0]
+
+
+def joined_values(il: RuleIL, i: int) -> tuple[int, list[int]]:
+    """Where the value stored at position `i` (`stloc N`) comes from, as (join position, the positions of the
+    instructions leaving each value): the predecessors of `i`, or, when the value was spilled (VB Debug, a condition
+    after Await: each arm stores `stloc M`, then `J: ldloc M; stloc N`), the values stored at J's."""
+    ins = il.instructions
+    j = i - 1
+    while j >= 0 and ins[j][1] == NOP:
+        j -= 1
+    plain = (i, join_predecessors(il, i))
+    if ins[i][0] in il.jump_targets or j < 0:
+        return plain
+    spill = local_loaded(ins[j])
+    if spill is None or ins[j][1] in (LDLOCA_S, LDLOCA) or ins[j][0] not in il.jump_targets:
+        return plain
+    values = []
+    for k in join_predecessors(il, j):
+        if k == 0 or local_stored(ins[k]) != spill:
+            return plain
+        values.append(k - 1)
+    return j, values
+
+
 def short_circuit_constants(il: RuleIL, b: Branch) -> dict[int, list[tuple[int, int]]] | None:
     """For a Debug build's `if (a || b)`, where `b` has no branch of its own: which outcome
     counts of `b`'s branch must be taken away to leave the last condition's own outcomes.
@@ -386,7 +416,8 @@ def short_circuit_constants(il: RuleIL, b: Branch) -> dict[int, list[tuple[int, 
     branch counts the whole condition; the value of `b` alone is that count minus the runs that
     came through a constant. Matched as: a `brtrue`/`brfalse` whose block is `ldloc N` after
     the join `stloc N` (directly, or after a hidden point), the join's predecessors being one
-    computed value and blocks `ldc.i4.0`/`ldc.i4.1` entered only by jumps. Returns {outcome
+    computed value and blocks `ldc.i4.0`/`ldc.i4.1` entered only by jumps (or their stores of a spilled
+    temporary, joined_values). Returns {outcome
     kind of `b`: [(branch offset, outcome kind) entering a constant that ends in that outcome]},
     or None when the shape is not this one.
     """
@@ -400,13 +431,8 @@ def short_circuit_constants(il: RuleIL, b: Branch) -> dict[int, list[tuple[int, 
         i -= 1
     if i < 0 or local_stored(il.instructions[i]) != local_loaded(prev[0]):
         return None
-    join = il.instructions[i][0]
-    # The join's predecessors: the instruction before it (falling through) and every `br` to it.
-    preds = []
-    if i > 0 and il.instructions[i - 1][1] not in UNCONDITIONAL and il.instructions[i - 1][1] not in CONDITIONAL:
-        preds.append(i - 1)
-    preds += [k - 1 for k in il.branches_into(join) if k > 0]
-    if join not in il.jump_targets or len(preds) < 2:
+    j, preds = joined_values(il, i)
+    if il.instructions[j][0] not in il.jump_targets or len(preds) < 2:
         return None
     true_kind, false_kind = (2, 1) if b.opcode in BRANCH_IF_TRUE else (1, 2)
     subtract: dict[int, list[tuple[int, int]]] = {true_kind: [], false_kind: []}
@@ -446,10 +472,7 @@ def tests_zero_comparison(il: RuleIL, b: Branch) -> bool:
         i = back(i - 1)
         if i < 0 or local_stored(ins[i]) != slot:
             return False
-        join = ins[i][0]
-        preds = [i - 1] if i > 0 and ins[i - 1][1] not in UNCONDITIONAL and ins[i - 1][1] not in CONDITIONAL else []
-        preds += [k - 1 for k in il.branches_into(join) if k > 0]
-        computed = [k for k in preds
+        computed = [k for k in joined_values(il, i)[1]
                     if not (ins[k][1] in (LDC_I4_M1 + 1, LDC_I4_M1 + 2) and ins[k][0] in il.jump_targets)]
         if len(computed) != 1:
             return False

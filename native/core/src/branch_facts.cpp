@@ -354,6 +354,24 @@ class Method {
     return preds;
   }
 
+  // Where the value stored at position `i` (`stloc N`) comes from, as (join position, the positions of the
+  // instructions leaving each value): the predecessors of `i`, or, when the value was spilled (VB Debug, a
+  // condition after Await: each arm stores `stloc M`, then `J: ldloc M; stloc N`), the values stored at J's.
+  std::pair<size_t, std::vector<size_t>> JoinedValues(size_t i) const {
+    long j = static_cast<long>(i) - 1;
+    while (j >= 0 && ins_[static_cast<size_t>(j)].opcode == NOP) --j;
+    if (IsJumpTarget(ins_[i].offset) || j < 0) return {i, JoinPredecessors(i)};
+    const Instruction& load = ins_[static_cast<size_t>(j)];
+    std::optional<int64_t> spill = LocalLoaded(load);
+    if (!spill || IsLdloca(load.opcode) || !IsJumpTarget(load.offset)) return {i, JoinPredecessors(i)};
+    std::vector<size_t> values;
+    for (size_t k : JoinPredecessors(static_cast<size_t>(j))) {
+      if (k == 0 || LocalStored(ins_[k]) != spill) return {i, JoinPredecessors(i)};
+      values.push_back(k - 1);
+    }
+    return {static_cast<size_t>(j), values};
+  }
+
   void ShortCircuitConstants(const Branch& b, BranchFacts* f) const {
     if (!IsUnary(b.opcode)) return;
     std::vector<const Instruction*> prev = Before(b, 1);
@@ -361,9 +379,8 @@ class Method {
     long i = static_cast<long>(prev[0] - ins_.data()) - 1;
     while (i >= 0 && ins_[static_cast<size_t>(i)].opcode == NOP) --i;
     if (i < 0 || LocalStored(ins_[static_cast<size_t>(i)]) != LocalLoaded(*prev[0])) return;
-    uint32_t join = ins_[static_cast<size_t>(i)].offset;
-    std::vector<size_t> preds = JoinPredecessors(static_cast<size_t>(i));
-    if (!IsJumpTarget(join) || preds.size() < 2) return;
+    auto [join, preds] = JoinedValues(static_cast<size_t>(i));
+    if (!IsJumpTarget(ins_[join].offset) || preds.size() < 2) return;
     uint32_t true_kind = IsBranchIfTrue(b.opcode) ? 2 : 1, false_kind = IsBranchIfTrue(b.opcode) ? 1 : 2;
     std::vector<Entering> subtract[2];
     int computed = 0;
@@ -403,9 +420,8 @@ class Method {
       std::optional<int64_t> slot = LocalLoaded(ins_[static_cast<size_t>(i)]);
       i = back(i - 1);
       if (i < 0 || LocalStored(ins_[static_cast<size_t>(i)]) != slot) return false;
-      std::vector<size_t> preds = JoinPredecessors(static_cast<size_t>(i));
       std::vector<size_t> computed;
-      for (size_t k : preds)
+      for (size_t k : JoinedValues(static_cast<size_t>(i)).second)
         if (!((ins_[k].opcode == LDC_I4_0 || ins_[k].opcode == LDC_I4_1) && IsJumpTarget(ins_[k].offset)))
           computed.push_back(k);
       if (computed.size() != 1) return false;

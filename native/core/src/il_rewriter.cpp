@@ -568,7 +568,8 @@ std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolType
     long i = offset < 0 ? -1 : body.FindInstruction(static_cast<uint32_t>(offset));
     return i < 0 ? n : static_cast<size_t>(i);
   };
-  // Whether the value leaving at ins[k] reaches brtrue/brfalse through `br`s and `stloc N; ldloc N`.
+  // Whether the value leaving at ins[k] reaches brtrue/brfalse through `br`s and `stloc N; ldloc N` (also
+  // `stloc N; br J; ... J: ldloc N`, VB Debug's spilled condition after Await).
   auto flows_into_test = [&](size_t k) {
     for (int steps = 0; steps < 8; ++steps) {
       k = skip_nops(k);
@@ -580,6 +581,7 @@ std::vector<uint32_t> FindValueConditions(const MethodBody& body, const BoolType
       long local = StoredLocal(ins[k]);
       if (local >= 0) {
         size_t m = skip_nops(k + 1);
+        if (m < n && IsBr(ins[m].opcode)) m = skip_nops(index_at(ins[m].operand));
         if (m >= n || LoadedLocal(ins[m]) != local) return false;
         k = m + 1;
         continue;
