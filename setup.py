@@ -70,17 +70,7 @@ class CMakeBuild(build_ext):
         if not shutil.which("aarch64-linux-gnu-g++"):
             print("dotcov setup: aarch64-linux-gnu-g++ not found; the arm64 agent is not built", file=sys.stderr)
             return None
-        arm_dir = build_dir.with_name(build_dir.name + "-arm64")
-        args = [
-            "cmake", "-S", str(ROOT / "native"), "-B", str(arm_dir),
-            f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'native' / 'cmake' / 'aarch64-linux-gnu.cmake'}",
-            "-DCMAKE_BUILD_TYPE=Release", "-DDOTCOV_BUILD_TESTS=OFF", "-DDOTCOV_BUILD_PYTHON=OFF",
-        ]
-        if shutil.which("ninja"):
-            args += ["-G", "Ninja"]
-        subprocess.check_call(args)
-        subprocess.check_call(["cmake", "--build", str(arm_dir), "--target", "dotcov_agent"])
-        return arm_dir / "agent" / "libdotcov_agent.so"
+        return self.cross_build_agent(build_dir, "arm64", "aarch64-linux-gnu.cmake", "libdotcov_agent.so")
 
     def build_windows_agent(self, build_dir: Path) -> Path | None:
         """On Linux, the Windows x64 agent DLL too, cross-compiled with mingw-w64
@@ -92,17 +82,21 @@ class CMakeBuild(build_ext):
             print("dotcov setup: x86_64-w64-mingw32-g++-posix not found; the Windows agent is not built",
                   file=sys.stderr)
             return None
-        win_dir = build_dir.with_name(build_dir.name + "-win")
+        return self.cross_build_agent(build_dir, "win", "x86_64-w64-mingw32.cmake", "dotcov_agent.dll")
+
+    def cross_build_agent(self, build_dir: Path, suffix: str, toolchain: str, library: str) -> Path:
+        """The agent alone, built with native/cmake/<toolchain> in <build_dir>-<suffix>; the built library's path."""
+        cross_dir = build_dir.with_name(f"{build_dir.name}-{suffix}")
         args = [
-            "cmake", "-S", str(ROOT / "native"), "-B", str(win_dir),
-            f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'native' / 'cmake' / 'x86_64-w64-mingw32.cmake'}",
+            "cmake", "-S", str(ROOT / "native"), "-B", str(cross_dir),
+            f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'native' / 'cmake' / toolchain}",
             "-DCMAKE_BUILD_TYPE=Release", "-DDOTCOV_BUILD_TESTS=OFF", "-DDOTCOV_BUILD_PYTHON=OFF",
         ]
         if shutil.which("ninja"):
             args += ["-G", "Ninja"]
         subprocess.check_call(args)
-        subprocess.check_call(["cmake", "--build", str(win_dir), "--target", "dotcov_agent"])
-        return win_dir / "agent" / "dotcov_agent.dll"
+        subprocess.check_call(["cmake", "--build", str(cross_dir), "--target", "dotcov_agent"])
+        return cross_dir / "agent" / library
 
 
 class BuildPyWithTemplates(build_py):
