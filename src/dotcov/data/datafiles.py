@@ -339,20 +339,26 @@ def write(data: CoverageData, path: Path) -> None:
         raise
 
 
-def _lock_finished(path: Path) -> int | None:
-    """An fd holding the file's lock, or None when its writer is alive (or the file is gone)."""
+def _try_lock(path: Path, mode: int) -> int | None:
+    """An fd holding the file's lock in `mode` (LOCK_EX or LOCK_SH), or None while its writer holds it: a writing
+    process holds the lock for its life. FileNotFoundError when the file is gone."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
     except OSError as e:
         os.close(fd)
         if e.errno in (errno_names.EWOULDBLOCK, errno_names.EAGAIN):
             return None
         raise
     return fd
+
+
+def _lock_finished(path: Path) -> int | None:
+    """An fd holding the file's lock, or None when its writer is alive (or the file is gone)."""
+    try:
+        return _try_lock(path, fcntl.LOCK_EX)
+    except FileNotFoundError:
+        return None
 
 
 def _damaged_name(path: Path) -> Path:
@@ -504,18 +510,13 @@ def _running(path: Path) -> bool:
     """Whether a process still writes the file (it holds the file's lock); tested with a shared lock, so that two
     readers asking at once do not take each other for writers."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = _try_lock(path, fcntl.LOCK_SH)
     except FileNotFoundError:
         return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        return False
-    except OSError as e:
-        if e.errno in (errno_names.EWOULDBLOCK, errno_names.EAGAIN):
-            return True
-        raise
-    finally:
-        os.close(fd)
+    if fd is None:
+        return True
+    os.close(fd)
+    return False
 
 
 def snapshot(data_dir: Path, output: Path, *, ignore_errors: bool = False) -> tuple[CoverageData, Path]:
