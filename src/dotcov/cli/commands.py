@@ -30,6 +30,11 @@ def _data_dir_option(f):
     )(f)
 
 
+def _output_option(default: str, what: str):
+    return click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=default,
+                        show_default=True, help=f"Where to write {what} ('-' for standard output).")
+
+
 def _config():
     from dotcov.cli.config import ConfigError, UsageError, load_config
 
@@ -267,8 +272,7 @@ def report(data_dir, show_missing, skip_covered, precision, sort, fmt, **filters
 
 @cli.command()
 @_data_dir_option
-@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="coverage.cobertura.xml",
-              show_default=True, help="Where to write the Cobertura XML ('-' for standard output).")
+@_output_option("coverage.cobertura.xml", "the Cobertura XML")
 @_report_options
 def xml(data_dir, output: Path, **filters):
     """Write a Cobertura XML report."""
@@ -305,8 +309,7 @@ def html(data_dir, directory: Path, title: str, precision, show_contexts: bool, 
 
 @cli.command()
 @_data_dir_option
-@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="lcov.info",
-              show_default=True, help="Where to write the lcov tracefile ('-' for standard output).")
+@_output_option("lcov.info", "the lcov tracefile")
 @_report_options
 def lcov(data_dir, output: Path, **filters):
     """Write an lcov tracefile (genhtml, Codecov, Coveralls)."""
@@ -315,8 +318,7 @@ def lcov(data_dir, output: Path, **filters):
 
 @cli.command(name="json")
 @_data_dir_option
-@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="coverage.json",
-              show_default=True, help="Where to write the JSON report ('-' for standard output).")
+@_output_option("coverage.json", "the JSON report")
 @click.option("--show-contexts", is_flag=True,
               help="Add to each file the tests that ran each line (dotcov run --contexts test).")
 @_report_options
@@ -328,8 +330,7 @@ def json_command(data_dir, output: Path, show_contexts: bool, **filters):
 
 @cli.command()
 @_data_dir_option
-@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="coverage.opencover.xml",
-              show_default=True, help="Where to write OpenCover XML ('-' for standard output).")
+@_output_option("coverage.opencover.xml", "OpenCover XML")
 @_report_options
 def opencover(data_dir, output: Path, **filters):
     """Write OpenCover XML (SonarQube, ReportGenerator)."""
@@ -338,8 +339,7 @@ def opencover(data_dir, output: Path, **filters):
 
 @cli.command()
 @_data_dir_option
-@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default="coverage.svg",
-              show_default=True, help="Where to write the SVG badge ('-' for standard output).")
+@_output_option("coverage.svg", "the SVG badge")
 @click.option("--precision", type=click.IntRange(0, 10), default=None, help="Decimal places of the percentage.")
 @_report_options
 def badge(data_dir, output: Path, precision, **filters):
