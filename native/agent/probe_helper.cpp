@@ -262,6 +262,14 @@ bool ProbeHelper::InjectContexts(clr::ICorProfilerInfo5* info, clr::ModuleID cor
   exit.push_back(0x6F);
   Put32(&exit, set);
   exit.push_back(0x2A);
+  // After `ldc.i8`: the address of `record`, its unmanaged call, and the helper's final ret (a branch target).
+  auto EndWithRecordCall = [&](std::vector<uint8_t>* il) {
+    Put64(il, reinterpret_cast<uint64_t>(record));
+    il->push_back(0xD3);  // conv.i
+    il->push_back(0x29);  // calli void(int32, int32) unmanaged cdecl
+    Put32(il, record_sig);
+    il->push_back(0x2A);  // DONE: ret
+  };
   // Check(p, c, slot), p = &last[slot], c the current context: if (c != 0 && *p != c) { *p = c;
   // record(c, slot); } -- arguments only, so no locals signature is needed.
   std::vector<uint8_t> check = {
@@ -278,11 +286,7 @@ bool ProbeHelper::InjectContexts(clr::ICorProfilerInfo5* info, clr::ModuleID cor
       0x04,        // ldarg.2
       0x21,        // ldc.i8 record
   };
-  Put64(&check, reinterpret_cast<uint64_t>(record));
-  check.push_back(0xD3);  // conv.i
-  check.push_back(0x29);  // calli void(int32, int32) unmanaged cdecl
-  Put32(&check, record_sig);
-  check.push_back(0x2A);  // DONE: ret
+  EndWithRecordCall(&check);
   check[2] = uint8_t(check.size() - 1 - 3);
   check[7] = uint8_t(check.size() - 1 - 8);
   // Current(): s_context.Value, read once on entry by each method with inline context checks.
@@ -306,11 +310,7 @@ bool ProbeHelper::InjectContexts(clr::ICorProfilerInfo5* info, clr::ModuleID cor
   Put64(&miss, reinterpret_cast<uint64_t>(last_context));
   for (uint8_t b : {0xE0 /*conv.u*/, 0x59 /*sub*/, 0x18 /*ldc.i4.2*/, 0x64 /*shr.un*/, 0x69 /*conv.i4*/, 0x21})
     miss.push_back(b);  // ... ldc.i8 record
-  Put64(&miss, reinterpret_cast<uint64_t>(record));
-  miss.push_back(0xD3);  // conv.i
-  miss.push_back(0x29);  // calli void(int32, int32) unmanaged cdecl
-  Put32(&miss, record_sig);
-  miss.push_back(0x2A);  // DONE: ret
+  EndWithRecordCall(&miss);
   miss[5] = uint8_t(miss.size() - 1 - 6);
   // HitCtx(slot): the increment of Hit, then Check(&last[slot], s_context.Value, slot).
   std::vector<uint8_t> hit = HelperBody(counters_base, increment_token_);
