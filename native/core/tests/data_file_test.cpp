@@ -234,11 +234,18 @@ TEST(DataFile, UncommittedRecordIsSkippedNotFatal) {
   EXPECT_EQ(f.warnings.size(), 1u);
 }
 
-TEST(DataFile, MethodStatesAndNotMeasuredNotesRoundTrip) {
+// A test of the writer's records: a fresh data file (pid 5) in a directory of its own, removed afterwards.
+class WrittenFile : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err; }
+  void TearDown() override { fs::remove_all(dir); }
+
   fs::path dir = MakeTempDir();
   DataFileWriter w;
   std::string err;
-  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+};
+
+TEST_F(WrittenFile, MethodStatesAndNotMeasuredNotesRoundTrip) {
   auto m = w.AddModule(Ident(1, "/a.dll"), {{0x06000001, 0}, {0x06000002, 0}, {0x06000002, 4}}, 3, &err);
   ASSERT_TRUE(m) << err;
   w.SetMethodState(*m, 1, kMethodInstrumented);
@@ -270,7 +277,6 @@ TEST(DataFile, MethodStatesAndNotMeasuredNotesRoundTrip) {
   ASSERT_EQ(again.modules.size(), 2u);
   EXPECT_EQ(again.modules[0].method_states, f.modules[0].method_states);
   EXPECT_EQ(again.modules[0].not_measured, f.modules[0].not_measured);
-  fs::remove_all(dir);
 }
 
 TEST(DataFile, FullDiskStopsGrowingAndCountsWhatWasLost) {
@@ -385,11 +391,7 @@ TEST(DataFile, ConflictNotesRoundTrip) {
 // Per-test contexts: names (kind 5) and (context, slot) pairs (kind 6), the
 // pairs resolved to (context, site index) of the module whose counters hold the
 // slot, also when the hits record was allocated before the module's record.
-TEST(DataFile, ContextsRoundTripThroughWriterAndSerializer) {
-  fs::path dir = MakeTempDir();
-  DataFileWriter w;
-  std::string err;
-  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+TEST_F(WrittenFile, ContextsRoundTripThroughWriterAndSerializer) {
   auto a = w.AddModule(Ident(1, "/a.dll"), {{0x06000001, 0}, {0x06000001, 4}, {0x06000002, 0}}, 2, &err);
   ASSERT_TRUE(a) << err;
   ASSERT_TRUE(w.AddContext(1, "T.A.M1", &err)) << err;
@@ -413,14 +415,9 @@ TEST(DataFile, ContextsRoundTripThroughWriterAndSerializer) {
   EXPECT_EQ(again.contexts, f.contexts);
   EXPECT_EQ(again.modules[0].context_hits, f.modules[0].context_hits);
   EXPECT_EQ(again.modules[1].context_hits, f.modules[1].context_hits);
-  fs::remove_all(dir);
 }
 
-TEST(DataFile, ContextHitsFillRecordAfterRecord) {
-  fs::path dir = MakeTempDir();
-  DataFileWriter w;
-  std::string err;
-  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+TEST_F(WrittenFile, ContextHitsFillRecordAfterRecord) {
   std::vector<ProbeSite> sites(3000, ProbeSite{0x06000001, 0});
   for (uint32_t i = 0; i < sites.size(); ++i) sites[i].il_offset = i;
   auto a = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
@@ -430,7 +427,6 @@ TEST(DataFile, ContextHitsFillRecordAfterRecord) {
   ASSERT_TRUE(ParseDataFile(ReadAll(w.path()), &f, &err)) << err;
   ASSERT_EQ(f.modules[0].context_hits.size(), sites.size());
   for (uint32_t i = 0; i < sites.size(); ++i) EXPECT_EQ(f.modules[0].context_hits[i], std::make_pair(7u, i));
-  fs::remove_all(dir);
 }
 
 TEST(DataFile, ContextHitsSurviveSigkill) {
@@ -474,11 +470,7 @@ TEST(DataFile, ContextHitsNamingNothingAreAWarning) {
   ASSERT_EQ(f.warnings.size(), 1u);
 }
 
-TEST(DataFile, DerivedCountersReadAsTheirSourcesCount) {
-  fs::path dir = MakeTempDir();
-  DataFileWriter w;
-  std::string err;
-  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+TEST_F(WrittenFile, DerivedCountersReadAsTheirSourcesCount) {
   std::vector<ProbeSite> sites = {{0x06000001, 0}, {0x06000001, 1}, {0x06000001, 4, kBranchFallThrough},
                                   {0x06000001, 9}};
   auto m = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
@@ -501,11 +493,7 @@ TEST(DataFile, DerivedCountersReadAsTheirSourcesCount) {
   EXPECT_EQ(again.modules[0].hits, (std::vector<uint64_t>{41, 41, 6, kDerivedCounter - 1}));
 }
 
-TEST(DataFile, DerivedCounterNamingNothingReadsZeroWithAWarning) {
-  fs::path dir = MakeTempDir();
-  DataFileWriter w;
-  std::string err;
-  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+TEST_F(WrittenFile, DerivedCounterNamingNothingReadsZeroWithAWarning) {
   auto m = w.AddModule(Ident(1, "/a.dll"), {{0x06000001, 0}, {0x06000001, 2}, {0x06000001, 3}}, 1, &err);
   ASSERT_TRUE(m) << err;
   w.SetDerivedCounter(*m, 0, 7);  // no site 7
@@ -519,11 +507,7 @@ TEST(DataFile, DerivedCounterNamingNothingReadsZeroWithAWarning) {
 
 // Shared counters with per-test contexts: a derived site ran under a test when its source did, a summed one when
 // either source did; the combined file then lists every site's pairs.
-TEST(DataFile, DerivedAndSummedSitesGetTheContextsOfTheirSources) {
-  fs::path dir = MakeTempDir();
-  DataFileWriter w;
-  std::string err;
-  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+TEST_F(WrittenFile, DerivedAndSummedSitesGetTheContextsOfTheirSources) {
   std::vector<ProbeSite> sites;
   for (uint32_t i = 0; i < 6; ++i) sites.push_back({0x06000001, i});
   auto m = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
@@ -548,14 +532,9 @@ TEST(DataFile, DerivedAndSummedSitesGetTheContextsOfTheirSources) {
   ASSERT_TRUE(ParseDataFile(SerializeDataFile(f), &again, &err)) << err;
   const auto& kept = again.modules[0].context_hits;
   EXPECT_EQ(Pairs(kept.begin(), kept.end()), Pairs(hits.begin(), hits.end()));
-  fs::remove_all(dir);
 }
 
-TEST(DataFile, SummedCountersReadAsTheSumOfTheirSourcesResolvedInChains) {
-  fs::path dir = MakeTempDir();
-  DataFileWriter w;
-  std::string err;
-  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+TEST_F(WrittenFile, SummedCountersReadAsTheSumOfTheirSourcesResolvedInChains) {
   std::vector<ProbeSite> sites;
   for (uint32_t i = 0; i < 6; ++i) sites.push_back({0x06000001, i});
   auto m = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
@@ -598,11 +577,7 @@ TEST(DataFile, ASumTheFileCannotHoldIsRefusedNotSkipped) {
   EXPECT_EQ(counters[2], kDerivedCounter | kSummedCounter | (uint64_t{kMaxSummedSource} << 31));
 }
 
-TEST(DataFile, SharedCountersAreRecordedOrTheMethodIsRefused) {
-  fs::path dir = MakeTempDir();
-  DataFileWriter w;
-  std::string err;
-  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+TEST_F(WrittenFile, SharedCountersAreRecordedOrTheMethodIsRefused) {
   std::vector<ProbeSite> sites;
   for (uint32_t i = 0; i < 4; ++i) sites.push_back({0x06000001, i});
   auto m = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
@@ -621,11 +596,7 @@ TEST(DataFile, SharedCountersAreRecordedOrTheMethodIsRefused) {
   EXPECT_EQ(counters[3], 0u);
 }
 
-TEST(DataFile, SummedCounterCyclesAndBadSourcesReadZeroWithAWarningEach) {
-  fs::path dir = MakeTempDir();
-  DataFileWriter w;
-  std::string err;
-  ASSERT_TRUE(w.Reserve(1 << 20, &err) && w.Create(dir, 5, &err)) << err;
+TEST_F(WrittenFile, SummedCounterCyclesAndBadSourcesReadZeroWithAWarningEach) {
   std::vector<ProbeSite> sites;
   for (uint32_t i = 0; i < 5; ++i) sites.push_back({0x06000001, i});
   auto m = w.AddModule(Ident(1, "/a.dll"), sites, 1, &err);
