@@ -18,6 +18,34 @@ if [ "${1:-}" = "--fast" ]; then
   shift
 fi
 JOBS="$(nproc)"
+
+# Each phase's wall time, printed as one table when the script ends (also when a phase fails): where a run's time
+# goes, in every CI log.
+PHASE_NAME="set-up (scripts/setup.sh)"
+PHASE_START=$SECONDS
+PHASE_TIMES=()
+phase() {
+  PHASE_TIMES+=("$(printf '%6d s  %s' $((SECONDS - PHASE_START)) "$PHASE_NAME")")
+  PHASE_NAME="$1"
+  PHASE_START=$SECONDS
+  echo "== $1"
+}
+print_phases() {
+  PHASE_TIMES+=("$(printf '%6d s  %s' $((SECONDS - PHASE_START)) "$PHASE_NAME")")
+  echo "== wall time by phase (background jobs overlap the phases they ran beside)"
+  printf '%s\n' "${PHASE_TIMES[@]}"
+  local f
+  for f in "${LOGS:-/nonexistent}"/*.secs; do
+    [ -f "$f" ] && printf '%6d s  %s (in the background)\n' "$(cat "$f")" "$(basename "$f" .secs)"
+  done
+  printf '%6d s  in all\n' "$SECONDS"
+}
+on_exit() {
+  [ -z "${BACKGROUND:-}" ] || kill -- "-$BACKGROUND" 2>/dev/null || true
+  print_phases
+}
+trap on_exit EXIT
+
 bash scripts/setup.sh
 
 # pytest; exit 5 (no test collected) is an error unless arguments narrowed this run (then the other tier may hold
@@ -35,7 +63,7 @@ run_pytest() {
 }
 NARROWED=$(($# > 0))
 
-echo "== C++ core (CTest)"
+phase "C++ core (CTest)"
 # Only what CTest runs (the core's GoogleTests and the agent's ABI self-test): setup.sh built the agent and the
 # Python module already (build/python).
 cmake -S native -B build/native -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDOTCOV_BUILD_PYTHON=OFF >/dev/null
@@ -43,7 +71,7 @@ cmake --build build/native --target dotcov_core_tests clr_abi_selftest
 ctest --test-dir build/native --output-on-failure -j"$JOBS"
 
 if [ "$FAST" -eq 1 ]; then
-  echo "== Python, no .NET build (pytest -m 'not dotnet', $JOBS workers)"
+  phase "Python, no .NET build (pytest -m 'not dotnet', $JOBS workers)"
   run_pytest -q -n "$JOBS" -m "not dotnet" "$@"
   [ "$ran" -gt 0 ] || { echo "test: no test matches the arguments" >&2; exit 5; }
   exit 0
@@ -55,25 +83,24 @@ fi
 # afterwards, each its full bounded time on an otherwise idle machine.
 LOGS="$ROOT/build/test-logs"
 mkdir -p "$LOGS"
-rm -f "$LOGS"/*.rc
+rm -f "$LOGS"/*.rc "$LOGS"/*.secs
 echo "== started in the background: the C++ core for Windows x64 (built, run under wine64), the C++ core under" \
   "ASan + UBSan (build and tests), the fuzzers' build"
 # Its own process group (set -m), so that an early exit stops the compilers too.
 set -m
 (
   set +e
-  nice -n 10 bash scripts/test-windows-core.sh >"$LOGS/windows-core.log" 2>&1
-  echo $? >"$LOGS/windows-core.rc"
-  nice -n 10 bash scripts/sanitize.sh >"$LOGS/sanitize.log" 2>&1
-  echo $? >"$LOGS/sanitize.rc"
-  nice -n 10 bash scripts/fuzz.sh --build-only >"$LOGS/fuzz-build.log" 2>&1
-  echo $? >"$LOGS/fuzz-build.rc"
+  for job in windows-core:scripts/test-windows-core.sh sanitize:scripts/sanitize.sh "fuzz-build:scripts/fuzz.sh --build-only"; do
+    start=$SECONDS
+    nice -n 10 bash ${job#*:} >"$LOGS/${job%%:*}.log" 2>&1
+    echo $? >"$LOGS/${job%%:*}.rc"
+    echo $((SECONDS - start)) >"$LOGS/${job%%:*}.secs"
+  done
 ) &
 BACKGROUND=$!
 set +m
-trap 'kill -- "-$BACKGROUND" 2>/dev/null || true' EXIT
 
-echo "== C++ core on arm64 (cross-compiled, run under qemu-aarch64-static; docs/platforms.md)"
+phase "C++ core on arm64 (cross-compiled, run under qemu-aarch64-static; docs/platforms.md)"
 # setup.py cross-compiled the core and the arm64 agent into build/python-arm64; the tests reuse that core.
 # RewriteCheck.SystemPrivateCoreLibHasNoFailures is left out here: the same IL work as on x64 (the x64 CoreLib),
 # 265 s under emulation; tests/e2e/test_arm64.py runs rewrite-check over the arm64 runtime pack instead.
@@ -84,7 +111,7 @@ qemu-aarch64-static "$ARM64_BUILD/agent/clr_abi_selftest"
 qemu-aarch64-static "$ARM64_BUILD/core/dotcov_core_tests" --gtest_brief=1 \
   --gtest_filter=-RewriteCheck.SystemPrivateCoreLibHasNoFailures
 
-echo "== rewrite-check over the shared framework (every probe style: inline, call, atomic, with branch probes and IL maps)"
+phase "rewrite-check over the shared framework (every probe style: inline, call, atomic, with branch probes and IL maps)"
 # Newest Microsoft.NETCore.App: "Microsoft.NETCore.App 10.0.12 [/usr/share/dotnet/shared/Microsoft.NETCore.App]".
 FRAMEWORK_DIR="$(dotnet --list-runtimes |
   sed -n 's/^Microsoft\.NETCore\.App \([^ ]*\) \[\(.*\)\]$/\2\/\1/p' | sort -V | tail -1)"
@@ -92,7 +119,7 @@ FRAMEWORK_DIR="$(dotnet --list-runtimes |
 # --probes all (the default): the three styles over all ~130k methods, no sampling (docs/benchmarks.md).
 time .venv/bin/dotcov debug rewrite-check --probes all "$FRAMEWORK_DIR"
 
-echo "== rewrite-check over the SDK (Roslyn, MSBuild, F#, NuGet: each distinct assembly once, the three probe styles)"
+phase "rewrite-check over the SDK (Roslyn, MSBuild, F#, NuGet: each distinct assembly once, the three probe styles)"
 SDK_DIR="$(dotnet --list-sdks | sed -n 's/^\([^ ]*\) \[\(.*\)\]$/\2\/\1/p' | sort -V | tail -1)"
 [ -n "$SDK_DIR" ] && [ -d "$SDK_DIR" ] || { echo "test: no .NET SDK found" >&2; exit 1; }
 # The SDK ships many assemblies several times over (Roslyn, MSBuild and NuGet in several tool folders): 239 of its
@@ -103,25 +130,26 @@ mapfile -t SDK_ASSEMBLIES < <(find "$SDK_DIR" -type f \( -name '*.dll' -o -name 
 echo "${#SDK_ASSEMBLIES[@]} distinct assemblies"
 time .venv/bin/dotcov debug rewrite-check --probes all "${SDK_ASSEMBLIES[@]}"
 
-echo "== Python, no .NET build (pytest -m 'not dotnet', $JOBS workers)"
+phase "Python, no .NET build (pytest -m 'not dotnet', $JOBS workers)"
 run_pytest -q -n "$JOBS" -m "not dotnet" "$@"
-echo "== Python and end-to-end with .NET builds (pytest -m dotnet, $JOBS workers: each build made once and shared)"
+phase "Python and end-to-end with .NET builds (pytest -m dotnet, $JOBS workers: each build made once and shared)"
 # Whole files to a worker (--dist loadfile): a file's module fixtures (a measured run of a sample) are made once.
 # Test hosts wait on start-up and I/O, so two workers fill the CPUs one leaves idle.
 run_pytest -q -n "$JOBS" --dist loadfile --durations=25 -m dotnet "$@"
 [ "$ran" -gt 0 ] || { echo "test: no test matches the arguments" >&2; exit 5; }
 
+phase "waiting for the background jobs"
 wait "$BACKGROUND" || true
-trap - EXIT
-echo "== C++ core for Windows x64: GoogleTests and the ABI self-test under wine64 (built and run in the background)"
+BACKGROUND=""
+phase "C++ core for Windows x64: GoogleTests and the ABI self-test under wine64 (built and run in the background)"
 cat "$LOGS/windows-core.log"
 [ "$(cat "$LOGS/windows-core.rc")" -eq 0 ] || exit 1
 
-echo "== C++ core under AddressSanitizer and UndefinedBehaviorSanitizer (built and run in the background)"
+phase "C++ core under AddressSanitizer and UndefinedBehaviorSanitizer (built and run in the background)"
 cat "$LOGS/sanitize.log"
 [ "$(cat "$LOGS/sanitize.rc")" -eq 0 ] || exit 1
 
-echo "== fuzzing the readers (bounded: ${FUZZ_SECONDS:-20} s a target)"
+phase "fuzzing the readers (bounded: ${FUZZ_SECONDS:-20} s a target)"
 cat "$LOGS/fuzz-build.log"
 [ "$(cat "$LOGS/fuzz-build.rc")" -eq 0 ] || exit 1
 bash scripts/fuzz.sh
