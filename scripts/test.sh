@@ -135,7 +135,7 @@ run_pytest -q -n "$JOBS" -m "not dotnet" "$@"
 phase "Python and end-to-end with .NET builds (pytest -m dotnet, $JOBS workers: each build made once and shared)"
 # Whole files to a worker (--dist loadfile): a file's module fixtures (a measured run of a sample) are made once.
 # Test hosts wait on start-up and I/O, so two workers fill the CPUs one leaves idle.
-run_pytest -q -n "$JOBS" --dist loadfile --durations=25 -m dotnet "$@"
+run_pytest -q -n "$JOBS" --dist loadfile --durations=60 -m dotnet "$@"
 [ "$ran" -gt 0 ] || { echo "test: no test matches the arguments" >&2; exit 5; }
 
 phase "waiting for the background jobs"

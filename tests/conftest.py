@@ -98,9 +98,9 @@ def dotnet() -> str:
 
 
 @pytest.fixture(scope="session")
-def dotnet_build(dotnet):
-    """build(target, configuration="Debug", *args, cwd=SAMPLES): `dotnet build` once per run for each distinct
-    call, whichever test or xdist worker asks first; the others wait for it and reuse its output."""
+def run_records() -> Path:
+    """This run's record directory under BUILDS (one per pytest run, shared by its xdist workers): what was made
+    once for the run (a build, a measured run) and by whom."""
     run = os.environ.get("DOTCOV_TEST_RUN") or uuid.uuid4().hex
     BUILDS.mkdir(parents=True, exist_ok=True)
     for old in BUILDS.iterdir():  # earlier runs' records (a day old: not a run going on now)
@@ -108,16 +108,35 @@ def dotnet_build(dotnet):
             shutil.rmtree(old, ignore_errors=True)
     done = BUILDS / run
     done.mkdir(exist_ok=True)
+    return done
+
+
+def once(records: Path, key: str, make, *, lock: str = "lock") -> None:
+    """Calls make() (returning a line for the record) once per run for `key`, whichever xdist worker asks first;
+    the others wait on the lock file BUILDS/<lock> and find the record."""
+    with open(BUILDS / lock, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        if (records / key).exists():
+            return
+        note = make()
+        (records / key).write_text(note)
+
+
+@pytest.fixture(scope="session")
+def dotnet_build(dotnet, run_records):
+    """build(target, configuration="Debug", *args, cwd=SAMPLES): `dotnet build` once per run for each distinct
+    call, whichever test or xdist worker asks first; the others wait for it and reuse its output (one lock for
+    every build: two builds of the same tree never run at once)."""
 
     def build(target: str | Path, configuration: str = "Debug", *args: str, cwd: Path = SAMPLES) -> None:
         key = hashlib.sha1(repr((str(cwd), str(target), configuration, args)).encode()).hexdigest()
-        with open(BUILDS / "lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if (done / key).exists():
-                return
+
+        def make() -> str:
             subprocess.run([dotnet, "build", str(target), "-c", configuration, *args, "-m:2", "-nologo", "-v",
                             "quiet", "-clp:ErrorsOnly"], cwd=cwd, env=dotnet_env(), check=True)
-            (done / key).write_text(f"{cwd} {target} {configuration} {' '.join(args)}\n")
+            return f"{cwd} {target} {configuration} {' '.join(args)}\n"
+
+        once(run_records, key, make)
 
     return build
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUILDS, SAMPLES, dotnet_env as _dotnet_env  # noqa: F401 (BUILDS: for the tests)  # tests/conftest.py: the tiers and the shared builds
+from conftest import BUILDS, SAMPLES, dotnet_env as _dotnet_env, once  # noqa: F401 (BUILDS: for the tests)  # tests/conftest.py: the tiers and the shared builds
 
 REPO = Path(__file__).resolve().parents[2]
 # The collector the sample test projects reference (Calc.Tests.csproj), for tests that compare with coverlet.
@@ -53,6 +53,38 @@ def dotcov_run(tmp_path):
         return Run(proc.returncode, proc.stdout, proc.stderr, data_dir)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def measured_sample(built_samples, dotnet, run_records):
+    """measured_sample(tests_project, dest, cache=True) -> Run: `dotcov run --data-dir D -- dotnet test
+    <tests_project> --no-build --nologo` in samples/ (no other option or setting), measured once per run whichever
+    xdist worker asks first, then copied to dest/data for the caller: the tests that read this run each read it
+    as before from a data directory of their own. cache=False leaves out the caches its closing report wrote
+    (DATA/cache): the directory as `--no-report` leaves it (the data files are the same either way)."""
+
+    def measured(tests_project: str, dest: Path, *, cache: bool = True) -> Run:
+        record = run_records / f"run-{tests_project}"
+
+        def make() -> str:
+            proc = subprocess.run([sys.executable, "-m", "dotcov", "run", "--data-dir", str(record / "data"), "--",
+                                   dotnet, "test", tests_project, "--no-build", "--nologo"],
+                                  cwd=SAMPLES, env=_dotnet_env(), capture_output=True, text=True, timeout=600)
+            (record / "stdout").write_text(proc.stdout)
+            (record / "stderr").write_text(proc.stderr)
+            return f"{proc.returncode}\n"
+
+        record.mkdir(exist_ok=True)
+        once(record, "status", make, lock=f"run-{tests_project}.lock")
+        data_dir = dest / "data"
+        if (record / "data").exists():
+            shutil.copytree(record / "data", data_dir, ignore=None if cache else shutil.ignore_patterns("cache"))
+        else:  # the command failed before writing any data: the caller's status check says so
+            data_dir.mkdir(parents=True)
+        return Run(int((record / "status").read_text()), (record / "stdout").read_text(),
+                   (record / "stderr").read_text(), data_dir)
+
+    return measured
 
 
 def assert_matches_marks(files, project_dir: Path) -> None:

@@ -35,12 +35,11 @@ def dotcov(*args, check=True):
 
 
 @pytest.fixture(scope="module", params=["Linked.Tests", "Calc.Tests"])
-def outputs(request, built_samples, dotnet, tmp_path_factory):
+def outputs(request, measured_sample, tmp_path_factory):
     out = tmp_path_factory.mktemp(request.param)
-    data = out / "data"
-    subprocess.run([sys.executable, "-m", "dotcov", "run", "--data-dir", str(data), "--no-report", "--",
-                    dotnet, "test", request.param, "--no-build", "--nologo"], cwd=SAMPLES, env=_dotnet_env(),
-                   check=True, capture_output=True)
+    run = measured_sample(request.param, out, cache=False)  # every report below made cold
+    assert run.status == 0, run.stdout + run.stderr
+    data = run.data_dir
     d = str(data)
     table = dotcov("report", "--data-dir", d, "-m").stdout
     dotcov("report", "--data-dir", d, "--format", "markdown")

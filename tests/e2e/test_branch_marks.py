@@ -46,8 +46,8 @@ def branches_by_file(data_dir, source_root):
     return out
 
 
-def test_branch_outcomes_match_marks(built_samples, dotcov_run, dotnet):
-    run = dotcov_run([dotnet, "test", "Calc.Tests", "--no-build", "--nologo"], cwd=SAMPLES)
+def test_branch_outcomes_match_marks(measured_sample, tmp_path):
+    run = measured_sample("Calc.Tests", tmp_path)
     assert run.status == 0, run.stdout + run.stderr
     got = branches_by_file(run.data_dir, SAMPLES)
     assert any(got.values()), "no branch data at all: does the agent record branch outcomes yet?"

@@ -76,12 +76,12 @@ def coverlet_lines(results_dir: Path) -> dict[str, dict[int, int]]:
 
 
 @pytest.mark.parametrize("sample", sorted(KNOWN_DIFFERENCES))
-def test_coverlet_agrees_except_documented_lines(built_samples, dotcov_run, dotnet, tmp_path, sample):
+def test_coverlet_agrees_except_documented_lines(measured_sample, dotnet, tmp_path, sample):
     results = tmp_path / "coverlet"
     subprocess.run(coverlet_command(dotnet, f"{sample}.Tests", tmp_path, results), cwd=SAMPLES, env=_dotnet_env(),
                    check=True, capture_output=True)
     theirs = coverlet_lines(results)
-    run = dotcov_run([dotnet, "test", f"{sample}.Tests", "--no-build", "--nologo"], cwd=SAMPLES)
+    run = measured_sample(f"{sample}.Tests", tmp_path)
     assert run.status == 0, run.stderr
     ours = coverage_by_file(run.data_dir, SAMPLES)
 

@@ -16,12 +16,10 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def run_dir(built_samples, dotnet, tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("reports") / "data"
-    subprocess.run([sys.executable, "-m", "dotcov", "run", "--data-dir", str(data_dir), "--no-report", "--",
-                    dotnet, "test", "Calc.Tests", "--no-build", "--nologo"], cwd=SAMPLES, env=_dotnet_env(),
-                   check=True, capture_output=True)
-    return data_dir
+def run_dir(measured_sample, tmp_path_factory):
+    run = measured_sample("Calc.Tests", tmp_path_factory.mktemp("reports"), cache=False)
+    assert run.status == 0, run.stdout + run.stderr
+    return run.data_dir
 
 
 def dotcov(*args, cwd=SAMPLES):

@@ -28,8 +28,8 @@ def reportgenerator(dotnet) -> Path:
     return dll
 
 
-def test_reportgenerator_reads_our_cobertura(built_samples, dotcov_run, dotnet, reportgenerator, tmp_path):
-    run = dotcov_run([dotnet, "test", "Calc.Tests", "--no-build", "--nologo"], cwd=SAMPLES)
+def test_reportgenerator_reads_our_cobertura(measured_sample, dotnet, reportgenerator, tmp_path):
+    run = measured_sample("Calc.Tests", tmp_path)
     assert run.status == 0, run.stderr
     xml = tmp_path / "coverage.cobertura.xml"
     subprocess.run([sys.executable, "-m", "dotcov", "xml", "--data-dir", str(run.data_dir), "-o", str(xml)],
@@ -50,7 +50,7 @@ def test_reportgenerator_reads_our_cobertura(built_samples, dotcov_run, dotnet, 
     assert (out / "index.html").is_file()
 
 
-def test_reportgenerator_shows_our_complexity_and_crap(built_samples, dotcov_run, dotnet, reportgenerator, tmp_path):
+def test_reportgenerator_shows_our_complexity_and_crap(measured_sample, dotnet, reportgenerator, tmp_path):
     """Issue 15's bar: ReportGenerator, reading our Cobertura, shows each method's complexity and CRAP as dotcov
     computes them (its per-class XML report lists both for every method)."""
     import json
@@ -59,7 +59,7 @@ def test_reportgenerator_shows_our_complexity_and_crap(built_samples, dotcov_run
 
     from dotcov.analysis.numbers import crap_shown
 
-    run = dotcov_run([dotnet, "test", "Calc.Tests", "--no-build", "--nologo"], cwd=SAMPLES)
+    run = measured_sample("Calc.Tests", tmp_path)
     assert run.status == 0, run.stderr
     xml, js = tmp_path / "coverage.cobertura.xml", tmp_path / "coverage.json"
     for fmt, path in (("xml", xml), ("json", js)):

@@ -23,6 +23,9 @@ from .conftest import SAMPLES, _dotnet_env
 pytestmark = pytest.mark.e2e
 
 VARIANTS = [(build, rejit) for build in ("Debug", "Release") for rejit in ("1", "0")]
+# ReJIT is the agent's default (agent_config.cpp: any DOTCOV_REJIT but "0"), so the rejit1 runs set nothing and
+# are the very runs test_exact_counts_change_no_count compares with: each distinct run is made once (`measured`).
+REJIT_ENV = {"1": {}, "0": {"DOTCOV_REJIT": "0"}}
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +33,22 @@ def every_build(dotnet_build, built_samples, samples_release):
     for build in ("Debug", "Release"):
         dotnet_build("Bench.Tests", build)
     return SAMPLES
+
+
+@pytest.fixture(scope="module")
+def measured(every_build, dotnet, tmp_path_factory):
+    """measured(build, env) -> data dir: every sample run under dotcov with these settings, once per module (the
+    tests only read the data)."""
+    runs: dict[tuple, Path] = {}
+
+    def measure(build: str, env_extra: dict[str, str]) -> Path:
+        key = (build, tuple(sorted(env_extra.items())))
+        if key not in runs:
+            runs[key] = tmp_path_factory.mktemp("every-sample") / "data"
+            run_every_sample(dotnet, runs[key], build, env_extra)
+        return runs[key]
+
+    return measure
 
 
 def run_every_sample(dotnet: str, data_dir: Path, build: str, env_extra: dict[str, str]) -> None:
@@ -56,10 +75,9 @@ def report(data_dir: Path) -> dict:
 
 
 @pytest.mark.parametrize(("build", "rejit"), VARIANTS, ids=[f"{b}-rejit{r}" for b, r in VARIANTS])
-def test_shared_counters_change_no_count(every_build, dotnet, tmp_path, build, rejit):
-    shared, unshared = tmp_path / "shared", tmp_path / "unshared"
-    run_every_sample(dotnet, unshared, build, {"DOTCOV_REJIT": rejit, "DOTCOV_SHARE": "0"})
-    run_every_sample(dotnet, shared, build, {"DOTCOV_REJIT": rejit})
+def test_shared_counters_change_no_count(measured, build, rejit):
+    unshared = measured(build, REJIT_ENV[rejit] | {"DOTCOV_SHARE": "0"})
+    shared = measured(build, REJIT_ENV[rejit])
     want, have = counts(unshared), counts(shared)
     assert sorted(have) == sorted(want)
     assert any("Bench" in p for p in have) and any("Lowering" in p for p in have), sorted(have)
@@ -77,13 +95,12 @@ def test_shared_counters_change_no_count(every_build, dotnet, tmp_path, build, r
 
 
 @pytest.mark.parametrize("build", ["Debug", "Release"])
-def test_exact_counts_change_no_count(every_build, dotnet, tmp_path, build):
+def test_exact_counts_change_no_count(measured, build):
     """`--exact-counts` (atomic increments, docs/architecture.md) gives every sample the same site counts, method
     states, notes and report as the default increment (the samples' threads do not collide on a probe; a lost
     increment in the default run would be the only legitimate difference, and would show here)."""
-    default, exact = tmp_path / "default", tmp_path / "exact"
-    run_every_sample(dotnet, default, build, {})
-    run_every_sample(dotnet, exact, build, {"DOTCOV_EXACT_COUNTS": "1"})
+    default = measured(build, {})
+    exact = measured(build, {"DOTCOV_EXACT_COUNTS": "1"})
     want, have = counts(default), counts(exact)
     assert sorted(have) == sorted(want)
     differ = {path: [(s, h, e) for s, h, e in zip(sites, hits, have[path][1]) if h != e][:20]
