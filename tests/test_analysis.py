@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from dotcov import _native
-from dotcov.analysis.numbers import Analysis, Numbers, merge_branch, merge_files
+from dotcov.analysis.model import merge_branch, merge_files
+from dotcov.analysis.numbers import Analysis, Numbers
 from dotcov.api import Coverage, CoverageError, DataLostError
 from dotcov.reports.cobertura import cobertura_xml
 from dotcov.data.datafiles import ModuleHits

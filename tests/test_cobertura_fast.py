@@ -24,7 +24,8 @@ from dotcov.analysis.numbers import (Analysis, ClassAnalysis, MethodAnalysis, _s
 from dotcov.reports.cobertura import cobertura_xml, line_branches, write_cobertura  # noqa: E402
 from dotcov.analysis.model import (AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult,  # noqa: E402
                           FileCoverage, MethodCoverage, PointCoverage)
-from dotcov.reports.output import relative_path, truncated_percent  # noqa: E402
+from dotcov.analysis.paths import relative_path
+from dotcov.reports.output import truncated_percent  # noqa: E402
 from dotcov.reports.xmlwriter import INDENT, XmlWriter  # noqa: E402
 
 HUGE = 2 ** 64 + 7  # beyond any counter: formatted as it is

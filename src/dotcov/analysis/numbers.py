@@ -24,12 +24,11 @@ from operator import and_, attrgetter, countOf, eq, gt, lt
 from typing import Callable, Iterable
 
 from dotcov.data.deferred import defer, deferred_field
-from dotcov.analysis.model import (  # noqa: F401 (the merge rule is the model's; its users import it here too)
+from dotcov.analysis.model import (
     add_branches,
     ascending_keys,
     branch_outcomes,
     add_lines,
-    merge_branch,
     merge_files,
     AssemblyCoverage,
     BranchCoverage,

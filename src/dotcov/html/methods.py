@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from dotcov.analysis.numbers import FileAnalysis, MethodAnalysis, crap_score, crap_shown
-from dotcov.reports.output import display_percent, percent
+from dotcov.analysis.numbers import percent
+from dotcov.reports.output import display_percent
 
 CRAP_THRESHOLD = 30
 COMPLEXITY_THRESHOLD = 15

@@ -44,7 +44,8 @@ from dotcov.html import methods as html_methods
 from dotcov.html import search as html_search
 from dotcov.analysis.numbers import Analysis, FileAnalysis, Numbers
 from dotcov.analysis.model import BranchCoverage, CoverageResult
-from dotcov.reports.output import display_path, display_percent, relative_path
+from dotcov.analysis.paths import display_path, relative_path
+from dotcov.reports.output import display_percent
 
 __all__ = ["write_html", "templates_dir", "highlight_lines", "page_name", "search_text"]
 

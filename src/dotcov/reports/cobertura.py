@@ -63,7 +63,8 @@ from typing import Iterator
 from dotcov._native import cobertura_class
 from dotcov.analysis.numbers import Analysis, ClassAnalysis, MethodAnalysis, Numbers
 from dotcov.analysis.model import BranchCoverage, CoverageResult
-from dotcov.reports.output import relative_path, truncated_percent, write_atomic
+from dotcov.analysis.paths import relative_path
+from dotcov.reports.output import truncated_percent, write_atomic
 from dotcov.reports.xmlwriter import INDENT, XmlWriter, attr
 
 __all__ = ["Condition", "LineBranches", "line_branches", "rate", "cobertura_xml", "write_cobertura"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dotcov.analysis.numbers import Numbers
-from dotcov.reports.output import percent
+from dotcov.analysis.numbers import percent
 
 FORMAT = 1
 MAX_FILES = 5000  # beyond this many files a record keeps only the totals (records stay small)

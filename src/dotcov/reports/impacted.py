@@ -17,7 +17,7 @@ from pathlib import Path
 
 from dotcov.reports.diff_coverage import FileDiff, compute, untracked_note
 from dotcov.data.gitdiff import Base
-from dotcov.reports.output import format_ranges
+from dotcov.analysis.numbers import format_ranges
 
 # vstest's filter syntax: these characters in a value are escaped with a backslash (FilterHelper.Escape);
 # a comma is written %2C, as Microsoft's `dotnet test --filter` documentation says (MSBuild passes the filter on).

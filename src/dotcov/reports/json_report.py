@@ -27,7 +27,8 @@ from pathlib import PurePath
 
 from dotcov.analysis.numbers import Analysis, FileAnalysis, MethodAnalysis, Numbers, merge_classes
 from dotcov.analysis.model import BranchCoverage, CoverageResult, PointCoverage
-from dotcov.reports.output import relative_path, without_surrogates, write_atomic
+from dotcov.analysis.paths import relative_path
+from dotcov.reports.output import without_surrogates, write_atomic
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "json_report", "json_text", "write_json", "merge_classes"]
 

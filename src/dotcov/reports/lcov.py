@@ -47,7 +47,8 @@ import re
 
 from dotcov.analysis.numbers import Analysis, MethodAnalysis
 from dotcov.analysis.model import BranchCoverage, CoverageResult
-from dotcov.reports.output import encode_text, relative_path, write_atomic
+from dotcov.analysis.paths import relative_path
+from dotcov.reports.output import encode_text, write_atomic
 
 _LINE_BREAKS = re.compile("[\r\n]")
 

@@ -1,8 +1,8 @@
 """Helpers every writer shares: how percentages are shown, text encoding and atomic writes.
 
 One place each, so the table, the XML writers, lcov, JSON and HTML round and write alike. The rules behind the
-figures (percent, format_ranges) and the paths (display_path, relative_path) are the analysis's; the writers take
-them from here.
+figures (percent, format_ranges) and the paths (display_path, relative_path) are the analysis's: the writers import
+them from analysis.numbers and analysis.paths.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ import sys
 from pathlib import Path
 from typing import Iterable
 
-from dotcov.analysis.numbers import format_ranges, percent  # noqa: F401 (the writers take them from here)
-from dotcov.analysis.paths import display_path, relative_path  # noqa: F401
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 
 from dotcov.analysis.numbers import Analysis, FileAnalysis
 from dotcov.analysis.model import CoverageResult
-from dotcov.reports.output import display_path, display_percent, format_ranges, percent, relative_path
+from dotcov.analysis.numbers import format_ranges, percent
+from dotcov.analysis.paths import display_path, relative_path
+from dotcov.reports.output import display_percent
 
 __all__ = ["SORT_KEYS", "percent", "display_percent", "relative_path", "total_percent", "format_ranges",
            "Row", "Summary", "summarize", "render_table", "render_markdown", "escape_markdown", "print_table"]
