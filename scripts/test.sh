@@ -77,25 +77,33 @@ if [ "$FAST" -eq 1 ]; then
   exit 0
 fi
 
-# The core's Windows build (its GoogleTests then run under wine64), the sanitizer build and the fuzzers' build are
-# compile jobs that need nothing from pytest: they run at low priority while pytest runs (whose .NET builds and
-# test hosts leave part of the 2 CPUs idle), and their output is shown after pytest's. The fuzzers themselves run
-# afterwards, each its full bounded time on an otherwise idle machine.
+# Jobs that need nothing from pytest run at low priority while pytest runs (whose .NET builds and test hosts
+# leave part of the 2 CPUs idle), in two chains: the compile jobs (the core's Windows build, its GoogleTests then
+# run under wine64; the sanitizer build and tests; the fuzzers' build) and rewrite-check over the framework and the
+# SDK. Their output is shown after pytest's. The fuzzers themselves run afterwards, each its full bounded time on an
+# otherwise idle machine.
 LOGS="$ROOT/build/test-logs"
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*.rc "$LOGS"/*.secs
 echo "== started in the background: the C++ core for Windows x64 (built, run under wine64), the C++ core under" \
-  "ASan + UBSan (build and tests), the fuzzers' build"
-# Its own process group (set -m), so that an early exit stops the compilers too.
-set -m
-(
-  set +e
-  for job in windows-core:scripts/test-windows-core.sh sanitize:scripts/sanitize.sh "fuzz-build:scripts/fuzz.sh --build-only"; do
+  "ASan + UBSan (build and tests), the fuzzers' build; rewrite-check over the shared framework and the SDK"
+# `chain NAME:SCRIPT ...`: each script in turn, its output, status and wall time in $LOGS/NAME.{log,rc,secs}.
+chain() {
+  local job start
+  for job in "$@"; do
     start=$SECONDS
     nice -n 10 bash ${job#*:} >"$LOGS/${job%%:*}.log" 2>&1
     echo $? >"$LOGS/${job%%:*}.rc"
     echo $((SECONDS - start)) >"$LOGS/${job%%:*}.secs"
   done
+}
+# Their own process group (set -m), so that an early exit stops the compilers too.
+set -m
+(
+  set +e
+  chain windows-core:scripts/test-windows-core.sh sanitize:scripts/sanitize.sh "fuzz-build:scripts/fuzz.sh --build-only" &
+  chain rewrite-check:scripts/rewrite-check.sh &
+  wait
 ) &
 BACKGROUND=$!
 set +m
@@ -111,25 +119,6 @@ qemu-aarch64-static "$ARM64_BUILD/agent/clr_abi_selftest"
 qemu-aarch64-static "$ARM64_BUILD/core/dotcov_core_tests" --gtest_brief=1 \
   --gtest_filter=-RewriteCheck.SystemPrivateCoreLibHasNoFailures
 
-phase "rewrite-check over the shared framework (every probe style: inline, call, atomic, with branch probes and IL maps)"
-# Newest Microsoft.NETCore.App: "Microsoft.NETCore.App 10.0.12 [/usr/share/dotnet/shared/Microsoft.NETCore.App]".
-FRAMEWORK_DIR="$(dotnet --list-runtimes |
-  sed -n 's/^Microsoft\.NETCore\.App \([^ ]*\) \[\(.*\)\]$/\2\/\1/p' | sort -V | tail -1)"
-[ -n "$FRAMEWORK_DIR" ] && [ -d "$FRAMEWORK_DIR" ] || { echo "test: no Microsoft.NETCore.App runtime found" >&2; exit 1; }
-# --probes all (the default): the three styles over all ~130k methods, no sampling (docs/benchmarks.md).
-time .venv/bin/dotcov debug rewrite-check --probes all "$FRAMEWORK_DIR"
-
-phase "rewrite-check over the SDK (Roslyn, MSBuild, F#, NuGet: each distinct assembly once, the three probe styles)"
-SDK_DIR="$(dotnet --list-sdks | sed -n 's/^\([^ ]*\) \[\(.*\)\]$/\2\/\1/p' | sort -V | tail -1)"
-[ -n "$SDK_DIR" ] && [ -d "$SDK_DIR" ] || { echo "test: no .NET SDK found" >&2; exit 1; }
-# The SDK ships many assemblies several times over (Roslyn, MSBuild and NuGet in several tool folders): 239 of its
-# 678 code assemblies (10.0.401) are byte-identical copies of another, and a rewrite depends only on the bytes, so
-# each content is checked once (the first path in sorted order); resource-only assemblies hold no method.
-mapfile -t SDK_ASSEMBLIES < <(find "$SDK_DIR" -type f \( -name '*.dll' -o -name '*.exe' \) ! -name '*.resources.dll' \
-  -print0 | sort -z | xargs -0 sha1sum | sort -s -k1,1 -u | cut -c43- | sort)
-echo "${#SDK_ASSEMBLIES[@]} distinct assemblies"
-time .venv/bin/dotcov debug rewrite-check --probes all "${SDK_ASSEMBLIES[@]}"
-
 phase "Python, no .NET build (pytest -m 'not dotnet', $JOBS workers)"
 run_pytest -q -n "$JOBS" -m "not dotnet" "$@"
 phase "Python and end-to-end with .NET builds (pytest -m dotnet, $JOBS workers: each build made once and shared)"
@@ -141,6 +130,10 @@ run_pytest -q -n "$JOBS" --dist loadfile --durations=60 -m dotnet "$@"
 phase "waiting for the background jobs"
 wait "$BACKGROUND" || true
 BACKGROUND=""
+phase "rewrite-check over the shared framework and the SDK, every probe style (run in the background)"
+cat "$LOGS/rewrite-check.log"
+[ "$(cat "$LOGS/rewrite-check.rc")" -eq 0 ] || exit 1
+
 phase "C++ core for Windows x64: GoogleTests and the ABI self-test under wine64 (built and run in the background)"
 cat "$LOGS/windows-core.log"
 [ "$(cat "$LOGS/windows-core.rc")" -eq 0 ] || exit 1
