@@ -2,7 +2,7 @@
 
 `branches.analyse` combines counters into outcome hits: a sum of sites (the same outcome counted twice), a
 difference clamped at zero (a Debug `a || b`'s last condition, branch_facts' short_circuit_constants), the sum of the
-outcomes leading to one switch arm (switch_arms). Run with `symbolic(sites)` instead of the hit counts, it
+outcomes leading to one switch arm (switch_arms). Run with `symbolic(kinds)` (the sites' kinds) instead of the hit counts, it
 returns records whose outcomes are these expressions; `encode` turns one into plain data (an int for one
 counter, the common case) and `evaluate` gives its value for a list of hit counts (plan.py).
 """
@@ -58,10 +58,10 @@ def floor0(value):
     return value.floor0() if isinstance(value, Expr) else max(0, value)
 
 
-def symbolic(sites: list) -> list:
-    """Stand-ins for the hits of `sites`: a Site for each branch-like site (kind >= 1), None for the sequence
-    points (which branches.analyse never reads)."""
-    return [Site(i) if s[2] else None for i, s in enumerate(sites)]
+def symbolic(kinds) -> list:
+    """Stand-ins for the hits of the sites of these kinds: a Site for each branch-like site (kind >= 1), None for
+    the sequence points (which branches.analyse never reads)."""
+    return [Site(i) if k else None for i, k in enumerate(kinds)]
 
 
 def encode(value):

@@ -107,12 +107,20 @@ class Symbols:
         int Qty)>, out int)`; `name` and the metadata signature when the signature cannot be read."""
         _name, type_rid, _flags, sig = self.raw["methods"][method_rid - 1]
         generic = self.raw.get("generic_params", {})
-        try:
-            return csharp_method(name, sig, self.type_node, generic.get(0x02000000 | type_rid, []),
-                                 generic.get(0x06000000 | method_rid, []),
-                                 self.raw.get("params", {}).get(method_rid, []))
-        except (SignatureError, RecursionError):
-            return f"{name}{self.signature(method_rid)}"
+        type_params = generic.get(0x02000000 | type_rid, [])
+        method_params = generic.get(0x06000000 | method_rid, [])
+        params = self.raw.get("params", {}).get(method_rid, [])
+        # (The text after the name, once per distinct signature and parameters: most methods share one.)
+        known = self.__dict__.setdefault("_display_tails", {})
+        key = (sig, tuple(type_params), tuple(method_params), tuple(params))
+        tail = known.get(key)
+        if tail is None:
+            try:
+                tail = csharp_method("", sig, self.type_node, type_params, method_params, params)
+            except (SignatureError, RecursionError):
+                tail = self.signature(method_rid)
+            known[key] = tail
+        return name + tail
 
 
 class SymbolsError(Exception):

@@ -41,7 +41,6 @@ from dotcov.analysis.branches.il import (
     shorten,
 )
 
-_KIND = itemgetter(2)  # of a site (method token, IL offset, kind)
 _SITE, _HITS = itemgetter(0), itemgetter(1)  # of a (site, hits) pair
 
 # The recognisers of compiler-generated branches, in native/core/src/branch_facts.cpp (il_branch_facts gives the
@@ -187,6 +186,15 @@ def _uncommented(line: str, mark: str) -> str:
     return line
 
 
+def site_columns(module) -> tuple:
+    """(method tokens, IL offsets, kinds) of `module`'s sites, without making the site tuples a data.ModuleHits
+    has not made yet (a tuple per counter: most are sequence points, which analyse never reads)."""
+    columns = getattr(module, "site_columns", None)
+    if columns is not None:
+        return columns()
+    return tuple(map(list, zip(*module.sites))) if module.sites else ([], [], [])
+
+
 def branch_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:
     """{(method token, IL offset): {kind: hits}} of the branch-outcome sites (kind >= 1)."""
     out: dict[tuple[int, int], dict[int, int]] = {}
@@ -214,14 +222,15 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
     """Every branch the agent counted in `module` (a data.ModuleHits) that maps to a line,
     classified. `sym` is results.Symbols; `bodies` defaults to the method bodies of
     `assembly_path` (default module.path); `path_of` maps PDB document paths (as [paths] does).
-    `hits` (default module.hits) may be hit_exprs.symbolic(module.sites): the outcomes are then expressions."""
+    `hits` (default module.hits) may be hit_exprs.symbolic(its sites' kinds): the outcomes are then expressions."""
     from dotcov.analysis.branches import notes as branch_notes  # switch_arms builds on this module's IL model
     from dotcov.analysis.branches import short_circuit
     from dotcov.analysis.branches import switch_arms
 
     hits = module.hits if hits is None else hits
     # (the sequence points' counters, kind 0, are most of a module's and none of these: left out at C speed)
-    counters = list(compress(zip(module.sites, hits), map(_KIND, module.sites)))
+    tokens, offsets, kinds = site_columns(module)
+    counters = list(compress(zip(zip(tokens, offsets, kinds), hits), kinds))
     counted = branch_hits(map(_SITE, counters), map(_HITS, counters))
     values = value_hits(map(_SITE, counters), map(_HITS, counters))
     operands = short_circuit.operand_hits(map(_SITE, counters), map(_HITS, counters))
@@ -422,7 +431,7 @@ def by_line(records: Iterable[BranchRecord], *, all_branches: bool = False) -> d
 
 def branch_rows(module, sym, mapper, hits: list | None = None, bodies: dict | None = None) -> list[tuple]:
     """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.py; `hits`
-    default hit_exprs.symbolic(module.sites)), as plain tuples (method token, offset, path, line, outcome kinds,
+    default hit_exprs.symbolic of its sites' kinds), as plain tuples (method token, offset, path, line, outcome kinds,
     their codes, generated, is_switch, text, arms, notes, unclassified): what make_plan keeps of them. `bodies`: the
     assembly's method bodies, when already read."""
     from dotcov.analysis import hit_exprs
@@ -432,4 +441,4 @@ def branch_rows(module, sym, mapper, hits: list | None = None, bodies: dict | No
              r.generated, r.is_switch, r.text, r.arms, r.notes, r.unclassified)
             for r in analyse(module, sym, bodies=bodies, assembly_path=mapper.map(module.path),
                                       path_of=lambda doc: mapper.map(doc, near=module.path),
-                                      hits=hit_exprs.symbolic(module.sites) if hits is None else hits)]
+                                      hits=hit_exprs.symbolic(site_columns(module)[2]) if hits is None else hits)]

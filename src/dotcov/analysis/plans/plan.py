@@ -209,16 +209,16 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         path = doc_paths[doc]  # (None for a filtered document: never in files)
         if path in files and stale.get(path) is None:
             stale[path] = checks.stale(path, algorithm, expected)
-    kept: dict[str, set[int]] = {}  # path -> its statement lines (before the switch lines below)
+    kept: dict[str, list[int] | set[int]] = {}  # path -> its statement lines (before the switch lines below)
     file_rows = []
     for path, fc in files.items():
         file_lines, first, multi = line_plan.get(path, ([], [], {}))
-        line_set = set(file_lines)
+        line_set = set(file_lines) if fc["excluded"] or fc["not_measured"] else frozenset()  # (only to subtract)
         excluded_lines = fc["excluded"] - line_set
         not_measured = [(n, why) for n, why in fc["not_measured"].items() if n not in line_set]
         if not file_lines and not not_measured:
             continue  # wholly excluded: not a file of the report
-        kept[path] = line_set
+        kept[path] = file_lines  # (a set when a switch record below asks)
         file_rows.append((path, file_lines, first, multi, sorted(excluded_lines), not_measured, stale.get(path)))
     if refused:  # (their classes and methods have no line)
         classes = {k: cc for k, cc in classes.items() if cc.filename not in refused}
@@ -273,10 +273,13 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes, _why in records:
         owner = 0x06000000 | _user_method(raw, token & 0x00FFFFFF)
         fix = None
-        if arms is not None and path in kept and line not in kept[path]:
+        lines_kept = kept.get(path) if arms is not None else None
+        if lines_kept is not None and type(lines_kept) is not set:
+            lines_kept = kept[path] = set(lines_kept)
+        if lines_kept is not None and line not in lines_kept:
             fix = [m.index for m in owners.get((path, owner), [])]
             if fix:
-                kept[path].add(line)
+                lines_kept.add(line)
             for m in owners.get((path, owner), []):
                 methods_at.setdefault((path, line), []).append(m)
         candidates = methods_at.get((path, line), [])
