@@ -62,3 +62,26 @@ def test_a_file_without_the_keyword_cannot_hold_a_switch():
     assert not switch_arms.may_hold_switches("\n".join(LINES))  # C#: `match` is not its keyword
     assert not switch_arms.may_hold_switches("\n".join(LINES), vb=True)
     assert not switch_arms.may_hold_switches("let f x = if x then 1 else 2", fsharp=True)
+
+
+ABOVE = [
+    "    public static string Size(int n)",
+    "    {",
+    "        switch (n)",
+    "        {",
+    '            default: return "many";',
+    "        }",
+    "    }",
+    "",
+    "    public static async IAsyncEnumerable<int> Upto(int n)",
+    "    {",
+    "        await Task.CompletedTask;",
+]
+
+
+def test_a_switch_search_never_goes_up_into_the_method_above():
+    """A dispatch before a method's first point (no containing point) looks above its first arm for the keyword, but
+    not at or above `floor`, the last line of the methods written above (Size ends on line 7)."""
+    assert switch_arms._switch_line(ABOVE, None, 10) == 3  # (without a floor: Size's switch)
+    assert switch_arms._switch_line(ABOVE, None, 10, floor=7) is None
+    assert switch_arms._switch_line(ABOVE, None, 5, floor=2) == 3  # a Release switch above its method's first point

@@ -125,5 +125,11 @@ public class LoweringTests
         Assert.Equal(1, await Awaits.Pattern("a"));
         Assert.Equal(6, await Awaits.Total());
         Assert.Equal(1, await Awaits.Guarded(true));
+        Assert.Equal("none", Awaits.Size(0));
+        Assert.Equal("many", Awaits.Size(5));
+        var upto = 0;
+        await foreach (var i in Awaits.Upto(1))
+            upto += i;
+        Assert.Equal(3, upto);
     }
 }

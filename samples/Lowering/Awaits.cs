@@ -96,6 +96,28 @@ public static class Awaits // (helpers await completed tasks: a yielded one may 
         } // @hit
     } // @hit @also-release
 
+    // An async iterator right below a method with a `switch`: its MoveNext's dispose-mode test (before its first
+    // point) is the compiler's, never an arm of the switch above.
+    public static string Size(int n)
+    { // @hit @count 2
+        switch (n) // @hit @count 2 @branches 2/3
+        {
+            case 0:
+                return "none"; // @hit
+            case 1:
+                return "one"; // @miss
+            default:
+                return "many"; // @hit
+        }
+    } // @hit @count 2
+
+    public static async IAsyncEnumerable<int> Upto(int n)
+    { // @hit
+        await Task.CompletedTask; // @hit
+        yield return n; // @hit
+        yield return n + 1; // @hit
+    } // @hit @also-release
+
     private sealed class Resource : IAsyncDisposable
     {
         public int Value => 3; // @hit

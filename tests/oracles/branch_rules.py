@@ -35,6 +35,8 @@ from dotcov.analysis.branches.il import (
     LDARG,
     LDARG_0,
     LDARG_S,
+    LEAVE,
+    LEAVE_S,
     LDC_I4,
     LDC_I4_M1,
     LDFLD,
@@ -310,13 +312,33 @@ def hidden_point_branch(il: RuleIL, b: Branch) -> bool:
     of a `switch` statement (`stloc.N` / hidden / `ldloc.N; ldc.i4.1; beq; ldloc.N; ldc.i4.2;
     beq`, or through a hoisted field in Debug state machines).
     """
+    hidden = containing_hidden_point(il, b)
+    return hidden >= 0 and not user_value_test(il, b, hidden) and not after_await_result(il, b, hidden)
+
+
+def containing_hidden_point(il: RuleIL, b: Branch) -> int:
+    """The offset of the hidden point containing `b` in a MoveNext (the last point at or before it is hidden, and
+    no visible point shares its offset), or -1."""
     if il.hidden_offsets is None or not il.is_move_next:
-        return False
+        return -1
     hidden = max((o for o in il.hidden_offsets if o <= b.offset), default=-1)
     visible = max((o for o in il.visible_offsets if o <= b.offset), default=-1)
     if hidden < 0 or visible > hidden or hidden in il.visible_offsets:
+        return -1
+    return hidden
+
+
+def dispose_mode_check(il: RuleIL, b: Branch) -> bool:
+    """An async iterator's dispose-mode test under a hidden point, before its first point and after each
+    resumption: `ldarg.0; ldfld <>w__disposeMode; brfalse L; leave EXIT` (a field of the state machine, not its
+    state). It is never an arm of a `switch` written above the iterator."""
+    if b.opcode not in BRANCH_IF_FALSE or containing_hidden_point(il, b) < 0:
         return False
-    return not user_value_test(il, b, hidden) and not after_await_result(il, b, hidden)
+    prev = il.before(b, 2)
+    if len(prev) != 2 or prev[0][1] != LDARG_0 or prev[1][1] != LDFLD or prev[1][2] == il.state_field:
+        return False
+    path = il.at(b.fall_through)[:1]
+    return bool(path) and path[0][1] in (LEAVE, LEAVE_S)
 
 
 def after_await_result(il: RuleIL, b: Branch, hidden: int) -> bool:
@@ -483,7 +505,7 @@ def tests_zero_comparison(il: RuleIL, b: Branch) -> bool:
 # In branch_facts.h's order: the names are the product's (analyse.RECOGNISER_NAMES).
 RECOGNISERS: list[tuple[str, Callable[[RuleIL, Branch], bool]]] = list(zip(RECOGNISER_NAMES, (
     state_machine_dispatch, await_completion_check, dispose_null_check, lock_taken_check, exception_filter_type_check,
-    delegate_cache_check, constant_condition, hidden_point_branch), strict=True))
+    delegate_cache_check, constant_condition, dispose_mode_check, hidden_point_branch), strict=True))
 
 
 

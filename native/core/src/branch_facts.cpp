@@ -173,6 +173,7 @@ class Method {
     if (ExceptionFilterTypeCheck(b)) return Recogniser::kExceptionFilterTypeCheck;
     if (DelegateCacheCheck(b)) return Recogniser::kDelegateCacheCheck;
     if (ConstantCondition(b)) return Recogniser::kConstantCondition;
+    if (DisposeModeCheck(b)) return Recogniser::kDisposeModeCheck;
     if (HiddenPointBranch(b)) return Recogniser::kHiddenPointBranch;
     return Recogniser::kNone;
   }
@@ -273,17 +274,35 @@ class Method {
     return !prev.empty() && IsConstant(prev.back()->opcode);
   }
 
-  bool HiddenPointBranch(const Branch& b) const {
-    if (!context_.hidden_offsets || !context_.is_move_next) return false;
+  // The offset of the hidden point containing `b` in a MoveNext (the last point at or before it is hidden, and no
+  // visible point shares its offset), or -1.
+  int64_t ContainingHiddenPoint(const Branch& b) const {
+    if (!context_.hidden_offsets || !context_.is_move_next) return -1;
     int64_t hidden = -1, visible = -1;
     for (int64_t o : *context_.hidden_offsets)
       if (o <= b.offset) hidden = std::max(hidden, o);
     for (int64_t o : context_.visible_offsets)
       if (o <= b.offset) visible = std::max(visible, o);
-    if (hidden < 0 || visible > hidden) return false;
+    if (hidden < 0 || visible > hidden) return -1;
     const std::vector<int64_t>& v = context_.visible_offsets;
-    if (std::find(v.begin(), v.end(), hidden) != v.end()) return false;
-    return !UserValueTest(b, hidden) && !AfterAwaitResult(b, hidden);
+    return std::find(v.begin(), v.end(), hidden) != v.end() ? -1 : hidden;
+  }
+
+  // An async iterator's dispose-mode test under a hidden point, before its first point and after each resumption:
+  // `ldarg.0; ldfld <>w__disposeMode; brfalse L; leave EXIT` (a field of the state machine, not its state).
+  bool DisposeModeCheck(const Branch& b) const {
+    if (!IsBranchIfFalse(b.opcode) || ContainingHiddenPoint(b) < 0) return false;
+    std::vector<const Instruction*> prev = Before(b, 2);
+    if (prev.size() != 2 || prev[0]->opcode != LDARG_0 || prev[1]->opcode != LDFLD ||
+        (state_field_ && prev[1]->operand == *state_field_))
+      return false;
+    std::vector<const Instruction*> path = At(b.fall_through, 1);
+    return path.size() == 1 && (path[0]->opcode == LEAVE || path[0]->opcode == LEAVE_S);
+  }
+
+  bool HiddenPointBranch(const Branch& b) const {
+    int64_t hidden = ContainingHiddenPoint(b);
+    return hidden >= 0 && !UserValueTest(b, hidden) && !AfterAwaitResult(b, hidden);
   }
 
   // Whether `b` comes after an await's resumption under the hidden point at `hidden`: the state reset to -1

@@ -26,6 +26,7 @@ enum class Recogniser : int {
   kExceptionFilterTypeCheck,
   kDelegateCacheCheck,
   kConstantCondition,
+  kDisposeModeCheck,
   kHiddenPointBranch,
 };
 

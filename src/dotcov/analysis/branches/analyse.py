@@ -19,6 +19,7 @@ docs/branches.md describes every pattern, with the IL it matches and why.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
@@ -48,7 +49,7 @@ _SITE, _HITS = itemgetter(0), itemgetter(1)  # of a (site, hits) pair
 # Python, the oracle tests/test_branch_facts.py compares the native ones with.
 RECOGNISER_NAMES = ("state-machine dispatch", "await completion check", "dispose null check", "lock taken check",
                     "exception filter type check", "delegate cache check", "constant condition",
-                    "hidden sequence point")
+                    "async iterator dispose mode", "hidden sequence point")
 
 
 def compiler_generated_method(name: str, attributes: Iterable[str], move_next: bool = False) -> bool:
@@ -267,6 +268,25 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
         return mapped[doc]
 
+    ends: dict[int | None, list[int]] = {}  # document -> the last line of each method's points in it, sorted
+
+    def method_floor(doc: int, first_line: int) -> int:
+        """The last line of the methods that end above `first_line` in `doc` (0: none): a switch search never
+        goes up into another method's lines."""
+        if None not in ends:  # (once per module, when a method needs it)
+            ends[None] = []
+            last: dict[tuple[int, int], int] = {}
+            for method, pts in raw["sequence_points"].items():
+                for q in pts:
+                    last[method, q[5]] = max(last.get((method, q[5]), 0), q[3])
+            for (_method, d), line in last.items():
+                ends.setdefault(d, []).append(line)
+            for lines_ in ends.values():
+                lines_.sort()
+        below = ends.get(doc, [])
+        k = bisect_left(below, first_line)
+        return below[k - 1] if k else 0
+
     for rid, found in sorted(by_method.items()):
         points = sorted(raw["sequence_points"].get(rid, []))
         if not points:
@@ -340,7 +360,7 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
             user = {offset: outcomes for offset, outcomes, _p, _b, g in rows
                     if g in (None, "hidden sequence point") and _b is not None}
             for sw in switch_arms.find(il.get(), [q for q in points if q[5] == doc], user, sources.lines(path),
-                                       fsharp=fsharp, vb=vb):
+                                       fsharp=fsharp, vb=vb, floor=method_floor(doc, points[0][1])):
                 grouped.update(sw.offsets)
                 records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
                                             True, arms=sw.arms))

@@ -96,9 +96,10 @@ def may_hold_switches(text: str, fsharp: bool = False, vb: bool = False) -> bool
 
 
 def _switch_line(lines: list[str], anchor: tuple | None, first_arm_line: int, fsharp: bool = False,
-                 vb: bool = False, method_line: int = 1) -> int | None:
+                 vb: bool = False, method_line: int = 1, floor: int = 0) -> int | None:
     """The line of the `switch` keyword (F#: `match`, VB: `Select Case`) the dispatch belongs to, from the source;
-    for F# never above `method_line`, the method's first point (a `match` of the function before is not this one's)."""
+    never at or above `floor`, the last line of the methods written above this one (their `switch` is not this
+    one's), and for F# never above `method_line`, the method's first point."""
     keyword = _keyword(fsharp, vb)
     if anchor is not None:
         _o, sl, sc, _el, _ec, _d = anchor
@@ -108,6 +109,7 @@ def _switch_line(lines: list[str], anchor: tuple | None, first_arm_line: int, fs
     low = anchor[3] + 1 if anchor is not None and not fsharp else max(1, first_arm_line - 30)
     if fsharp:  # a Release C# `switch` line may lie above the method's first visible point; an F# `match` not
         low = max(low, method_line)
+    low = max(low, floor + 1)
     top = min(first_arm_line, len(lines) + 1) - 1
     if fsharp and anchor is not None:
         top = min(anchor[1] - 1, top)
@@ -177,10 +179,11 @@ def _arm_pattern(lines: list[str], sl: int, sc: int, switch_line: int) -> str | 
 
 
 def find(il: b.MethodIL, points: list[tuple], user: dict[int, dict[int, int]],
-         lines: list[str] | None, fsharp: bool = False, vb: bool = False) -> list[Switch]:
+         lines: list[str] | None, fsharp: bool = False, vb: bool = False, floor: int = 0) -> list[Switch]:
     """The switches among a method's user branches. `points` are its visible sequence points,
     `user` maps each user branch's offset to its outcomes' hits, `lines` is the source file;
-    `fsharp`: the source is F# (`match`, guards under points of their own); `vb`: VB (`Select Case`)."""
+    `fsharp`: the source is F# (`match`, guards under points of their own); `vb`: VB (`Select Case`); `floor`:
+    the last line of the methods above this one in the file (0: none), which a switch line is never at or above."""
     if not lines or not user:
         return []
     by_offset = {br.offset: br for br in il.branches() if br.offset in user}
@@ -220,7 +223,8 @@ def find(il: b.MethodIL, points: list[tuple], user: dict[int, dict[int, int]],
         if len(hits) < 2 or not arm_points:
             continue
         anchor = b.containing_point(points, offsets[0])
-        line = _switch_line(lines, anchor, min(p[1] for p in arm_points), fsharp, vb, min(p[1] for p in points))
+        line = _switch_line(lines, anchor, min(p[1] for p in arm_points), fsharp, vb, min(p[1] for p in points),
+                            floor)
         if line is None:
             continue
         dests = sorted(hits, key=lambda d: d[1])
