@@ -268,17 +268,18 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
                 path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
         return mapped[doc]
 
-    ends: dict[int | None, list[int]] = {}  # document -> the last line of each method's points in it, sorted
+    ends: dict[int, list[int]] | None = None  # document -> the last line of each method's points in it, sorted
 
     def method_floor(doc: int, first_line: int) -> int:
         """The last line of the methods that end above `first_line` in `doc` (0: none): a switch search never
         goes up into another method's lines."""
-        if None not in ends:  # (once per module, when a method needs it)
-            ends[None] = []
+        nonlocal ends
+        if ends is None:  # (once per module, when a method needs it)
             last: dict[tuple[int, int], int] = {}
             for method, pts in raw["sequence_points"].items():
                 for q in pts:
                     last[method, q[5]] = max(last.get((method, q[5]), 0), q[3])
+            ends = {}
             for (_method, d), line in last.items():
                 ends.setdefault(d, []).append(line)
             for lines_ in ends.values():
