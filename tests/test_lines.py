@@ -128,6 +128,12 @@ def test_code_free_lines_by_language():
     assert code_free_lines("x\n\n  \ny\n", ".txt") == {2, 3}  # unknown language: blank lines only
 
 
+def test_directives_pygments_does_not_know_are_code_free():
+    text = "a();\n#nullable disable\n  #nullable restore\nvar x = y # z;\n"
+    assert code_free_lines(text, ".cs", lex=True) == code_free_lines(text, ".cs") == {2, 3}
+    assert code_free_lines("/* c */\n" + text, ".cs") == {1, 3, 4}
+
+
 def test_line_by_line_shortcut_agrees_with_the_lexer():
     from pathlib import Path
 

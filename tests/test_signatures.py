@@ -31,7 +31,7 @@ from dotcov.analysis.signatures import csharp_method, tuple_element_names  # noq
 
 TYPES = {(1, 1): "System.Collections.Generic.IReadOnlyList`1", (1, 2): "System.ValueTuple`2",
          (1, 3): "System.Nullable`1", (0, 4): "Calc.Point", (0, 5): "Calc.Outer`1/Inner",
-         (1, 6): "System.Collections.Generic.Dictionary`2"}
+         (1, 6): "System.Collections.Generic.Dictionary`2", (1, 7): "System.Collections.Generic.List`1"}
 
 
 def named(tag, rid):
@@ -78,3 +78,46 @@ def test_nested_generic_types_and_nested_tuples():
     params = [(2, 0, names_blob("a", "d", "b", "c"), False)]  # a tuple's own names first, then its elements'
     assert csharp_method("M", blob, named, ["TKey"], [], params) == \
         "M(Outer<TKey>.Inner, Dictionary<string, (int a, (int b, int c) d)>)"
+
+
+def flags_blob(*flags) -> bytes:
+    """A NullableAttribute(byte[]) or DynamicAttribute(bool[]) value."""
+    return b"\x01\x00" + len(flags).to_bytes(4, "little") + bytes(flags) + b"\x00\x00"
+
+
+def test_nullable_reference_types_and_dynamic():
+    """NullableAttribute: a byte per type in pre-order (2 annotated), none for a value type unless generic (then 0
+    before its arguments), Nullable<T> only T's; DynamicAttribute: a flag per type in pre-order (no argument: the
+    type is dynamic), a byref's first; NullableContextAttribute's byte where a parameter has no NullableAttribute."""
+    tuple_ = [0x15, 0x11, 0x09, 0x02, 0x0E, 0x08]  # ValueTuple<string, int>
+    blob = bytes([0x30, 0x01, 0x0D, 0x01,
+                  0x0E,  # string
+                  0x15, 0x12, 0x1D, 0x01, 0x0E,  # List<string>
+                  0x1D, 0x1C,  # object[]
+                  0x15, 0x12, 0x19, 0x02, 0x0E, 0x1C,  # Dictionary<string, object>
+                  0x1C,  # object
+                  0x15, 0x12, 0x1D, 0x01, 0x1C,  # List<object>
+                  *tuple_,
+                  0x15, 0x11, 0x0D, 0x01, 0x08,  # Nullable<int>
+                  0x1E, 0x00,  # !!0
+                  0x10, 0x0E,  # ref string
+                  0x0E,  # string
+                  0x15, 0x11, 0x0D, 0x01, *tuple_,  # Nullable<ValueTuple<string, int>>
+                  0x10, 0x15, 0x12, 0x1D, 0x01, 0x1C])  # ref List<object>
+    one = b"\x01\x00\x02\x00\x00"  # NullableAttribute(2)
+    params = [(1, 0, None, False, one, None), (2, 0, None, False, flags_blob(1, 2), None),
+              (3, 0, None, False, flags_blob(1, 2), None), (4, 0, None, False, flags_blob(1, 1, 2), None),
+              (5, 0, None, False, None, b"\x01\x00\x00\x00"), (6, 0, None, False, None, flags_blob(0, 1)),
+              (7, 0, names_blob("Name", "Qty"), False, flags_blob(0, 2), None), (8, 0, None, False, None, None),
+              (9, 0, None, False, one, None), (10, 0, None, False, one, None), (11, 0, None, False, None, None),
+              (12, 0, None, False, flags_blob(0, 2), None), (13, 0, None, False, None, flags_blob(0, 0, 1))]
+    assert csharp_method("M", blob, named, [], ["T"], params, nullable_context=1) == \
+        "M<T>(string?, List<string?>, object?[], Dictionary<string, object?>, dynamic, List<dynamic>, " \
+        "(string? Name, int Qty), int?, T?, ref string?, string, (string?, int)?, ref List<dynamic>)"
+    # Oblivious code (no attributes, context 0) and a context of 2 (annotated) where a parameter has no attribute.
+    assert csharp_method("M", blob, named, [], ["T"]) == \
+        "M<T>(string, List<string>, object[], Dictionary<string, object>, object, List<object>, (string, int), " \
+        "int?, T, ref string, string, (string, int)?, ref List<object>)"
+    assert csharp_method("M", blob, named, [], ["T"], nullable_context=2) == \
+        "M<T>(string?, List<string?>?, object?[]?, Dictionary<string?, object?>?, object?, List<object?>?, " \
+        "(string?, int), int?, T?, ref string?, string?, (string?, int)?, ref List<object?>?)"

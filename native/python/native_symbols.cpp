@@ -120,7 +120,17 @@ py::dict ReadSymbols(const std::string& path) {
   out["accessor_of"] = accessors;
   // What the names reports show need beyond the signatures (analysis/signatures.py): generic parameter names by
   // owner token (TypeDef or MethodDef, in Number order), and each method's parameters as (sequence, flags,
-  // TupleElementNamesAttribute value or None, whether IsReadOnlyAttribute marks it: `in`).
+  // TupleElementNamesAttribute value or None, whether IsReadOnlyAttribute marks it: `in`, NullableAttribute value or
+  // None, DynamicAttribute value or None); NullableContextAttribute values by TypeDef or MethodDef token.
+  py::dict nullable_context;
+  auto add_context = [&](uint32_t token) {
+    for (const auto& ca : md->CustomAttributes(token))
+      if (ca.type_name == "System.Runtime.CompilerServices.NullableContextAttribute" && ca.value.size() >= 3)
+        nullable_context[py::int_(token)] = ca.value[2];  // (prolog, then the byte)
+  };
+  for (uint32_t rid = 1; rid <= md->RowCount(TableId::kTypeDef); ++rid) add_context(0x02000000 | rid);
+  for (uint32_t rid = 1; rid <= md->RowCount(TableId::kMethodDef); ++rid) add_context(0x06000000 | rid);
+  out["nullable_context"] = nullable_context;
   py::dict generic_params;
   {
     std::map<uint32_t, std::vector<std::pair<uint32_t, std::string_view>>> by_owner;
@@ -146,15 +156,20 @@ py::dict ReadSymbols(const std::string& path) {
       py::list list;
       for (uint32_t p = first; p < end; ++p) {
         py::object tuple_names = py::none();
+        py::object nullable = py::none(), dynamic = py::none();
         bool read_only = false;
         for (const auto& ca : md->CustomAttributes(0x08000000 | p)) {
           if (ca.type_name == "System.Runtime.CompilerServices.TupleElementNamesAttribute")
             tuple_names = ToBytes(ca.value.data(), ca.value.size());
+          else if (ca.type_name == "System.Runtime.CompilerServices.NullableAttribute")
+            nullable = ToBytes(ca.value.data(), ca.value.size());
+          else if (ca.type_name == "System.Runtime.CompilerServices.DynamicAttribute")
+            dynamic = ToBytes(ca.value.data(), ca.value.size());
           else if (ca.type_name == "System.Runtime.CompilerServices.IsReadOnlyAttribute")
             read_only = true;
         }
         list.append(py::make_tuple(md->GetColumn(TableId::kParam, p, 1), md->GetColumn(TableId::kParam, p, 0),
-                                   tuple_names, read_only));
+                                   tuple_names, read_only, nullable, dynamic));
       }
       params[py::int_(rid)] = list;
     }

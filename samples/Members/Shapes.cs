@@ -76,3 +76,30 @@ public static class Orders
         return lines.Count; // @hit
     } // @hit
 }
+
+// Names with nullable reference types and `dynamic` (NullableAttribute, NullableContextAttribute, DynamicAttribute):
+// `string?`, not `string`; `dynamic`, not `object`; no `?` where the code is oblivious (`#nullable disable`).
+public static class Annotations
+{
+    public static int Annotated(string? name, List<string?> names, object?[] values, Dictionary<string, object?> bag)
+    { // @miss
+        return names.Count + values.Length + bag.Count; // @miss
+    } // @miss
+
+    public static int Dynamic(dynamic value, List<dynamic> values, (string? Name, int Qty) line, int? qty)
+    { // @miss
+        return values.Count + line.Qty; // @miss
+    } // @miss
+
+    public static int First<T>(T? item, List<T> items, string name) where T : class
+    { // @miss
+        return items.Count + name.Length; // @miss
+    } // @miss
+
+#nullable disable
+    public static int Oblivious(string name, List<string> names)
+    { // @miss
+        return names.Count; // @miss
+    } // @miss
+#nullable restore
+}

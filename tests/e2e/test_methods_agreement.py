@@ -44,6 +44,12 @@ NEVER = {
     ("Members.Settings", "get_Limit()"), ("Members.Settings", ".ctor(System.Int32)"),
     ("Members.Settings", "Tripled(System.Int32)"), ("Members.Settings", "Two()"),
     ("Members.Folded", "Countdown(System.Int32)"), ("Members.Folded", "Never(System.Int32)"),
+    ("Members.Annotations", "Annotated(System.String,System.Collections.Generic.List`1<System.String>,System.Object[],"
+                            "System.Collections.Generic.Dictionary`2<System.String,System.Object>)"),
+    ("Members.Annotations", "Dynamic(System.Object,System.Collections.Generic.List`1<System.Object>,"
+                            "System.ValueTuple`2<System.String,System.Int32>,System.Nullable`1<System.Int32>)"),
+    ("Members.Annotations", "First(!!0,System.Collections.Generic.List`1<!!0>,System.String)"),
+    ("Members.Annotations", "Oblivious(System.String,System.Collections.Generic.List`1<System.String>)"),
 }
 FIELDS = ("ran", "statements", "covered", "branches", "branches_covered")
 
@@ -146,7 +152,15 @@ CSHARP = {"()": "()", "(int)": "(System.Int32)", "(int, int)": "(System.Int32,Sy
           "(string)": "(System.String)",
           "(IReadOnlyList<(string Sku, int Qty)>, T, out int?)":
               "(System.Collections.Generic.IReadOnlyList`1<System.ValueTuple`2<System.String,System.Int32>>,!!0,"
-              "System.Nullable`1<System.Int32>&)"}
+              "System.Nullable`1<System.Int32>&)",
+          "(string?, List<string?>, object?[], Dictionary<string, object?>)":
+              "(System.String,System.Collections.Generic.List`1<System.String>,System.Object[],"
+              "System.Collections.Generic.Dictionary`2<System.String,System.Object>)",
+          "(dynamic, List<dynamic>, (string? Name, int Qty), int?)":
+              "(System.Object,System.Collections.Generic.List`1<System.Object>,"
+              "System.ValueTuple`2<System.String,System.Int32>,System.Nullable`1<System.Int32>)",
+          "(T?, List<T>, string)": "(!!0,System.Collections.Generic.List`1<!!0>,System.String)",
+          "(string, List<string>)": "(System.String,System.Collections.Generic.List`1<System.String>)"}
 
 
 def html_methods(out) -> dict:
@@ -230,4 +244,12 @@ def test_the_methods_page_names_methods_in_csharp_form(outputs):
     assert {".ctor(int, int)", "set_X(int)", "set_Name(string)", "get_Y()",
             "Count<T>(IReadOnlyList<(string Sku, int Qty)>, T, out int?)"} <= shown, sorted(shown)
     assert not any("System." in n for n in shown)
+    # Nullable reference types and `dynamic` (NullableAttribute, NullableContextAttribute, DynamicAttribute); no `?`
+    # where the code is oblivious (`#nullable disable`), `int?` as before.
+    annotated = {html.unescape(name) for row in re.findall(r'<tr class="method[^"]*"[^>]*>(.*?)</tr>', page, re.S)
+                 for cls, name in [re.findall(r'<td class="name" data-sort="([^"]*)"', row)]
+                 if html.unescape(cls) == "Members.Annotations"}
+    assert annotated == {"Annotated(string?, List<string?>, object?[], Dictionary<string, object?>)",
+                         "Dynamic(dynamic, List<dynamic>, (string? Name, int Qty), int?)",
+                         "First<T>(T?, List<T>, string)", "Oblivious(string, List<string>)"}, sorted(annotated)
     assert "record-member" not in page and "show-record-members" not in page

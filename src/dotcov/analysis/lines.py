@@ -180,13 +180,17 @@ def code_free_lines(text: str, suffix: str, *, lex: bool = False) -> set[int]:
     if alone is not None:
         return {n for n, line in enumerate(lines, start=1) if alone(line)}
     import pygments.lexers
-    from pygments.token import Name
+    from pygments.token import Error, Name
 
     lexer = getattr(pygments.lexers, _LEXERS[suffix.lower()])(stripnl=False, stripall=False, ensurenl=True)
     has_code: set[int] = set()
-    line = 1
+    line, directive, line_blank = 1, 0, True
     for token, value in lexer.get_tokens(text):
-        if token in Name.Attribute and "\n" in value:
+        if token in Error and value == "#" and line_blank:
+            directive = line  # a directive Pygments does not know (`#nullable`): the rest of its line is no code
+        if directive == line:
+            pass
+        elif token in Name.Attribute and "\n" in value:
             # Pygments' C# lexer takes a collection expression opened on its own line (`[` ... `]`) for one
             # multi-line attribute token: judge its lines one by one.
             for k, piece in enumerate(value.split("\n")):
@@ -197,6 +201,7 @@ def code_free_lines(text: str, suffix: str, *, lex: bool = False) -> set[int]:
             for k in range(1, value.count("\n") + (0 if value.endswith("\n") else 1)):
                 has_code.add(line + k)
         line += value.count("\n")
+        line_blank = not value.rpartition("\n")[2].strip() if "\n" in value else line_blank and not value.strip()
     return {n for n in range(1, len(lines) + 1) if n not in has_code}
 
 

@@ -118,14 +118,16 @@ PARAM_IN, PARAM_OUT = 0x1, 0x2  # ParamAttributes (ECMA-335 II.23.1.13)
 
 
 def _node(r: _Reader, named: Callable[[int, int], tuple]) -> tuple:
-    """A signature type as a tree: ("named", metadata name, [type arguments]), ("var", index, of a method),
-    ("array", element, rank), ("byref", element), ("ptr", element) or ("other", text)."""
+    """A signature type as a tree: ("named", metadata name, [type arguments], whether a value type), ("var", index,
+    of a method), ("array", element, rank), ("byref", element), ("ptr", element) or ("other", text). `named` may
+    give a named node without its fourth item: taken from the element type (CLASS or VALUETYPE)."""
     et = r.byte()
     if et in PRIMITIVES:
-        return ("named", PRIMITIVES[et], [])
+        return ("named", PRIMITIVES[et], [], et not in (0x0E, 0x1C))
     if et in (0x11, 0x12):
         coded = r.compressed()
-        return named(coded & 3, coded >> 2)
+        node = named(coded & 3, coded >> 2)
+        return ("named", node[1], node[2], et == 0x11) if node[0] == "named" else node
     if et in (0x0F, 0x10, 0x1D):
         return ({0x0F: "ptr", 0x10: "byref", 0x1D: "array"}[et], _node(r, named), 1)
     if et in (0x13, 0x1E):
@@ -133,7 +135,7 @@ def _node(r: _Reader, named: Callable[[int, int], tuple]) -> tuple:
     if et == 0x15:
         generic = _node(r, named)
         args = [_node(r, named) for _ in range(r.compressed())]
-        return ("named", generic[1], args) if generic[0] == "named" else generic
+        return ("named", generic[1], args, generic[3]) if generic[0] == "named" else generic
     if et == 0x14:
         elem = _node(r, named)
         rank = r.compressed()
@@ -176,10 +178,86 @@ def tuple_element_names(blob: bytes | None) -> list[str | None]:
     return out
 
 
+def _attribute_array(blob: bytes | None, width: int) -> list[int] | None:
+    """The elements of an attribute value whose one argument is a byte[] or bool[] (ECMA-335 II.23.3), or None."""
+    if not blob or len(blob) < 6 or blob[:2] != b"\x01\x00":
+        return None
+    count = int.from_bytes(blob[2:6], "little")
+    if count == 0xFFFFFFFF or len(blob) < 6 + count * width:
+        return None
+    return list(blob[6:6 + count])
+
+
+def nullable_flags(blob: bytes | None, context: int) -> list[int] | int:
+    """A NullableAttribute value (ctor(byte): one byte for every type; ctor(byte[])), as a list or one byte for all;
+    `context` (NullableContextAttribute's byte, 0 oblivious) when there is none."""
+    if blob and len(blob) == 5 and blob[:2] == b"\x01\x00":
+        return blob[2]
+    flags = _attribute_array(blob, 1)
+    return context if flags is None else flags
+
+
+def dynamic_flags(blob: bytes | None) -> list[bool] | None:
+    """A DynamicAttribute value: no argument (the type is `dynamic`) or a bool[]; None without the attribute."""
+    if blob is None:
+        return None
+    flags = _attribute_array(blob, 1)
+    return [True] if flags is None else [bool(f) for f in flags]
+
+
+class _Annotations:
+    """Marks a parameter's signature tree with what the C# compiler's attributes say the signature cannot: a
+    ("nullable", node) for a reference type annotated `?` (NullableAttribute: a byte per type in pre-order, but a value
+    type has none unless generic, when 0 precedes its arguments; Nullable<T> gives T's only; Roslyn's
+    docs/features/nullable-metadata.md) and ("other", "dynamic") for an object DynamicAttribute flags (a flag per type
+    in pre-order, value types too, after one for a byref)."""
+
+    def __init__(self, nullable: list[int] | int, dynamic: list[bool] | None) -> None:
+        self.nullable, self.dynamic, self.at_n, self.at_d = nullable, dynamic, 0, 0
+
+    def _byte(self) -> int:
+        if isinstance(self.nullable, int):
+            return self.nullable
+        self.at_n += 1
+        return self.nullable[self.at_n - 1] if self.at_n <= len(self.nullable) else 0
+
+    def _flag(self) -> bool:
+        self.at_d += 1
+        return self.dynamic is not None and self.at_d <= len(self.dynamic) and self.dynamic[self.at_d - 1]
+
+    def top(self, node: tuple) -> tuple:
+        if node[0] == "byref":
+            self._flag()
+            return ("byref", self.mark(node[1]), 1)
+        return self.mark(node)
+
+    def mark(self, node: tuple) -> tuple:
+        kind = node[0]
+        dynamic = self._flag()
+        if kind == "named":
+            name, args, value = node[1], node[2], node[3]
+            if value and not (name == "System.Nullable`1" and len(args) == 1) and args:
+                self._byte()
+            annotated = not value and self._byte() == 2
+            node = ("named", name, [self.mark(a) for a in args], value)
+            if dynamic and name == "System.Object":
+                node = ("other", "dynamic")
+        elif kind == "array":
+            annotated = self._byte() == 2
+            node = ("array", self.mark(node[1]), node[2])
+        elif kind == "var":
+            annotated = self._byte() == 2
+        elif kind in ("ptr", "byref"):
+            return (kind, self.mark(node[1]), 1)
+        else:
+            return node
+        return ("nullable", node) if annotated else node
+
+
 class _CSharp:
     """Formats signature trees in C#: keywords, `<...>` generics, `(string Sku, int Qty)` tuples with the names
     TupleElementNamesAttribute gives (taken in its order: a tuple's own names, then its elements' depth first),
-    `int?`, arrays, `Outer.Inner`, generic parameters by name."""
+    `int?`, `string?` and `dynamic` (marked by _Annotations), arrays, `Outer.Inner`, generic parameters by name."""
 
     def __init__(self, type_params: list[str], method_params: list[str]) -> None:
         self.type_params, self.method_params = type_params, method_params
@@ -206,6 +284,8 @@ class _CSharp:
             return params[node[1]] if node[1] < len(params) else f"{'!!' if node[2] else '!'}{node[1]}"
         if kind == "other":
             return node[1]
+        if kind == "nullable":
+            return f"{self._format(node[1])}?"
         name, args = node[1], node[2]
         if name == "System.Nullable`1" and len(args) == 1:
             return f"{self._format(args[0])}?"
@@ -240,10 +320,12 @@ def _tuple_elements(node: tuple) -> list[tuple] | None:
 
 
 def csharp_method(name: str, blob: bytes, named: Callable[[int, int], tuple], type_params: list[str],
-                  method_params: list[str], params: list[tuple] = ()) -> str:
+                  method_params: list[str], params: list[tuple] = (), nullable_context: int = 0) -> str:
     """A method as C# shows it: `Map<T>(IReadOnlyList<(string Sku, int Qty)>, out int)`. `named(tag, rid)` gives the
     tree of a TypeDef(0)/TypeRef(1)/TypeSpec(2) (`_node`'s); `params` the Param rows as (sequence, flags, tuple
-    names blob or None, IsReadOnly) for `out`, `in` and tuple element names. SignatureError when unreadable."""
+    names blob or None, IsReadOnly[, NullableAttribute blob or None, DynamicAttribute blob or None]) for `out`, `in`,
+    tuple element names, `?` and `dynamic`; `nullable_context` the NullableContextAttribute byte in force (the
+    method's, else its type's), for parameters without NullableAttribute. SignatureError when unreadable."""
     r = _Reader(blob)
     conv = r.byte()
     generic = r.compressed() if conv & 0x10 else 0
@@ -256,7 +338,9 @@ def csharp_method(name: str, blob: bytes, named: Callable[[int, int], tuple], ty
         if r.pos < len(blob) and blob[r.pos] == 0x41:  # SENTINEL (vararg)
             r.pos += 1
         node = _node(r, named)
-        flags, names, read_only = (by_sequence[i][1:4] if i in by_sequence else (0, None, False))
+        flags, names, read_only, nullable, dynamic = (tuple(by_sequence[i][1:6]) + (None,) * 5)[:5] \
+            if i in by_sequence else (0, None, False, None, None)
+        node = _Annotations(nullable_flags(nullable, nullable_context), dynamic_flags(dynamic)).top(node)
         text = fmt.format(node[1] if node[0] == "byref" else node, tuple_element_names(names))
         if node[0] == "byref":
             text = ("out " if flags & (PARAM_IN | PARAM_OUT) == PARAM_OUT else "in " if read_only else "ref ") + text

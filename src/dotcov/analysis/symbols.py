@@ -102,6 +102,17 @@ class Symbols:
                 if m[0] == "PrintMembers" and COMPILER_GENERATED in attributes.get(0x06000000 | rid, ())}
         return type_rid in records
 
+    def nullable_context(self, method_rid: int) -> int:
+        """The NullableContextAttribute byte in force for a method: its own, else its type's or an enclosing type's
+        (0, oblivious, without any: code compiled without `#nullable enable`)."""
+        contexts = self.raw.get("nullable_context", {})
+        found = contexts.get(0x06000000 | method_rid)
+        rid = self.raw["methods"][method_rid - 1][1]
+        while found is None and rid:
+            found = contexts.get(0x02000000 | rid)
+            rid = self.raw["types"][rid - 1][2]
+        return found or 0
+
     def display_name(self, method_rid: int, name: str) -> str:
         """The method as people read it, in C# form (signatures.csharp_method): `Map<T>(IReadOnlyList<(string Sku,
         int Qty)>, out int)`; `name` and the metadata signature when the signature cannot be read."""
@@ -110,13 +121,14 @@ class Symbols:
         type_params = generic.get(0x02000000 | type_rid, [])
         method_params = generic.get(0x06000000 | method_rid, [])
         params = self.raw.get("params", {}).get(method_rid, [])
+        context = self.nullable_context(method_rid)
         # (The text after the name, once per distinct signature and parameters: most methods share one.)
         known = self.__dict__.setdefault("_display_tails", {})
-        key = (sig, tuple(type_params), tuple(method_params), tuple(params))
+        key = (sig, tuple(type_params), tuple(method_params), tuple(params), context)
         tail = known.get(key)
         if tail is None:
             try:
-                tail = csharp_method("", sig, self.type_node, type_params, method_params, params)
+                tail = csharp_method("", sig, self.type_node, type_params, method_params, params, context)
             except (SignatureError, RecursionError):
                 tail = self.signature(method_rid)
             known[key] = tail
