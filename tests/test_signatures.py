@@ -121,3 +121,18 @@ def test_nullable_reference_types_and_dynamic():
     assert csharp_method("M", blob, named, [], ["T"], nullable_context=2) == \
         "M<T>(string?, List<string?>?, object?[]?, Dictionary<string?, object?>?, object?, List<object?>?, " \
         "(string?, int), int?, T?, ref string?, string?, (string?, int)?, ref List<object?>?)"
+
+
+def test_value_type_tokens_take_no_nullable_byte_and_dynamic_may_be_annotated():
+    """A VALUETYPE token (not only a primitive) has no nullable byte: ValueTuple<Point, string> is [0, 2]; one byte
+    stands for every type of its parameter; `dynamic` carries `?` like any reference type, in an array or by ref."""
+    blob = bytes([0x00, 0x04, 0x01,
+                  0x15, 0x11, 0x09, 0x02, 0x11, 0x10, 0x0E,  # ValueTuple<Point, string>
+                  0x15, 0x12, 0x19, 0x02, 0x0E, 0x1C,  # Dictionary<string, object>
+                  0x1D, 0x1C,  # object[]
+                  0x10, 0x1C])  # ref object
+    params = [(1, 0, None, False, flags_blob(0, 2), None), (2, 0, None, False, b"\x01\x00\x02\x00\x00", None),
+              (3, 0, None, False, flags_blob(1, 2), flags_blob(0, 1)),
+              (4, 0, None, False, b"\x01\x00\x02\x00\x00", flags_blob(0, 1))]
+    assert csharp_method("M", blob, named, [], [], params, nullable_context=1) == \
+        "M((Point, string?), Dictionary<string?, object?>?, dynamic?[], ref dynamic?)"
