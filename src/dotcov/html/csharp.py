@@ -138,10 +138,10 @@ def _code(text: str) -> str:
     """Plain code (no comment, string, character or line-start rule in it) with its colours."""
     if not text or text.isspace():  # between two comments or strings, often only the indentation
         return text
-    if _FULL_WORD.search(text) or _ODD_CHAR.search(text):
-        return _INNER.sub(_replace, text)
     # Line by line: no word spans a line, so a line's HTML is the same wherever it appears, and code lines
     # repeat (braces, `return x;`, the same statement in many methods): each distinct line is split once.
+    # The cache holds plain lines only, and neither a full-pattern word nor an odd character spans a break,
+    # so a stretch is plain when each of its lines is: only lines not seen before are searched.
     if len(_LINE_HTML) > 100_000:
         _LINE_HTML.clear()
     cache = _LINE_HTML
@@ -150,12 +150,14 @@ def _code(text: str) -> str:
     for line in text.split("\n"):
         html = cache.get(line)
         if html is None:
+            if _FULL_WORD.search(line) or _ODD_CHAR.search(line):
+                return _INNER.sub(_replace, text)
             html = cache[line] = _words(line)
         append(html)
     return "\n".join(out)
 
 
-_LINE_HTML: dict[str, str] = {}  # a line of plain code -> its HTML
+_LINE_HTML: dict[str, str] = {}  # a line of plain code (no full-pattern word, no odd character) -> its HTML
 
 
 def _words(text: str) -> str:
