@@ -9,6 +9,8 @@ counter, the common case) and `evaluate` gives its value for a list of hit count
 
 from __future__ import annotations
 
+from itertools import compress
+
 
 class Expr:
     """A hit count not yet known: supports the arithmetic branches.analyse does (+, -, floor0)."""
@@ -61,7 +63,10 @@ def floor0(value):
 def symbolic(kinds) -> list:
     """Stand-ins for the hits of the sites of these kinds: a Site for each branch-like site (kind >= 1), None for
     the sequence points (which branches.analyse never reads)."""
-    return [Site(i) if k else None for i, k in enumerate(kinds)]
+    out = [None] * len(kinds)
+    for i in compress(range(len(kinds)), kinds):  # (only the branch sites in Python: most are sequence points)
+        out[i] = Site(i)
+    return out
 
 
 def encode(value):

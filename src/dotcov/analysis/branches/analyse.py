@@ -288,13 +288,17 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         k = bisect_left(below, first_line)
         return below[k - 1] if k else 0
 
+    # (Bound once: the loop below runs once per method.)
+    sequence_points, raw_methods, kickoff = raw["sequence_points"], raw["methods"], raw["kickoff"]
+    attributes = raw.get("attributes", {})
+    languages: dict[str, tuple[bool, bool]] = {}  # path -> (F#, VB)
     for rid, found in sorted(by_method.items()):
-        points = sorted(raw["sequence_points"].get(rid, []))
+        points = sorted(sequence_points.get(rid, []))
         if not points:
             continue  # only hidden points (or none): nothing the user wrote to report against
-        name = raw["methods"][rid - 1][0] if rid <= len(raw["methods"]) else ""
-        attrs = raw.get("attributes", {}).get(0x06000000 | rid, [])
-        move_next = rid in raw["kickoff"]
+        name = raw_methods[rid - 1][0] if rid <= len(raw_methods) else ""
+        attrs = attributes.get(0x06000000 | rid, [])
+        move_next = rid in kickoff
         # Each branch's recogniser, Debug short-circuit constants and zero comparison (branch_facts.h):
         # [(offset, opcode, RECOGNISER_NAMES index or -1, short_circuit_constants, tests_zero_comparison)].
         # Without them none of the method's branches is recognised as the compiler's: each counts as the user's,
@@ -354,7 +358,11 @@ def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_pat
         grouped: set[int] = set()
         doc = points[0][5]
         path = path_of_doc(doc)
-        fsharp, vb = path is not None and path.endswith((".fs", ".fsx", ".fsi")), path is not None and path.endswith(".vb")
+        language = languages.get(path)
+        if language is None:
+            language = languages[path] = (path is not None and path.endswith((".fs", ".fsx", ".fsi")),
+                                          path is not None and path.endswith(".vb"))
+        fsharp, vb = language
         if il is not None and read_sources and path is not None and sources.may_hold_switches(path, fsharp, vb):
             # Under a hidden point in MoveNext (Release async code loads the switch value from a hoisted field after
             # `GetResult()`), a dispatch the source confirms as a switch is the user's too.

@@ -77,21 +77,22 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     points: list[tuple] = []  # id -> the PDB's (offset, start line, start column, end line, end column, document)
     point_tokens: list[int] = []  # id -> its method's token
 
-    def is_generated(rid: int) -> bool:
-        return bool(GENERATED_METHOD.match(raw["methods"][_user_method(raw, rid) - 1][0]))
-
     doc_paths: list[str | None] = [None]
     for d in documents:
         path = mapper.map(d, near=module.path)
         doc_paths.append(None if filters.files and filters.file_excluded(path) else path)
     n_docs = len(documents)
 
-    order = sorted(raw["sequence_points"], key=lambda r: (is_generated(r), r))
     type_names: dict[int, tuple[int, str]] = {}  # type rid -> (its user type, that type's name)
     # (Bound once: this loop runs once per method.)
     sequence_points, kickoff, raw_methods = raw["sequence_points"], raw["kickoff"], raw["methods"]
     attributes = raw.get("attributes", {})
     generated_member, match_generated, signature = line_rule.generated_member, GENERATED_METHOD.match, sym.signature
+    # The user's methods first, then the generated ones (each part by rid).
+    order, generated_rids = [], []
+    for rid in sorted(sequence_points):
+        (generated_rids if match_generated(raw_methods[kickoff.get(rid, rid) - 1][0]) else order).append(rid)
+    order += generated_rids
     display_name = sym.display_name
 
     def owner(path: str, user_type: int, class_name: str, generated, mname: str, owner_rid: int):
@@ -241,14 +242,15 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                                 mc.record_member))
         class_rows.append((cc.name, cc.filename, cc.lines, method_rows))
     columns = point_columns(points, point_tokens, order, module)
-    file_rows = [(path, file_lines, array("i", list(map(renumber.__getitem__, first))).tobytes(),
+    file_rows = [(path, file_lines, _gather(renumber, first),
                   {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
                  for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     # Branch outcomes as expressions of the counters (hit_exprs.py), on the lines of the files and methods kept.
+    all_branches = options.all_branches
     records = [r for r in branch_rows() if (r[0] & 0x00FFFFFF) not in excluded
-               and _user_method(raw, r[0] & 0x00FFFFFF) not in unmeasured
-               and (r[0] & 0x00FFFFFF) not in unmeasured
-               and not (r[6] and not options.all_branches) and r[2] not in refused]
+               and not (unmeasured and (_user_method(raw, r[0] & 0x00FFFFFF) in unmeasured
+                                        or (r[0] & 0x00FFFFFF) in unmeasured))
+               and not (r[6] and not all_branches) and r[2] not in refused]
     unclassified = unclassified_methods(records, raw, sym)
     # Where each record lands (results.module_coverage's rules): a switch line without a point of its own, and
     # the method whose branches hold it.
@@ -271,7 +273,8 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     record_rows = []
     once = _Once()  # (equal paths, texts, outcome kinds and notes as one object: marshal stores them once)
     for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes, _why in records:
-        owner = 0x06000000 | _user_method(raw, token & 0x00FFFFFF)
+        rid = token & 0x00FFFFFF
+        owner = 0x06000000 | kickoff.get(rid, rid)  # (_user_method)
         fix = None
         lines_kept = kept.get(path) if arms is not None else None
         if lines_kept is not None and type(lines_kept) is not set:
@@ -282,13 +285,26 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                 lines_kept.add(line)
             for m in owners.get((path, owner), []):
                 methods_at.setdefault((path, line), []).append(m)
-        candidates = methods_at.get((path, line), [])
-        mc = next((m for m in candidates if m.token == owner), candidates[0] if candidates else None)
+        candidates = methods_at.get((path, line))
+        mc = None
+        if candidates:  # (its owner's method when that is there, else the first)
+            mc = candidates[0]
+            for m in candidates:
+                if m.token == owner:
+                    mc = m
+                    break
         record_rows.append((token, offset, once(path), line, once(kinds), codes,
                             all(type(c) is int for c in codes), generated, is_switch, once(text),
                             arms, once(notes), fix, mc.index if mc is not None else None))
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
             "points": columns, "problems": problems, "unclassified": unclassified}
+
+
+def _gather(values: array, ids: array) -> bytes:
+    """values[i] for each i of ids, as int32 bytes (itemgetter loops in C)."""
+    if len(ids) > 1:
+        return array("i", itemgetter(*ids)(values)).tobytes()
+    return array("i", [values[i] for i in ids]).tobytes()
 
 
 def unclassified_methods(records: list[tuple], raw: dict, sym) -> list[tuple[int, str, str]]:
