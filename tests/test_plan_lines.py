@@ -92,6 +92,21 @@ def test_the_native_line_plan_asks_the_source_about_continuation_lines_only():
     assert got[3] == {1: (0, 5), 2: [3, 2, 4, 7], 3: (2, 3)}  # (a class of all the lines, a method not in a run)
 
 
+def test_the_native_line_plan_gives_code_first_in_a_release_block_lambda_to_the_lambda():
+    # test_lines.py's dictionary of lambdas (Release points): `int count;` first in a block lambda's body (lines 5,
+    # 11) is no statement; `["negate"] = x =>` (9) and the lines before an expression lambda (15-16) are the
+    # initializer's; `=> {` in a comment or string opens nothing.
+    from test_lines import DICTIONARY_POINTS, LAMBDA_DICTIONARY
+
+    points = [(k, s.start_line, s.start_column, s.end_line, s.end_column, 1) for k, s in enumerate(DICTIONARY_POINTS)]
+    tokens = [s.method_token for s in DICTIONARY_POINTS]
+    runs = [(0, 1, (1, 2)), (1, 2, (1, 3)), (3, 2, (1, 4)), (5, 1, (1, 5))]
+    free = line_rule.CodeFreeLines(LAMBDA_DICTIONARY, ".cs")
+    got = native(points, runs, free, tokens)
+    assert got == file_line_plan_py(points, runs, free, tokens)
+    assert sorted(got[0]) == [1, 3, 6, 7, 9, 12, 13, 15, 16, 17]
+
+
 class Asked:
     """A code-free set that counts the questions (the native one asks each line once)."""
 
