@@ -138,7 +138,19 @@ def deciding_lines(starts: Sequence[int], ends: Sequence[int], code_free: Iterab
     skip = code_free if isinstance(code_free, (set, frozenset, CodeFreeLines)) else set(code_free)
     out = dict(starting)  # (the lists are starting's: neither is changed below)
     inner: dict[int, tuple[int, list[int]]] = {}  # continuation line -> (start line of the innermost, its points)
-    inside = (functions_inside(starts, ends, start_columns, end_columns, methods, getattr(code_free, "body_opening", None))
+    body_opening = getattr(code_free, "body_opening", None)
+
+    def opening(start_line: int, start_column: int, line: int, column: int) -> tuple[int, int] | None:
+        # Asked (the source lexed) only when a line after the last point start before the function holds code.
+        for between in range(line - 1, start_line, -1):
+            if between in starting:
+                return None
+            if between not in skip:
+                return body_opening(start_line, start_column, line, column)
+        return None
+
+    inside = (functions_inside(starts, ends, start_columns, end_columns, methods,
+                               opening if body_opening is not None else None)
               if methods is not None and start_columns is not None and end_columns is not None else {})
     for i in compress(range(len(starts)), map(lt, starts, ends)):  # (multi-line points only)
         key = starts[i]
