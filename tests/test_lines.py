@@ -8,7 +8,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dotcov.analysis.lines import Span, code_free_lines, deciding_points, generated_member, line_hits
+from dotcov.analysis.lines import (CodeFreeLines, Span, code_free_lines, deciding_points, generated_member,
+                                   lambda_body_openings, line_hits)
 
 FIELD_LAMBDA = """\
 public static readonly Func<string, int> NeverCalled = s =>
@@ -94,13 +95,64 @@ def test_code_without_a_point_inside_a_block_lambda_is_no_statement():
             Span(7, 9, 7, 17, 0, LAMBDA), Span(8, 5, 8, 6, 0, LAMBDA), Span(9, 5, 9, 21, 0, LAMBDA),
             Span(10, 5, 10, 18, 0, LAMBDA), Span(11, 1, 11, 2, 0, LAMBDA)]
     assert line_hits([initializer, *body], free) == {1: 1, 2: 0, 4: 0, 6: 0, 7: 0, 8: 0, 9: 0, 10: 0, 11: 0}
-    # Release: no points on the braces; `do` lies between the lambda's first and last points: no statement.
-    # (`int count;` before the lambda's first point cannot be told from the initializer's own code by points.)
+    # Release: no points on the braces; `do` lies between the lambda's first and last points: no statement. So is
+    # `int count;` before the lambda's first point, after the `{` that opens its body (found in the source text).
     release = [body[1], body[3], body[5], body[6]]
+    assert line_hits([initializer, *release], CodeFreeLines(BLOCK_LAMBDA, ".cs")) == {1: 1, 4: 0, 7: 0, 9: 0, 10: 0}
+    # (Without the text only the points speak: `int count;` takes the initializer's hits.)
     assert line_hits([initializer, *release], free) == {1: 1, 3: 1, 4: 0, 7: 0, 9: 0, 10: 0}
     # Without the lambda's method the initializer's span decides (the rule before: `do` covered).
     assert line_hits([initializer, *(Span(s.start_line, s.start_column, s.end_line, s.end_column, 0, M)
                                      for s in release)], free)[5] == 1
+
+
+LAMBDA_DICTIONARY = """\
+public static readonly Dictionary<string, Func<int, int>> Named = new()
+{
+    ["twice"] = x =>
+    {
+        int count;
+        count = x * 2;
+        return count;
+    },
+    ["negate"] = x =>
+    {
+        int count;
+        count = -x;
+        return count;
+    },
+    ["=> {"] = /* => { */
+        x =>
+            x + 1,
+};
+"""
+# Release points of LAMBDA_DICTIONARY: the initializer (ran), "twice" (ran twice), "negate" and the last (never).
+DICTIONARY_POINTS = [Span(1, 5, 18, 3, 1, M), Span(6, 9, 6, 23, 2, LAMBDA), Span(7, 9, 7, 22, 2, LAMBDA),
+                     Span(12, 9, 12, 20, 0, LAMBDA + 1), Span(13, 9, 13, 22, 0, LAMBDA + 1),
+                     Span(17, 13, 17, 18, 0, LAMBDA + 2)]
+
+
+def test_code_first_in_a_release_block_lambda_is_the_lambdas_and_the_initializers_own_code_is_not():
+    # `int count;` (5, 11) lies after the `{` opening its lambda's body and before the lambda's first point: no
+    # statement. `["negate"] = x =>` (9) and the lines before an expression lambda's body (15-16) are the
+    # initializer's code: its hits. `=> {` in a comment or a string opens nothing.
+    got = line_hits(DICTIONARY_POINTS, CodeFreeLines(LAMBDA_DICTIONARY, ".cs"))
+    assert got == {1: 1, 3: 1, 6: 2, 7: 2, 9: 1, 12: 0, 13: 0, 15: 1, 16: 1, 17: 0}
+    # Points alone cannot tell line 5 from line 9: both take the initializer's hits.
+    assert line_hits(DICTIONARY_POINTS, code_free_lines(LAMBDA_DICTIONARY, ".cs"))[5] == 1
+
+
+def test_lambda_body_openings_are_found_in_code_only():
+    assert lambda_body_openings(LAMBDA_DICTIONARY, ".cs") == [(4, 5), (10, 5)]
+    assert lambda_body_openings('var s = "=> {"; // => {\nF(x => { return x; });\n', ".cs") == [(2, 8)]
+    vb = ("Public ReadOnly F As Func(Of Integer, Integer) = Function(n) ' Function(x)\n"
+          "    Dim count As Integer\n"
+          "End Function\n"
+          "G = Function(x As Integer) As Integer\n"
+          "H = Function(x) x + 1\n"
+          "Dim s = \"Sub(a)\"\n")
+    assert lambda_body_openings(vb, ".vb") == [(1, 60), (4, 26)]
+    assert lambda_body_openings("let f = fun x ->\n    x\n", ".fs") == []
 
 
 def test_an_initializer_shared_by_constructors_is_no_function_inside_itself():

@@ -92,6 +92,62 @@ def test_the_native_line_plan_asks_the_source_about_continuation_lines_only():
     assert got[3] == {1: (0, 5), 2: [3, 2, 4, 7], 3: (2, 3)}  # (a class of all the lines, a method not in a run)
 
 
+class MadeUpOpenings(set):
+    """Code-free lines with lambda body openings made up at random positions (CodeFreeLines.body_opening's
+    contract: the last one after the first position and before the second), counting the questions."""
+
+    def __init__(self, lines, openings) -> None:
+        super().__init__(lines)
+        self.openings, self.asked = sorted(openings), 0
+
+    def body_opening(self, start_line, start_column, line, column):
+        self.asked += 1
+        before = [o for o in self.openings if (start_line, start_column) < o < (line, column)]
+        return before[-1] if before else None
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_native_line_plan_is_the_python_one_with_lambda_body_openings(seed):
+    rng = random.Random(seed)
+    points, runs, tokens = random_file(rng, rng.choice([3, 40, 400]), lines=rng.choice([5, 50, 300]))
+    # (openings a line or three above points, where a lambda's first point may follow)
+    openings = [(p[1] - rng.randrange(1, 4), rng.randrange(1, 40)) for p in rng.sample(points, len(points) // 2)]
+    free = MadeUpOpenings(rng.sample(range(0, 320), rng.randrange(0, 120)), openings)
+    want = file_line_plan_py(points, runs, free, tokens)
+    assert native(points, runs, free, tokens) == want
+
+
+def test_lambda_body_openings_are_asked_only_about_code_before_a_lambdas_first_point():
+    # A Release lambda with only `{` between its statement's start (line 1) and its first point (line 3): no question;
+    # with code on line 2 (`int count;`), one, and line 2 is the lambda's.
+    points = [(0, 1, 5, 4, 3, 1), (1, 3, 9, 3, 20, 1)]
+    runs, tokens = [(0, 1, (1, 2)), (1, 1, (1, 3))], [M_TOKEN, M_TOKEN + 1]
+    free = MadeUpOpenings({2, 4}, [(2, 5)])
+    assert native(points, runs, free, tokens)[0] == [1, 3] and free.asked == 0
+    free = MadeUpOpenings({4}, [(1, 30)])
+    assert native(points, runs, free, tokens)[0] == [1, 3] and free.asked == 1
+    free = MadeUpOpenings({4}, [])
+    assert native(points, runs, free, tokens)[0] == [1, 3, 2] and free.asked == 1
+
+
+M_TOKEN = 0x06000001
+
+
+def test_the_native_line_plan_gives_code_first_in_a_release_block_lambda_to_the_lambda():
+    # test_lines.py's dictionary of lambdas (Release points): `int count;` first in a block lambda's body (lines 5,
+    # 11) is no statement; `["negate"] = x =>` (9) and the lines before an expression lambda (15-16) are the
+    # initializer's; `=> {` in a comment or string opens nothing.
+    from test_lines import DICTIONARY_POINTS, LAMBDA_DICTIONARY
+
+    points = [(k, s.start_line, s.start_column, s.end_line, s.end_column, 1) for k, s in enumerate(DICTIONARY_POINTS)]
+    tokens = [s.method_token for s in DICTIONARY_POINTS]
+    runs = [(0, 1, (1, 2)), (1, 2, (1, 3)), (3, 2, (1, 4)), (5, 1, (1, 5))]
+    free = line_rule.CodeFreeLines(LAMBDA_DICTIONARY, ".cs")
+    got = native(points, runs, free, tokens)
+    assert got == file_line_plan_py(points, runs, free, tokens)
+    assert sorted(got[0]) == [1, 3, 6, 7, 9, 12, 13, 15, 16, 17]
+
+
 class Asked:
     """A code-free set that counts the questions (the native one asks each line once)."""
 

@@ -227,12 +227,46 @@ py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::h
     if (extents.size() < 2) extents.clear();
     std::sort(extents.begin(), extents.end(), [](const Extent& x, const Extent& y) { return x.first < y.first; });
   }
+  // A function's first line inside the point starting at `a` (lines.functions_inside): its first point's, or the
+  // line after its block body opens (free.body_opening: Release has no point on a lambda's `{`) when no point
+  // starts in between.
+  std::unordered_map<int64_t, bool> is_free;
+  auto code_free = [&](int64_t line) {
+    auto known = is_free.find(line);
+    if (known != is_free.end()) return known->second;  // (the test is pure: asked once per line)
+    py::int_ value(static_cast<long long>(line));
+    int c = PySequence_Contains(free.ptr(), value.ptr());
+    if (c < 0) throw py::error_already_set();
+    return is_free[line] = c == 1;
+  };
+  py::object body_opening;
+  if (PyObject_HasAttrString(free.ptr(), "body_opening")) body_opening = free.attr("body_opening");
+  std::vector<Position> positions;  // every point's start, in order (made when first needed)
+  auto first_line = [&](const Position& a, const Position& first) {
+    if (!body_opening) return first.first;
+    // Asked (the source lexed) only when a line after the last point start before the function holds code.
+    bool code = false;
+    for (int64_t line = first.first - 1; !code && line > a.first && !group_of.count(line); --line)
+      code = !code_free(line);
+    if (!code) return first.first;
+    py::object o = body_opening(a.first, a.second, first.first, first.second);
+    if (o.is_none()) return first.first;
+    auto t = o.cast<py::tuple>();
+    Position at{t[0].cast<int64_t>(), t[1].cast<int64_t>()};
+    if (positions.empty()) {
+      positions.reserve(static_cast<size_t>(n));
+      for (Py_ssize_t k = 0; k < n; ++k) positions.emplace_back(starts[k], start_columns[k]);
+      std::sort(positions.begin(), positions.end());
+    }
+    auto after = std::upper_bound(positions.begin(), positions.end(), at);
+    if (after != positions.end() && *after < first) return first.first;
+    return std::min(first.first, at.first + 1);
+  };
   std::vector<std::pair<int64_t, int64_t>> owned_lines;  // (the current point's: first and last lines, merged)
   // Continuation lines (lines.deciding_lines): the points starting on the latest line that span it.
   std::vector<std::vector<int32_t>> inner_points;  // per continuation line, in the order first set
   std::vector<int64_t> inner_key;
   std::unordered_map<int64_t, int32_t> inner_of;
-  std::unordered_map<int64_t, bool> is_free;
   int64_t asked = 0;
   for (Py_ssize_t k = 0; k < n; ++k) {
     if (!(starts[k] < ends[k])) continue;
@@ -249,7 +283,7 @@ py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::h
                                  [](const Extent& e, const Position& p) { return e.first < p; });
     for (auto e = from; e != extents.end() && e->first <= b; ++e)
       if (e->token != methods[k] && e->last <= b && !(e->first == a && e->last == b))
-        owned_lines.emplace_back(e->first.first, e->last.first);
+        owned_lines.emplace_back(first_line(a, e->first), e->last.first);
     std::sort(owned_lines.begin(), owned_lines.end());
     size_t next_owned = 0;
     int64_t owned_until = INT64_MIN;  // (the last line of the owned ranges begun so far)
@@ -259,17 +293,7 @@ py::tuple LinePlan(const py::handle& points, const py::handle& runs, const py::h
         owned_until = std::max(owned_until, owned_lines[next_owned++].second);
       if (line <= owned_until) continue;
       if (group_of.count(line)) continue;
-      auto known = is_free.find(line);
-      bool skip;
-      if (known != is_free.end()) {
-        skip = known->second;  // (the test is pure: asked once per line)
-      } else {
-        py::int_ value(static_cast<long long>(line));
-        int c = PySequence_Contains(free.ptr(), value.ptr());
-        if (c < 0) throw py::error_already_set();
-        skip = is_free[line] = c == 1;
-      }
-      if (skip) continue;
+      if (code_free(line)) continue;
       auto [it, added] = inner_of.try_emplace(line, static_cast<int32_t>(inner_key.size()));
       if (added) {
         inner_key.push_back(key);

@@ -111,6 +111,9 @@ public class LoweringTests
         Assert.NotNull(Continuations.Either());
         Assert.Equal(2, Continuations.CountUp(2));
         Assert.NotNull(Continuations.CountDown);
+        Assert.Equal(3, Continuations.FirstRan(-3));
+        Assert.NotNull(Continuations.FirstNever);
+        Assert.Equal(4, Continuations.Named["twice"](2));
     }
 
     [Fact]

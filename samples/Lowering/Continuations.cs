@@ -55,4 +55,41 @@ public static class Continuations
         while (n > 0); // @hit @count 2 @branches 2/2
         return count; // @hit
     }; // @hit
+
+    // Code without a point first in a block lambda's body: Release has no point on the `{`, and the line is the
+    // lambda's all the same (no statement), never the initializer's.
+    public static readonly Func<int, int> FirstNever = n => // @hit
+    { // @miss
+        int count; // (no point: no statement)
+        count = Math.Abs(n); // @miss
+        return count; // @miss
+    }; // @miss
+
+    public static readonly Func<int, int> FirstRan = n => // @hit
+    { // @hit
+        int count; // (no point: no statement)
+        count = Math.Abs(n); // @hit
+        return count; // @hit
+    }; // @hit
+
+    // The initializer's own code on a continuation line before a lambda's `{` (`["negate"] = x =>`) stays the
+    // initializer's; a comment or string holding `=> {` opens no body.
+    public static readonly Dictionary<string, Func<int, int>> Named = new() // @hit
+    {
+        ["twice"] = x => // @hit
+        { // @hit
+            int count; // (no point: no statement)
+            count = x * 2; // @hit
+            return count; // @hit
+        }, // @hit
+        ["negate"] = x => // @hit
+        { // @miss
+            int count; // (no point: no statement)
+            count = -x; // @miss
+            return count; // @miss
+        }, // @miss
+        ["=> {"] = /* => { */ // @hit
+            x => // @hit
+                x + 1, // @miss
+    };
 }

@@ -29,6 +29,8 @@ Public Class DecisionTests
         Assert.NotNull(Lambdas.Never(Function(a, b) a + b))
         Assert.Equal(3, Lambdas.Ran(Function(a, b) a + b)(New Integer() {1, 2}))
         Assert.NotNull(Lambdas.CountDown)
+        Assert.NotNull(Lambdas.FirstNever)
+        Assert.Equal(3, Lambdas.FirstRan(-3))
         Assert.Equal("A", Await Lambdas.Find("a"))
         Assert.Equal(1, Await Lambdas.Known("a"))
         Assert.Equal(1, Await Lambdas.KnownAnd("a", True))

@@ -55,4 +55,18 @@ Public Module Lambdas
         End If ' @miss @debug-only
         Return 0 ' @miss
     End Function ' @hit
+
+    ' Code without a point first in the lambda's body: in Release nothing before `count = ...` has the lambda's point,
+    ' and `Dim count` is the lambda's all the same (no statement), never the initializer's.
+    Public ReadOnly FirstNever As Func(Of Integer, Integer) = Function(n) ' @hit
+                                                                  Dim count As Integer
+                                                                  count = Math.Abs(n) ' @miss
+                                                                  Return count ' @miss @debug-only
+                                                              End Function ' @miss
+
+    Public ReadOnly FirstRan As Func(Of Integer, Integer) = Function(n) ' @hit
+                                                                Dim count As Integer
+                                                                count = Math.Abs(n) ' @hit
+                                                                Return count ' @hit @debug-only
+                                                            End Function ' @hit
 End Module

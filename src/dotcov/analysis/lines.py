@@ -18,7 +18,10 @@ lambda's lines covered whenever the initializer ran, so the rule here is (docs/a
    to another method and lie within that point's span) owns the lines from its first point's to
    its last point's: the enclosing point never decides them, so `return Register(args => f(` with
    the lambda's arguments on the next lines gives those lines the lambda's hits, and a line of a
-   block lambda that holds code but no point of its own (`int count;`, `do`) is no statement.
+   block lambda that holds code but no point of its own (`int count;`, `do`) is no statement. A
+   Release build has no point on a lambda's `{`: the lambda's lines begin after its body's opening
+   in the source text (CodeFreeLines.body_opening), so `int count;` first in the body is the
+   lambda's while `["negate"] = x =>` before the `{` stays the enclosing statement's.
 3. A line of rule 2 that holds no code of its own is not a statement: blank lines, lines of only
    comments or preprocessor directives, and lines of only brackets and separators (`{`, `};`,
    `},`, `)`): in a Release build the braces of a lambda inside a field initializer have no point,
@@ -75,10 +78,17 @@ def deciding_points(spans: Sequence[Span], code_free: Iterable[int] = ()) -> dic
 
 
 def functions_inside(starts: Sequence[int], ends: Sequence[int], start_columns: Sequence[int],
-                     end_columns: Sequence[int], methods: Sequence[int]) -> dict[int, list[tuple[int, int]]]:
+                     end_columns: Sequence[int], methods: Sequence[int],
+                     opening: Callable[[int, int, int, int], tuple[int, int] | None] | None = None
+                     ) -> dict[int, list[tuple[int, int]]]:
     """{multi-line point: the (first, last) lines of each function written inside it}: a method other than the
     point's whose points all lie within the point's span (by line and column) and do not merely repeat it (a field
-    initializer is a point of every constructor)."""
+    initializer is a point of every constructor).
+
+    A function's lines begin at its first point's, or, when `opening` (CodeFreeLines.body_opening) finds where its
+    block body opens between the point's start and that first point with no point starting in between, on the line
+    after the opening: a Release build has no point on a lambda's `{`, and `int count;` first in its body is the
+    lambda's, while `["negate"] = x =>` before the `{` is the enclosing statement's."""
     extent: dict[int, list[tuple[int, int]]] = {}  # method -> [its first (line, column), its last]
     for i, m in enumerate(methods):
         a, b = (starts[i], start_columns[i]), (ends[i], end_columns[i])
@@ -91,12 +101,22 @@ def functions_inside(starts: Sequence[int], ends: Sequence[int], start_columns: 
         return {}
     ordered = sorted((a, b, m) for m, (a, b) in extent.items())
     firsts = [a for a, _b, _m in ordered]
+    positions: list[tuple[int, int]] | None = None  # every point's start, in order (made when first needed)
     out: dict[int, list[tuple[int, int]]] = {}
     for i in compress(range(len(starts)), map(lt, starts, ends)):
         a, b = (starts[i], start_columns[i]), (ends[i], end_columns[i])
         for first, last, m in ordered[bisect_left(firsts, a):bisect_right(firsts, b)]:
             if m != methods[i] and last <= b and (first, last) != (a, b):
-                out.setdefault(i, []).append((first[0], last[0]))
+                line = first[0]
+                if opening is not None and line > a[0] + 1:
+                    o = opening(a[0], a[1], first[0], first[1])
+                    if o is not None:
+                        if positions is None:
+                            positions = sorted(zip(starts, start_columns))
+                        k = bisect_right(positions, o)
+                        if k == len(positions) or positions[k] >= first:  # no point between: the body's opening
+                            line = min(line, o[0] + 1)
+                out.setdefault(i, []).append((line, last[0]))
     return out
 
 
@@ -118,7 +138,19 @@ def deciding_lines(starts: Sequence[int], ends: Sequence[int], code_free: Iterab
     skip = code_free if isinstance(code_free, (set, frozenset, CodeFreeLines)) else set(code_free)
     out = dict(starting)  # (the lists are starting's: neither is changed below)
     inner: dict[int, tuple[int, list[int]]] = {}  # continuation line -> (start line of the innermost, its points)
-    inside = (functions_inside(starts, ends, start_columns, end_columns, methods)
+    body_opening = getattr(code_free, "body_opening", None)
+
+    def opening(start_line: int, start_column: int, line: int, column: int) -> tuple[int, int] | None:
+        # Asked (the source lexed) only when a line after the last point start before the function holds code.
+        for between in range(line - 1, start_line, -1):
+            if between in starting:
+                return None
+            if between not in skip:
+                return body_opening(start_line, start_column, line, column)
+        return None
+
+    inside = (functions_inside(starts, ends, start_columns, end_columns, methods,
+                               opening if body_opening is not None else None)
               if methods is not None and start_columns is not None and end_columns is not None else {})
     for i in compress(range(len(starts)), map(lt, starts, ends)):  # (multi-line points only)
         key = starts[i]
@@ -226,6 +258,48 @@ def _line_by_line(text: str, suffix: str, lex: bool = False) -> Callable[[str], 
     return None
 
 
+def lambda_body_openings(text: str, suffix: str) -> list[tuple[int, int]]:
+    """Where the block body of a lambda opens, as sorted (line, column) positions (1-based): a C# `{` right after
+    `=>`, the `)` ending a VB `Function(...)` / `Sub(...)` header that ends its line (perhaps with `As T`). Tokens
+    come from Pygments, so comments and strings never open one; other languages have none here."""
+    kind = {".cs": "cs", ".vb": "vb"}.get(suffix.lower())
+    if kind is None:
+        return []
+    import pygments.lexers
+    from pygments.token import Comment, Text, Whitespace
+
+    lexer = getattr(pygments.lexers, _LEXERS[suffix.lower()])(stripnl=False, stripall=False, ensurenl=True)
+    code: list[tuple[str, int, int]] = []  # (value, line, column) of each token of code
+    line, column = 1, 1
+    for token, value in lexer.get_tokens(text):
+        if not (token in Comment or token in Whitespace or (token in Text and not value.strip())):
+            code.append((value, line, column))
+        breaks = value.count("\n")
+        if breaks:
+            line, column = line + breaks, len(value) - value.rfind("\n")
+        else:
+            column += len(value)
+    out: list[tuple[int, int]] = []
+    if kind == "cs":
+        for k in range(1, len(code)):
+            if code[k][0] == "{" and code[k - 1][0] == "=>":
+                out.append(code[k][1:])
+        return out
+    for k, (value, at, _column) in enumerate(code):
+        if (value.lower() not in ("function", "sub") or k + 1 == len(code) or code[k + 1][0] != "("
+                or (k > 0 and code[k - 1][0].lower() in ("end", "exit", "declare"))):
+            continue
+        depth, j = 0, k + 1
+        while j < len(code):
+            depth += (code[j][0] == "(") - (code[j][0] == ")")
+            if depth == 0:
+                break
+            j += 1
+        if j < len(code) and (j + 1 == len(code) or code[j + 1][1] != code[j][1] or code[j + 1][0].lower() == "as"):
+            out.append(code[j][1:])  # (a header with `As T`: its lambda's body starts on the next line all the same)
+    return out
+
+
 class CodeFreeLines:
     """`n in CodeFreeLines(text, suffix)` is `n in code_free_lines(text, suffix)`, judging only the lines asked
     about when each line can be judged alone (deciding_points asks only about continuation lines: few)."""
@@ -235,6 +309,17 @@ class CodeFreeLines:
         self._alone = _line_by_line(text, suffix)
         self._lines: list[str] | None = None
         self._set: set[int] | None = None
+        self._openings: list[tuple[int, int]] | None = None
+
+    def body_opening(self, start_line: int, start_column: int, line: int, column: int) -> tuple[int, int] | None:
+        """The last lambda body opening (lambda_body_openings) after (start_line, start_column) and before (line,
+        column), or None."""
+        if self._openings is None:
+            self._openings = lambda_body_openings(self._text, self._suffix)
+        k = bisect_left(self._openings, (line, column))
+        if k and self._openings[k - 1] > (start_line, start_column):
+            return self._openings[k - 1]
+        return None
 
     def __contains__(self, n: object) -> bool:
         if self._alone is None:
