@@ -170,6 +170,11 @@ def test_a_command_that_fails_before_writing_data_keeps_the_previous_data_and_sa
     assert not (d / ".previous-run").exists()
 
 
+# A command that signals dotcov waits for the signal dotcov passes on (up to 20 s), not a fixed time a loaded
+# machine may not keep.
+_AWAIT_SIGNAL = "i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done"
+
+
 def test_ctrl_c_during_the_run_is_said_and_keeps_the_previous_data(tmp_path, earlier_data):
     d, f = earlier_data
     # The command gets Ctrl-C as dotcov does (its process group): here it sends SIGINT to dotcov and exits 130.
@@ -194,7 +199,7 @@ def test_a_failed_or_interrupted_command_is_said_above_the_report(tmp_path):
     assert "dotcov: the command exited with status 1\n" in r.stderr
     # dotcov passes the SIGINT on; the command's trap makes it fail (status 1) rather than stop.
     r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", f"trap 'exit 1' INT; {copy}; kill -INT $PPID; "
-               "sleep 0.2; exit 0", cwd=tmp_path)
+               f"{_AWAIT_SIGNAL}; exit 0", cwd=tmp_path)
     assert r.returncode == 1
     assert ("dotcov: warning: the command was interrupted (Ctrl-C) and exited with status 1: the coverage below "
             "is only what ran before that\n") in r.stderr
@@ -211,7 +216,7 @@ def test_a_command_stopped_by_the_signal_dotcov_got_is_not_a_failure(tmp_path, t
         {"mvid": b"m" * 16, "pdb_id": b"p" * 20, "path": "/nowhere/A.dll", "tokens": [0x06000001], "offsets": [0],
          "hits": [1]}]})
     copy = f'cp {source} "$DOTCOV_DATA_DIR/dotcov.1.00000000.cov"'
-    r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", f"{trap}{copy}; kill -TERM $PPID; sleep 0.2; exit 3",
+    r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", f"{trap}{copy}; kill -TERM $PPID; {_AWAIT_SIGNAL}; exit 3",
                cwd=tmp_path)
     assert r.returncode == status
     assert r.stderr.splitlines()[0] == (f"dotcov: the command stopped on SIGTERM (exit status {status}); the data is "
@@ -230,7 +235,8 @@ def test_a_process_left_running_after_the_signal_is_said_not_called_complete(tmp
     live = '"$DOTCOV_DATA_DIR/dotcov.1.00000000.cov"'
     # The service: a process holding its data file's lock, as the agent does, for 3 s after the shell ends.
     r = dotcov("run", "--data-dir", str(d), "--", "sh", "-c", f"cp {source} {live}; "
-               f"flock {live} sleep 3 >/dev/null 2>&1 & sleep 0.2; kill -TERM $PPID; sleep 1", cwd=tmp_path)
+               f"flock {live} sleep 3 >/dev/null 2>&1 & until ! flock -n {live} true; do sleep 0.05; done; "
+               f"kill -TERM $PPID; {_AWAIT_SIGNAL}", cwd=tmp_path)
     assert r.returncode == 143
     assert ("dotcov: warning: the command stopped on SIGTERM (exit status 143) but 1 .NET process(es) it started "
             "still run: the coverage below is what they ran until now") in r.stderr
