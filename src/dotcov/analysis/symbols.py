@@ -9,7 +9,8 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from dotcov import _native
 from dotcov.analysis.signatures import SignatureError, _node, _Reader, csharp_method, decode_type, method_signature
@@ -27,6 +28,9 @@ GENERATED_METHOD = re.compile(r"^<([^>]*)>")
 @dataclass
 class Symbols:
     raw: dict
+    # (Texts decoded once per distinct signature blob / signature and parameters: most methods share one.)
+    _signatures: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _display_tails: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def mvid(self) -> bytes:
@@ -67,7 +71,7 @@ class Symbols:
 
     def signature(self, method_rid: int) -> str:
         _name, _type, _flags, sig = self.raw["methods"][method_rid - 1]
-        known = self.__dict__.setdefault("_signatures", {})  # (one decoding per distinct blob: most methods share)
+        known = self._signatures
         found = known.get(sig)
         if found is None:
             try:
@@ -95,12 +99,14 @@ class Symbols:
         name, type_rid = methods[method_rid - 1][:2]
         if name not in RECORD_MEMBERS or COMPILER_GENERATED not in attributes.get(0x06000000 | method_rid, ()):
             return False
-        records = self.__dict__.get("_records")
-        if records is None:  # (once: the types with a generated PrintMembers)
-            records = self.__dict__["_records"] = {
-                m[1] for rid, m in enumerate(methods, start=1)
+        return type_rid in self._record_types
+
+    @cached_property
+    def _record_types(self) -> set[int]:
+        """The types with a generated `PrintMembers` (record classes and record structs)."""
+        methods, attributes = self.raw["methods"], self.raw.get("attributes", {})
+        return {m[1] for rid, m in enumerate(methods, start=1)
                 if m[0] == "PrintMembers" and COMPILER_GENERATED in attributes.get(0x06000000 | rid, ())}
-        return type_rid in records
 
     def nullable_context(self, method_rid: int) -> int:
         """The NullableContextAttribute byte in force for a method: its own, else its type's or an enclosing type's
@@ -123,7 +129,7 @@ class Symbols:
         params = self.raw.get("params", {}).get(method_rid, [])
         context = self.nullable_context(method_rid)
         # (The text after the name, once per distinct signature and parameters: most methods share one.)
-        known = self.__dict__.setdefault("_display_tails", {})
+        known = self._display_tails
         key = (sig, tuple(type_params), tuple(method_params), tuple(params), context)
         tail = known.get(key)
         if tail is None:
