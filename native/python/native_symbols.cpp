@@ -96,13 +96,18 @@ py::dict ReadSymbols(const std::string& path) {
   }
   out["typespecs"] = typespecs;
 
-  // Custom attribute type names on the assembly, types and methods (for exclude-by-attribute).
-  py::dict attributes;
+  // Custom attribute type names on the assembly, types and methods (for exclude-by-attribute), and in the same pass
+  // NullableContextAttribute's byte by TypeDef or MethodDef token (the C# names: analysis/signatures.py).
+  py::dict attributes, nullable_context;
   auto add_attributes = [&](uint32_t token) {
     auto cas = md->CustomAttributes(token);
     if (cas.empty()) return;
     py::list names;
-    for (const auto& ca : cas) names.append(ToStr(ca.type_name));
+    for (const auto& ca : cas) {
+      names.append(ToStr(ca.type_name));
+      if (ca.type_name == "System.Runtime.CompilerServices.NullableContextAttribute" && ca.value.size() >= 3)
+        nullable_context[py::int_(token)] = ca.value[2];  // (prolog, then the byte)
+    }
     attributes[py::int_(token)] = names;
   };
   if (md->RowCount(TableId::kAssembly)) add_attributes(0x20000001);
@@ -110,6 +115,7 @@ py::dict ReadSymbols(const std::string& path) {
   for (uint32_t rid = 1; rid <= md->RowCount(TableId::kMethodDef); ++rid) add_attributes(0x06000000 | rid);
   for (uint32_t rid = 1; rid <= md->RowCount(TableId::kProperty); ++rid) add_attributes(0x17000000 | rid);
   out["attributes"] = attributes;
+  out["nullable_context"] = nullable_context;
   // Property -> accessor methods (MethodSemantics), so attributes on a property reach its getter/setter.
   py::dict accessors;
   for (uint32_t rid = 1; rid <= md->RowCount(TableId::kMethodSemantics); ++rid) {
@@ -121,16 +127,7 @@ py::dict ReadSymbols(const std::string& path) {
   // What the names reports show need beyond the signatures (analysis/signatures.py): generic parameter names by
   // owner token (TypeDef or MethodDef, in Number order), and each method's parameters as (sequence, flags,
   // TupleElementNamesAttribute value or None, whether IsReadOnlyAttribute marks it: `in`, NullableAttribute value or
-  // None, DynamicAttribute value or None); NullableContextAttribute values by TypeDef or MethodDef token.
-  py::dict nullable_context;
-  auto add_context = [&](uint32_t token) {
-    for (const auto& ca : md->CustomAttributes(token))
-      if (ca.type_name == "System.Runtime.CompilerServices.NullableContextAttribute" && ca.value.size() >= 3)
-        nullable_context[py::int_(token)] = ca.value[2];  // (prolog, then the byte)
-  };
-  for (uint32_t rid = 1; rid <= md->RowCount(TableId::kTypeDef); ++rid) add_context(0x02000000 | rid);
-  for (uint32_t rid = 1; rid <= md->RowCount(TableId::kMethodDef); ++rid) add_context(0x06000000 | rid);
-  out["nullable_context"] = nullable_context;
+  // None, DynamicAttribute value or None).
   py::dict generic_params;
   {
     std::map<uint32_t, std::vector<std::pair<uint32_t, std::string_view>>> by_owner;
