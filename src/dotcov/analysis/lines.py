@@ -200,6 +200,15 @@ def _no_code(token, value: str) -> bool:
     return (token in Punctuation or token in Operator) and set(value.strip()) <= _SEPARATORS
 
 
+def _tokens(text: str, suffix: str):
+    """Pygments' (token type, text) pairs of `text` in the language of `suffix` (one of _LEXERS), every character
+    kept (no stripping, a final newline ensured), so line numbers count as in the file."""
+    import pygments.lexers
+
+    lexer = getattr(pygments.lexers, _LEXERS[suffix.lower()])(stripnl=False, stripall=False, ensurenl=True)
+    return lexer.get_tokens(text)
+
+
 def code_free_lines(text: str, suffix: str, *, lex: bool = False) -> set[int]:
     """Lines (1-based) of `text` that hold nothing but whitespace, comments, preprocessor
     directives, brackets and separators (`{}()[];,`).
@@ -211,13 +220,11 @@ def code_free_lines(text: str, suffix: str, *, lex: bool = False) -> set[int]:
     alone = _line_by_line(text, suffix, lex)
     if alone is not None:
         return {n for n, line in enumerate(lines, start=1) if alone(line)}
-    import pygments.lexers
     from pygments.token import Error, Name
 
-    lexer = getattr(pygments.lexers, _LEXERS[suffix.lower()])(stripnl=False, stripall=False, ensurenl=True)
     has_code: set[int] = set()
     line, directive, line_blank = 1, 0, True
-    for token, value in lexer.get_tokens(text):
+    for token, value in _tokens(text, suffix):
         if token in Error and value == "#" and line_blank:
             directive = line  # a directive Pygments does not know (`#nullable`): the rest of its line is no code
         if directive == line:
@@ -265,13 +272,11 @@ def lambda_body_openings(text: str, suffix: str) -> list[tuple[int, int]]:
     kind = {".cs": "cs", ".vb": "vb"}.get(suffix.lower())
     if kind is None:
         return []
-    import pygments.lexers
     from pygments.token import Comment, Text, Whitespace
 
-    lexer = getattr(pygments.lexers, _LEXERS[suffix.lower()])(stripnl=False, stripall=False, ensurenl=True)
     code: list[tuple[str, int, int]] = []  # (value, line, column) of each token of code
     line, column = 1, 1
-    for token, value in lexer.get_tokens(text):
+    for token, value in _tokens(text, suffix):
         if not (token in Comment or token in Whitespace or (token in Text and not value.strip())):
             code.append((value, line, column))
         breaks = value.count("\n")

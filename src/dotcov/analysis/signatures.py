@@ -178,12 +178,13 @@ def tuple_element_names(blob: bytes | None) -> list[str | None]:
     return out
 
 
-def _attribute_array(blob: bytes | None, width: int) -> list[int] | None:
-    """The elements of an attribute value whose one argument is a byte[] or bool[] (ECMA-335 II.23.3), or None."""
+def _attribute_array(blob: bytes | None) -> list[int] | None:
+    """The elements of an attribute value whose one argument is a byte[] or bool[] (one byte each; ECMA-335
+    II.23.3), or None."""
     if not blob or len(blob) < 6 or blob[:2] != b"\x01\x00":
         return None
     count = int.from_bytes(blob[2:6], "little")
-    if count == 0xFFFFFFFF or len(blob) < 6 + count * width:
+    if count == 0xFFFFFFFF or len(blob) < 6 + count:
         return None
     return list(blob[6:6 + count])
 
@@ -193,7 +194,7 @@ def nullable_flags(blob: bytes | None, context: int) -> list[int] | int:
     `context` (NullableContextAttribute's byte, 0 oblivious) when there is none."""
     if blob and len(blob) == 5 and blob[:2] == b"\x01\x00":
         return blob[2]
-    flags = _attribute_array(blob, 1)
+    flags = _attribute_array(blob)
     return context if flags is None else flags
 
 
@@ -201,7 +202,7 @@ def dynamic_flags(blob: bytes | None) -> list[bool] | None:
     """A DynamicAttribute value: no argument (the type is `dynamic`) or a bool[]; None without the attribute."""
     if blob is None:
         return None
-    flags = _attribute_array(blob, 1)
+    flags = _attribute_array(blob)
     return [True] if flags is None else [bool(f) for f in flags]
 
 
