@@ -19,6 +19,7 @@
 #include "dotcov/data_file.h"
 #include "native_apply.h"
 #include "native_il.h"
+#include "native_methods.h"
 #include "native_plan.h"
 #include "native_symbols.h"
 #include "native_xml.h"
@@ -264,5 +265,6 @@ PYBIND11_MODULE(_native, m) {
   RegisterIl(m);
   RegisterApply(m);
   RegisterPlan(m);
+  RegisterMethods(m);
   RegisterXml(m);
 }

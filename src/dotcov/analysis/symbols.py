@@ -108,37 +108,50 @@ class Symbols:
         return {m[1] for rid, m in enumerate(methods, start=1)
                 if m[0] == "PrintMembers" and COMPILER_GENERATED in attributes.get(0x06000000 | rid, ())}
 
-    def nullable_context(self, method_rid: int) -> int:
-        """The NullableContextAttribute byte in force for a method: its own, else its type's or an enclosing type's
-        (0, oblivious, without any: code compiled without `#nullable enable`)."""
-        contexts = self.raw.get("nullable_context", {})
-        found = contexts.get(0x06000000 | method_rid)
-        rid = self.raw["methods"][method_rid - 1][1]
-        while found is None and rid:
-            found = contexts.get(0x02000000 | rid)
-            rid = self.raw["types"][rid - 1][2]
-        return found or 0
-
     def display_name(self, method_rid: int, name: str) -> str:
         """The method as people read it, in C# form (signatures.csharp_method): `Map<T>(IReadOnlyList<(string Sku,
         int Qty)>, out int)`; `name` and the metadata signature when the signature cannot be read."""
-        _name, type_rid, _flags, sig = self.raw["methods"][method_rid - 1]
-        generic = self.raw.get("generic_params", {})
-        type_params = generic.get(0x02000000 | type_rid, [])
-        method_params = generic.get(0x06000000 | method_rid, [])
-        params = self.raw.get("params", {}).get(method_rid, [])
-        context = self.nullable_context(method_rid)
-        # (The text after the name, once per distinct signature and parameters: most methods share one.)
-        known = self._display_tails
-        key = (sig, tuple(type_params), tuple(method_params), tuple(params), context)
-        tail = known.get(key)
-        if tail is None:
-            try:
-                tail = csharp_method("", sig, self.type_node, type_params, method_params, params, context)
-            except (SignatureError, RecursionError):
-                tail = self.signature(method_rid)
-            known[key] = tail
-        return name + tail
+        return self.method_texts([method_rid], [name])[1][0]
+
+    def method_texts(self, rids: list[int], names: list[str]) -> tuple[list[str], list[str], list[bool]]:
+        """Of each method (by rid, with the name it shows): its signature, its display_name and whether it is a
+        record_member (one pass for a module's methods: the per-type and per-table look-ups made once)."""
+        raw = self.raw
+        methods, generic = raw["methods"], raw.get("generic_params", {})
+        params_of, contexts, types = raw.get("params", {}), raw.get("nullable_context", {}), raw["types"]
+        signature, record_member, known = self.signature, self.record_member, self._display_tails
+        type_context: dict[int, int] = {}  # type rid -> the NullableContextAttribute byte its methods inherit
+        signatures, displays, records = [], [], []
+        for rid, name in zip(rids, names):
+            _name, type_rid, _flags, sig = methods[rid - 1]
+            # The NullableContextAttribute byte in force: the method's own, else its type's or an enclosing type's
+            # (0, oblivious, without any: code compiled without `#nullable enable`); a type's once per type.
+            context = contexts.get(0x06000000 | rid)
+            if context is None:
+                context = type_context.get(type_rid)
+                if context is None:
+                    t = type_rid
+                    while context is None and t:
+                        context = contexts.get(0x02000000 | t)
+                        t = types[t - 1][2]
+                    context = type_context[type_rid] = context or 0
+            context = context or 0
+            type_params = generic.get(0x02000000 | type_rid, [])
+            method_params = generic.get(0x06000000 | rid, [])
+            params = params_of.get(rid, [])
+            # (The text after the name, once per distinct signature and parameters: most methods share one.)
+            key = (sig, tuple(type_params), tuple(method_params), tuple(params), context)
+            tail = known.get(key)
+            if tail is None:
+                try:
+                    tail = csharp_method("", sig, self.type_node, type_params, method_params, params, context)
+                except (SignatureError, RecursionError):
+                    tail = signature(rid)
+                known[key] = tail
+            signatures.append(signature(rid))
+            displays.append(name + tail)
+            records.append(record_member(rid))
+        return signatures, displays, records
 
 
 class SymbolsError(Exception):
