@@ -81,7 +81,8 @@ bool True(PyObject* v) {
 
 // A sequence point: the PDB's (IL offset, start line, start column, end line, end column, document).
 PyObject* PointField(PyObject* p, Py_ssize_t i) {
-  if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) < 6) throw py::type_error("a point is a tuple of six");
+  if (!PyTuple_Check(p)) throw py::type_error("a point is a tuple");
+  if (PyTuple_GET_SIZE(p) < 6) throw py::index_error("a point is a tuple of six");
   return PyTuple_GET_ITEM(p, i);
 }
 
@@ -135,7 +136,12 @@ class MethodPlan {
       int64_t type_rid = Int(PyTuple_GET_ITEM(m, 1));
       PyObject* gen = Generated(generated.ptr(), owner_rid);
       bool is_generated = gen != Py_None;
-      if (is_generated && True(gen)) mname = gen;
+      py::object own_name;  // (a new string per method read, as each regex match in Python makes)
+      if (is_generated && True(gen)) {
+        if (!PyUnicode_Check(gen)) throw py::type_error("a generated method's name is a str");
+        own_name = Own(PyUnicode_FromKindAndData(PyUnicode_KIND(gen), PyUnicode_DATA(gen), PyUnicode_GET_LENGTH(gen)));
+        mname = own_name.ptr();
+      }
       auto named = type_names.find(type_rid);
       if (named == type_names.end()) {
         py::tuple t = type_owner(type_rid);
