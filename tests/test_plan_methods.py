@@ -25,6 +25,9 @@ from dotcov.analysis.results import ReportOptions  # noqa: E402
 from dotcov.analysis.symbols import COMPILER_GENERATED, Symbols  # noqa: E402
 from dotcov.data.datafiles import ModuleHits  # noqa: E402
 from oracles.make_plan import make_plan_py  # noqa: E402
+from oracles.pack_records import pack_records_py  # noqa: E402
+from dotcov import _native  # noqa: E402
+from dotcov.analysis.plans import packed  # noqa: E402
 
 
 def both(module, raw: dict, options: ReportOptions, mapper, rows=None) -> tuple[bytes, bytes]:
@@ -41,10 +44,19 @@ def both(module, raw: dict, options: ReportOptions, mapper, rows=None) -> tuple[
     return made(plan._make_plan), made(make_plan_py)
 
 
+def both_packed(plan_bytes: bytes, monkeypatch) -> tuple[bytes, bytes]:
+    """packed.pack of a plan (marshal bytes) with the native record loop and with the oracle's."""
+    got = marshal.dumps(packed.pack(marshal.loads(plan_bytes)))
+    with monkeypatch.context() as m:
+        m.setattr(_native, "pack_records", pack_records_py)
+        want = marshal.dumps(packed.pack(marshal.loads(plan_bytes)))
+    return got, want
+
+
 @pytest.mark.parametrize("config", ["Debug", "Release"])
 @pytest.mark.parametrize("options", [ReportOptions(), ReportOptions(all_branches=True, skip_auto_properties=True)],
                          ids=["user", "all"])
-def test_the_native_plan_is_the_python_one_on_the_snippets(snippets, config, options):
+def test_the_native_plan_is_the_python_one_on_the_snippets(snippets, monkeypatch, config, options):
     cov = module_data(snippets[config])
     module = next(iter(cov.modules.values()))
     raw = results.load_symbols(module, str(snippets[config])).raw
@@ -54,6 +66,9 @@ def test_the_native_plan_is_the_python_one_on_the_snippets(snippets, config, opt
     got, want = both(module, raw, options, mapper)
     assert marshal.loads(got)["records"] and marshal.loads(got)["files"][0][5]  # (records; not-measured lines)
     assert got == want
+    assert marshal.loads(got)["records"] and any(r[12] for r in marshal.loads(got)["records"]) == (config == "Release")
+    got_packed, want_packed = both_packed(got, monkeypatch)
+    assert got_packed == want_packed
 
 
 def test_the_native_plan_is_the_python_one_on_the_samples(built_samples):
@@ -125,29 +140,35 @@ def made_up(rng: random.Random, tmp_path: Path):
     if rng.random() < 0.3:
         filters = Filters.build(exclude_by_file=[Path(docs[0]).name], exclude_by_attribute=["ExcludeFromCodeCoverage"])
     options = ReportOptions(filters=filters, all_branches=rng.random() < 0.5, skip_auto_properties=rng.random() < 0.3)
-    kinds = [["true", "false"], ["true", "false"], ["case 1", "case 2", "default"]]
+    kinds = [[1, 2], [1, 2], [2, 1], [1, 2, 3]]
+    arms = {1: "arm `0`", 2: "arm `_`", 3: "`default:`"}
     rows = []
     for _ in range(rng.randrange(0, 30)):
         rid = rng.choice(with_points) if rng.random() < 0.9 else rng.randrange(1, n + 1)
         ps = points.get(rid) or [(0, 5, 1, 5, 2, 1)]
         line = rng.choice(ps)[1] + (rng.choice([0, 0, 1, 2]) if rng.random() < 0.3 else 0)
-        path = docs[min(rng.choice(ps)[5], len(docs)) - 1] if rng.random() < 0.95 else "elsewhere.cs"
-        codes = [rng.randrange(0, 50) if rng.random() < 0.8 else ("-", 1, 2) for _ in range(2)]
+        path = docs[min(max(rng.choice(ps)[5], 1), len(docs)) - 1] if rng.random() < 0.95 else "elsewhere.cs"
+        its_kinds = rng.choice(kinds)  # (equal kinds: sometimes one object, sometimes not)
+        its_kinds = list(its_kinds) if rng.random() < 0.5 else its_kinds
+        codes = [rng.randrange(0, 50) if rng.random() < 0.8 else ("+", 1, 2) for _ in its_kinds]
         is_switch = rng.random() < 0.3
-        rows.append((0x06000000 | rid, rng.randrange(0, 300), path, line, list(rng.choice(kinds)), codes,
-                     rng.random() < 0.2, is_switch, rng.choice([None, "if (x)", "if (x)"]),
-                     ["A", "B"] if is_switch and rng.random() < 0.7 else None,
-                     rng.choice([None, {"a": 1}, {"a": 1}]), rng.choice([None, None, "unreadable"])))
+        rows.append((0x06000000 | rid, rng.randrange(0, 300), path, line, its_kinds, codes,
+                     rng.choice([None, None, None, "constant condition"]), is_switch, rng.choice(["if (x)", "", "{"]),
+                     {k: arms[k] for k in its_kinds} if is_switch and rng.random() < 0.7 else None,
+                     rng.choice([None, {1: "`x` never true"}, {2: "`x` never false"}]),
+                     rng.choice([None, None, "unreadable"])))
     return module, raw, options, lambda: list(rows)
 
 
 @pytest.mark.parametrize("seed", range(80))
-def test_the_native_plan_is_the_python_one_on_made_up_tables(seed, tmp_path):
+def test_the_native_plan_is_the_python_one_on_made_up_tables(seed, tmp_path, monkeypatch):
     rng = random.Random(seed)
     module, raw, options, rows = made_up(rng, tmp_path)
     mapper = results.PathMapper(None, tmp_path)
     got, want = both(module, raw, options, mapper, rows)
     assert got == want
+    got_packed, want_packed = both_packed(got, monkeypatch)
+    assert got_packed == want_packed
 
 
 def test_the_made_up_tables_reach_every_rule(tmp_path):

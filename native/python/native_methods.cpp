@@ -7,8 +7,10 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -86,6 +88,12 @@ PyObject* PointField(PyObject* p, Py_ssize_t i) {
   return PyTuple_GET_ITEM(p, i);
 }
 
+struct PairHash {
+  size_t operator()(const std::pair<int32_t, int64_t>& k) const {
+    return std::hash<int64_t>()(k.second * 0x9E3779B97F4A7C15LL + k.first);
+  }
+};
+
 struct Method {
   int32_t cls, ref;
   py::object name;
@@ -124,6 +132,7 @@ class MethodPlan {
     for (const auto& r : rids)
       (Generated(generated.ptr(), Kickoff(r.first)) != Py_None ? generated_rids : order).push_back(r);
     order.insert(order.end(), generated_rids.begin(), generated_rids.end());
+    last_path_ = nullptr;  // (PathId's: doc_paths holds the paths while this runs)
     const bool any_unmeasured = PyDict_GET_SIZE(unmeasured.ptr()) != 0;
     std::unordered_map<int64_t, std::pair<int64_t, py::object>> type_names;  // type rid -> (user type, its name)
     for (const auto& [rid, rid_key] : order) {
@@ -336,36 +345,46 @@ class MethodPlan {
   // the first. `records`: branch_rows' rows, those kept; `file_lines`: {path: its lines} of the line plans;
   // `kept`: {path: its statement lines} of the files kept. Called after rows.
   py::list records(const py::list& records, const py::dict& file_lines, const py::dict& kept) {
+    last_path_ = nullptr;
     // Where each record may land: the methods whose lines hold a record's line.
     std::unordered_map<int64_t, std::unordered_set<int64_t>> wanted;  // path id -> lines
     for (auto r : records) {
-      py::tuple t = py::reinterpret_borrow<py::tuple>(r);
-      if (t.size() != 12) throw py::value_error("a branch record is a tuple of twelve");
-      wanted[PathId(t[2].ptr())].insert(Int(t[3].ptr()));
+      if (!PyTuple_Check(r.ptr())) throw py::type_error("a branch record is a tuple");
+      if (PyTuple_GET_SIZE(r.ptr()) != 12) throw py::value_error("a branch record is a tuple of twelve");
+      wanted[PathId(PyTuple_GET_ITEM(r.ptr(), 2))].insert(Int(PyTuple_GET_ITEM(r.ptr(), 3)));
     }
-    std::map<std::pair<int32_t, int64_t>, std::vector<int32_t>> methods_at, owners;  // (path, line/token) -> methods
+    std::unordered_map<std::pair<int32_t, int64_t>, std::vector<int32_t>, PairHash> methods_at,
+        owners;  // (path, line or token) -> methods
+    std::unordered_map<int32_t, std::vector<int64_t>> lines_of;  // path -> its file lines
     for (int32_t c : kept_classes_) {
       const Class& cc = classes_[static_cast<size_t>(c)];
       auto lines_wanted = wanted.find(cc.path_id);
       if (lines_wanted != wanted.end() && !lines_wanted->second.empty()) {
-        PyObject* all = Get(file_lines.ptr(), cc.path.ptr());
-        if (all == nullptr) throw py::key_error("a file without a line plan");
+        auto [in_file, added] = lines_of.try_emplace(cc.path_id);
+        if (added) {
+          PyObject* all = Get(file_lines.ptr(), cc.path.ptr());
+          if (all == nullptr) throw py::key_error("a file without a line plan");
+          for (Py_ssize_t i = 0, n = SequenceSize(all, "file lines"); i < n; ++i)
+            in_file->second.push_back(Int(Item(all, i)));
+        }
+        const std::vector<int64_t>& all = in_file->second;
         for (int32_t mi : cc.methods) {
           const Method& mc = methods_[static_cast<size_t>(mi)];
           py::object key = Own(PyLong_FromLong(mc.ref));
           PyObject* spec = Get(lines_.ptr(), key.ptr());
-          std::vector<int64_t> its;
-          if (spec == nullptr) {
-          } else if (PyTuple_Check(spec)) {
-            int64_t a = Int(PyTuple_GET_ITEM(spec, 0)), b = Int(PyTuple_GET_ITEM(spec, 1));
-            Py_ssize_t n = SequenceSize(all, "file lines");
-            for (int64_t i = std::max<int64_t>(a, 0); i < std::min<int64_t>(b, n); ++i)
-              its.push_back(Int(Item(all, static_cast<Py_ssize_t>(i))));
-          } else {
-            for (Py_ssize_t i = 0; i < SequenceSize(spec, "lines"); ++i) its.push_back(Int(Item(spec, i)));
-          }
-          for (int64_t line : its)
+          auto at = [&](int64_t line) {
             if (lines_wanted->second.count(line)) methods_at[{cc.path_id, line}].push_back(mi);
+          };
+          if (spec == nullptr) {
+          } else if (PyTuple_Check(spec)) {  // (file_lines[a:b]: the line plan's a and b are within them)
+            if (PyTuple_GET_SIZE(spec) != 2) throw py::value_error("lines: (first, end)");
+            auto n = static_cast<int64_t>(all.size());
+            int64_t a = Int(PyTuple_GET_ITEM(spec, 0)), b = Int(PyTuple_GET_ITEM(spec, 1));
+            if (a < 0 || b < 0) throw py::value_error("lines: (first, end) positions");
+            for (int64_t i = a; i < std::min(b, n); ++i) at(all[static_cast<size_t>(i)]);
+          } else {
+            for (Py_ssize_t i = 0; i < SequenceSize(spec, "lines"); ++i) at(Int(Item(spec, i)));
+          }
         }
       }
       for (int32_t mi : cc.methods)
@@ -460,10 +479,16 @@ class MethodPlan {
 
   // A path's number, equal paths one number.
   int32_t PathId(PyObject* path) {
-    py::object id = Own(PyLong_FromSize_t(PyDict_GET_SIZE(path_ids_.ptr())));
-    PyObject* found = PyDict_SetDefault(path_ids_.ptr(), path, id.ptr());
-    if (found == nullptr) throw py::error_already_set();
-    return static_cast<int32_t>(PyLong_AsLong(found));
+    if (path == last_path_) return last_path_id_;  // (a file's records and points come together)
+    PyObject* found = Get(path_ids_.ptr(), path);
+    if (found == nullptr) {
+      py::object id = Own(PyLong_FromSsize_t(PyDict_GET_SIZE(path_ids_.ptr())));
+      if (PyDict_SetItem(path_ids_.ptr(), path, id.ptr()) != 0) throw py::error_already_set();
+      found = id.ptr();
+    }
+    last_path_ = path;  // (valid while the caller's tables hold it: each call that reads paths resets it)
+    last_path_id_ = static_cast<int32_t>(PyLong_AsLong(found));
+    return last_path_id_;
   }
 
   // files[path] (made when first asked: the order of the model's files).
@@ -530,7 +555,107 @@ class MethodPlan {
   std::map<std::pair<int64_t, int32_t>, int32_t> class_of_;
   std::map<std::tuple<int64_t, int32_t, int64_t>, int32_t> method_of_;
   int32_t next_ref_ = 0;
+  PyObject* last_path_ = nullptr;
+  int32_t last_path_id_ = -1;
 };
+
+
+// packed.pack's branch records (see packed.py's layout): per record (file index or -1, line, IL offset, class
+// index or -1, method index or -1, is switch, outcome count, a code per outcome in kind order), a code that is not
+// an int being the next of `expressions` (-1 - its index); each record's missed-outcome descriptions, `describe`
+// (record, its outcome order) -> (descriptions, what is said when none ran), asked once per record shape (its
+// kinds, texts, arms and notes objects: plan._make_plan makes equal ones one object); and the Release switch
+// lines' fixes. Returns (records as int32 bytes, missed, expressions, fixes).
+py::tuple PackRecords(const py::list& records, const py::dict& file_index, const py::object& describe) {
+  std::vector<int32_t> out;
+  py::list missed, expressions, fixes;
+  std::unordered_map<PyObject*, std::vector<Py_ssize_t>> orders;  // kinds -> its outcomes in kind order
+  py::dict described;  // shape -> (descriptions, none ran)
+  py::object minus_one = Own(PyLong_FromLong(-1));
+  auto i32 = [&](PyObject* v) {  // (array("i")'s refusals)
+    if (!PyLong_Check(v)) throw py::type_error("an integer is required");
+    long long x = PyLong_AsLongLong(v);
+    if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
+    if (x < INT32_MIN || x > INT32_MAX) throw std::overflow_error("signed integer is out of the int32 range");
+    out.push_back(static_cast<int32_t>(x));
+  };
+  for (auto r : records) {
+    PyObject* t = r.ptr();
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 14) throw py::value_error("a plan record is a tuple of 14");
+    auto f = [&](int i) { return PyTuple_GET_ITEM(t, i); };
+    PyObject *kinds = f(4), *codes = f(5), *at = f(13), *fix = f(12);
+    Py_ssize_t n_kinds = SequenceSize(kinds, "kinds");
+    auto [known_order, added] = orders.try_emplace(kinds);
+    std::vector<Py_ssize_t>& order = known_order->second;
+    if (added) {
+      for (Py_ssize_t i = 0; i < n_kinds; ++i) order.push_back(i);
+      std::stable_sort(order.begin(), order.end(), [&](Py_ssize_t a, Py_ssize_t b) {
+        int c = PyObject_RichCompareBool(Item(kinds, a), Item(kinds, b), Py_LT);
+        if (c < 0) throw py::error_already_set();
+        return c == 1;
+      });
+    }
+    PyObject* index = Get(file_index.ptr(), f(2));
+    if (index == nullptr) index = minus_one.ptr();
+    i32(index);
+    i32(f(3));
+    i32(f(1));
+    if (at == Py_None) {
+      out.push_back(-1), out.push_back(-1);
+    } else {
+      if (!PyTuple_Check(at) || PyTuple_GET_SIZE(at) != 2) throw py::value_error("at: (class, method)");
+      i32(PyTuple_GET_ITEM(at, 0)), i32(PyTuple_GET_ITEM(at, 1));
+    }
+    out.push_back(True(f(8)) ? 1 : 0);  // (is switch)
+    out.push_back(static_cast<int32_t>(order.size()));
+    Py_ssize_t n_codes = SequenceSize(codes, "codes");
+    py::list order_list(order.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+      Py_ssize_t i = order[k];
+      if (i >= n_codes) throw py::index_error("list index out of range");
+      PyObject* code = Item(codes, i);
+      if (PyLong_CheckExact(code)) {
+        i32(code);
+      } else {
+        if (PyList_Append(expressions.ptr(), code) != 0) throw py::error_already_set();
+        out.push_back(static_cast<int32_t>(-PyList_GET_SIZE(expressions.ptr())));
+      }
+      PyObject* v = PyLong_FromSsize_t(i);
+      if (v == nullptr) throw py::error_already_set();
+      PyList_SET_ITEM(order_list.ptr(), static_cast<Py_ssize_t>(k), v);
+    }
+    // (The descriptions depend on these only, not on the record's place: once per distinct shape.)
+    // (kinds, generated, is switch, text, arms, notes)
+    py::tuple shape = py::make_tuple(Own(PyLong_FromVoidPtr(kinds)), Borrow(f(7)), Borrow(f(8)),
+                                     Own(PyLong_FromVoidPtr(f(9))), Own(PyLong_FromVoidPtr(f(10))),
+                                     Own(PyLong_FromVoidPtr(f(11))));
+    PyObject* known = Get(described.ptr(), shape.ptr());
+    py::object made;
+    if (known == nullptr) {
+      made = describe(Borrow(t), order_list);
+      if (!PyTuple_Check(made.ptr()) || PyTuple_GET_SIZE(made.ptr()) != 2)
+        throw py::type_error("describe: (descriptions, none ran)");
+      if (PyDict_SetItem(described.ptr(), shape.ptr(), made.ptr()) != 0) throw py::error_already_set();
+      known = made.ptr();
+    }
+    PyObject* none_ran = PyTuple_GET_ITEM(known, 1);
+    missed.append(py::make_tuple(Borrow(PyTuple_GET_ITEM(known, 0)),
+                                 none_ran == Py_None ? py::object(py::none()) : Own(PySequence_List(none_ran))));
+    if (fix != Py_None) {
+      py::list outcome_codes(order.size());
+      for (size_t k = 0; k < order.size(); ++k) {
+        PyObject* code = Item(codes, order[k]);
+        Py_INCREF(code);
+        PyList_SET_ITEM(outcome_codes.ptr(), static_cast<Py_ssize_t>(k), code);
+      }
+      py::list methods;
+      for (Py_ssize_t i = 0, n = SequenceSize(fix, "fix"); i < n; ++i) methods.append(Own(PySequence_Tuple(Item(fix, i))));
+      fixes.append(py::make_tuple(Borrow(index), Borrow(f(3)), outcome_codes, methods, Borrow(f(0)), Borrow(f(1))));
+    }
+  }
+  py::bytes blob(reinterpret_cast<const char*>(out.data()), out.size() * sizeof(int32_t));
+  return py::make_tuple(blob, missed, expressions, fixes);
+}
 
 }  // namespace
 
@@ -550,4 +675,6 @@ void RegisterMethods(py::module_& m) {
       .def("new_methods", &MethodPlan::new_methods)
       .def("rows", &MethodPlan::rows)
       .def("records", &MethodPlan::records);
+  m.def("pack_records", &PackRecords, py::arg("records"), py::arg("file_index"), py::arg("describe"),
+        "packed.pack's branch records: (records as int32 bytes, missed, expressions, fixes) (native_methods.cpp).");
 }

@@ -76,38 +76,20 @@ def pack(plan: dict) -> dict:
         classes.append((name, f, _i32(specs), _i32(pool), [row[0] for row in method_rows],
                         [row[1] for row in method_rows], _i32(methods), [row[6] for row in method_rows],
                         [row[7] for row in method_rows]))
-    records, missed, expressions, fixes = [], [], [], []
     said_once: dict = {}  # (equal descriptions as one object: marshal stores them once)
-    described: dict = {}
-    orders: dict = {}  # id(kinds) -> the outcomes in kind order (the plan holds its kinds alive)
-    for (token, offset, path, line, kinds, codes, _plain, generated, is_switch, text, arms, notes, fix,
-         at) in plan["records"]:
-        order = orders.get(id(kinds))
-        if order is None:
-            order = orders[id(kinds)] = sorted(range(len(kinds)), key=kinds.__getitem__)
-        flat = []
-        for i in order:
-            code = codes[i]
-            if type(code) is not int:
-                expressions.append(code)
-                code = -len(expressions)
-            flat.append(code)
-        f = file_index.get(path, -1)
-        records += [f, line, offset, *(at if at is not None else (-1, -1)), int(bool(is_switch)), len(flat), *flat]
-        # (The descriptions depend on these only, not on the record's place: once per distinct shape. The plan's
-        # equal kinds, texts and notes are one object each (plan._Once), and it outlives this loop.)
-        shape = (id(kinds), generated, is_switch, id(text), id(arms), id(notes))
-        known = described.get(shape)
-        if known is None:
-            outcomes = {kinds[i]: 0 for i in order}
-            said, none_ran = BranchRecord(token, offset, path, line, outcomes, generated, is_switch, text, arms,
-                                          notes).missed_parts()
-            parts = tuple(said.get(kinds[i]) for i in order)
-            known = described[shape] = (said_once.setdefault(parts, parts), none_ran)
-        missed.append((known[0], None if known[1] is None else list(known[1])))
-        if fix is not None:
-            fixes.append((f, line, [codes[i] for i in order], [tuple(m) for m in fix], token, offset))
-    return {"form": FORM, "name": plan["name"], "files": files, "classes": classes, "records": _i32(records),
+
+    def describe(record: tuple, order: list[int]) -> tuple:
+        """A record's missed-outcome descriptions in kind order, and what is said when none ran."""
+        token, offset, path, line, kinds, _codes, _plain, generated, is_switch, text, arms, notes = record[:12]
+        outcomes = {kinds[i]: 0 for i in order}
+        said, none_ran = BranchRecord(token, offset, path, line, outcomes, generated, is_switch, text, arms,
+                                      notes).missed_parts()
+        parts = tuple(said.get(kinds[i]) for i in order)
+        return said_once.setdefault(parts, parts), none_ran
+
+    # (In native code: the per-record loop; describe once per distinct record shape.)
+    records, missed, expressions, fixes = _native.pack_records(plan["records"], file_index, describe)
+    return {"form": FORM, "name": plan["name"], "files": files, "classes": classes, "records": records,
             "missed": missed, "expressions": expressions, "fixes": fixes, "points": plan["points"],
             "problems": plan["problems"], "unclassified": plan["unclassified"]}
 
