@@ -7,6 +7,7 @@ tables they do not take raise, as the Python did, never crash."""
 from __future__ import annotations
 
 import marshal
+from array import array
 import random
 import sys
 from functools import partial
@@ -208,3 +209,39 @@ def test_tables_the_native_plan_does_not_take_raise_as_the_python_did(damage, tm
         make_plan_py(module, Symbols(raw), options, mapper, results.SourceChecks(), rows)
     with pytest.raises(type(want.value)):
         plan._make_plan(module, Symbols(raw), options, mapper, results.SourceChecks(), rows)
+
+
+@pytest.mark.parametrize("case", ["not a tuple", "short", "kinds not a list", "code too big", "codes short"])
+def test_records_pack_does_not_take_raises_as_the_python_did(case):
+    record = [0x06000001, 3, "a.cs", 4, [1, 2], [0, 1], True, None, False, "if (x)", None, None, None, (0, 0)]
+    if case == "not a tuple":
+        record = 7
+    elif case == "short":
+        record = tuple(record[:5])
+    elif case == "kinds not a list":
+        record[4] = None
+    elif case == "code too big":
+        record[5] = [0, 1 << 40]
+    else:
+        record[5] = [0]
+    records = [record if type(record) is not list else tuple(record)]
+    with pytest.raises(Exception) as want:
+        pack_records_py(records, {"a.cs": 0}, lambda r, o: ((None, None), None))
+    with pytest.raises((type(want.value), ValueError, TypeError)):
+        _native.pack_records(records, {"a.cs": 0}, lambda r, o: ((None, None), None))
+
+
+def test_rows_the_method_plan_does_not_take_raise(tmp_path):
+    module, raw, options, rows = made_up(random.Random(3), tmp_path)
+    core = _native.MethodPlan(raw["sequence_points"], raw["kickoff"], raw["methods"],
+                              [None] * len(raw["methods"]), set(), {}, {}, [None, *raw["documents"]],
+                              lambda t: (0, "<Module>"))
+    texts = tuple([""] * len(core.new_methods()[0]) for _ in range(3))
+    for bad in [[("a.cs", [], b"", {}, [], [], None)], [("a.cs", [], array("i"), [], [], [], None)],
+                [("a.cs", [], array("i"), {0: (1,)}, [], [], None)], [3]]:
+        with pytest.raises((TypeError, ValueError, BufferError)):
+            core.rows({}, texts, set(), bad)
+    with pytest.raises(ValueError):
+        core.rows({}, ([], [], []), set(), [])
+    with pytest.raises((TypeError, ValueError)):
+        core.records([("not", "twelve")], {}, {})

@@ -158,7 +158,6 @@ class MethodPlan {
       }
       int64_t user_type = named->second.first;
       PyObject* class_name = named->second.second.ptr();
-      py::object rid_obj = Borrow(rid_key);
       if (Contains(dropped.ptr(), rid_key)) continue;  // e.g. a record's copy constructor
       bool is_excluded = Contains(excluded.ptr(), rid_key);
       PyObject* why = nullptr;
@@ -213,6 +212,7 @@ class MethodPlan {
             py::object l = Own(PyLong_FromLongLong(line));
             if (is_excluded ? PySet_Add(lines, l.ptr()) != 0 : PyDict_SetDefault(lines, l.ptr(), why) == nullptr)
               throw py::error_already_set();
+            if (line == INT64_MAX) break;
           }
           continue;
         }
@@ -315,14 +315,17 @@ class MethodPlan {
     };
     py::list files_out;
     for (auto row_h : file_rows) {
+      if (!PyTuple_Check(row_h.ptr()) || PyTuple_GET_SIZE(row_h.ptr()) != 7)
+        throw py::value_error("a file row is a tuple of seven");
       py::tuple row = py::reinterpret_borrow<py::tuple>(row_h);
-      if (row.size() != 7) throw py::value_error("a file row is a tuple of seven");
+      if (!PyDict_Check(row[3].ptr())) throw py::type_error("multi: a dict");
       py::buffer_info first = py::reinterpret_borrow<py::buffer>(row[2]).request();
       if (first.ndim != 1 || first.itemsize != 4) throw py::type_error("first: an int32 array");
       std::vector<int32_t> gathered(static_cast<size_t>(first.shape[0]));
       for (size_t i = 0; i < gathered.size(); ++i) gathered[i] = renumbered(static_cast<const int32_t*>(first.ptr)[i]);
       py::dict multi;
       for (auto item : py::reinterpret_borrow<py::dict>(row[3])) {
+        if (!PyList_Check(item.second.ptr())) throw py::type_error("multi: lists of point ids");
         py::list ids = py::reinterpret_borrow<py::list>(item.second);
         py::list out(ids.size());
         for (size_t i = 0; i < ids.size(); ++i) {
