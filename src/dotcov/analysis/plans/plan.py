@@ -38,10 +38,10 @@ def make_plan(module, sym, options, mapper, checks) -> dict:
 
 def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     """The plan; its per-method and per-record loops are native (native_methods.cpp; in Python:
-    tests/oracles/make_plan.py): a method's points count for the class of its user type (`sym.user_type`) in each
-    file and for the method the user wrote (a state machine's MoveNext for its kickoff method; a lambda or local
-    function for the first method of its name in that class, else a method of that name); the user's methods are
-    read first, then the generated ones, each part by rid."""
+    tests/oracles/make_plan.py): a method's points in a file count for the class of its user type
+    (`sym.user_type`) in that file and for the method the user wrote: a state machine's MoveNext for its kickoff
+    method, a lambda or local function for the first method of its user method's name in that class (one made of
+    that name when there is none). The user's methods are read first, then the generated ones, each part by rid."""
     raw = sym.raw
     name = raw["assembly_name"]
     filters = options.filters or Filters()
