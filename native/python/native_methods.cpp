@@ -555,8 +555,16 @@ class MethodPlan {
   std::vector<Class> classes_;
   std::vector<Method> methods_;
   std::vector<int32_t> kept_classes_;
-  std::map<std::pair<int64_t, int32_t>, int32_t> class_of_;
-  std::map<std::tuple<int64_t, int32_t, int64_t>, int32_t> method_of_;
+  struct KeyHash {
+    size_t operator()(const std::pair<int64_t, int32_t>& k) const {
+      return std::hash<int64_t>()(k.first * 0x9E3779B97F4A7C15LL + k.second);
+    }
+    size_t operator()(const std::tuple<int64_t, int32_t, int64_t>& k) const {
+      return std::hash<int64_t>()((std::get<0>(k) * 0x9E3779B97F4A7C15LL + std::get<1>(k)) * 31 + std::get<2>(k));
+    }
+  };
+  std::unordered_map<std::pair<int64_t, int32_t>, int32_t, KeyHash> class_of_;  // (user type, path) -> class
+  std::unordered_map<std::tuple<int64_t, int32_t, int64_t>, int32_t, KeyHash> method_of_;  // (.., owner rid)
   int32_t next_ref_ = 0;
   PyObject* last_path_ = nullptr;
   int32_t last_path_id_ = -1;

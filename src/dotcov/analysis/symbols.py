@@ -120,6 +120,7 @@ class Symbols:
         methods, generic = raw["methods"], raw.get("generic_params", {})
         params_of, contexts, types = raw.get("params", {}), raw.get("nullable_context", {}), raw["types"]
         signature, record_member, known = self.signature, self.record_member, self._display_tails
+        signatures_known = self._signatures
         type_context: dict[int, int] = {}  # type rid -> the NullableContextAttribute byte its methods inherit
         signatures, displays, records = [], [], []
         for rid, name in zip(rids, names):
@@ -148,9 +149,9 @@ class Symbols:
                 except (SignatureError, RecursionError):
                     tail = signature(rid)
                 known[key] = tail
-            signatures.append(signature(rid))
+            signatures.append(signatures_known.get(sig) or signature(rid))
             displays.append(name + tail)
-            records.append(record_member(rid))
+            records.append(_name in RECORD_MEMBERS and record_member(rid))  # (False for any other name)
         return signatures, displays, records
 
 
