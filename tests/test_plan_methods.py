@@ -89,7 +89,8 @@ def test_the_native_plan_is_the_python_one_on_the_samples(built_samples):
 # --- made-up tables -------------------------------------------------------------------------------------------------
 
 NAMES = ["M", "N", "Get", "get_X", "set_X", ".ctor", "ToString", "PrintMembers", "<Clone>$", "<M>b__0_0",
-         "<N>d__2", "<M>g__Local|0_1", "<>b__1", "MoveNext", "<>c", "Équipe\u0301", "\ud800odd"]
+         "<N>d__2", "<M>g__Local|0_1", "<>b__1", "MoveNext", "<>c", "Équipe\u0301", "\ud800odd", "<\ud800x>b__1",
+         "<Équipe>b__0", "<\U0001F600>d__0"]
 SIGNATURES = [b"\x20\x00\x01", b"\x00\x01\x01\x08", b"\x20\x02\x08\x0e\x08", b"\xff"]  # (the last unreadable)
 EXCLUDE = "System.Diagnostics.CodeAnalysis.ExcludeFromCodeCoverageAttribute"
 
