@@ -15,7 +15,7 @@ Output is deterministic: nothing depends on the clock, the machine or dict order
 except the `timestamp` passed in. `index.html` is removed first and written last
 (atomically), so a directory with an `index.html` holds a complete report.
 
-Speed: each file is lexed once (never per line): C# by html_csharp's single regular expression, which
+Speed: each file is lexed once (never per line): C# by html_csharp (native code), which
 only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
 HTML directly. Given a cache directory, each source's
 colours are kept for the next report (cache.py). Big pages are written around their rows, never held
@@ -125,7 +125,7 @@ def _normalize(text: str, path: str) -> str:
 def highlight_lines(text: str, path: str) -> list[str]:
     """The source `text` as one HTML string per line (escaped, with token spans).
 
-    C# is coloured by html_csharp (one regular expression, Pygments' classes for the coloured tokens); F#,
+    C# is coloured by html_csharp (native code, Pygments' classes for the coloured tokens); F#,
     VB and other files by Pygments. The file is lexed once; a token that spans lines (a block comment, a verbatim
     string) is split into one span per line so every line stands on its own.
     """
@@ -133,11 +133,7 @@ def highlight_lines(text: str, path: str) -> list[str]:
     if os.path.splitext(path)[1].lower() in _CSHARP:
         if text.startswith("\ufeff"):  # as Pygments' Lexer.get_tokens
             text = text[1:]
-        html = html_csharp.highlight_escaped(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
-        lines = html.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        return lines
+        return html_csharp.lines(text)
     from dotcov.html import pygments_colours as html_pygments  # (only for F#, VB and other files: Pygments takes a while to import)
 
     lines = html_pygments.highlight(text, path).split("\n")
