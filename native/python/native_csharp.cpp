@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <vector>
 
 namespace py = pybind11;
@@ -112,43 +114,94 @@ bool IsPreprocWord(const C* p, size_t n) {
   return WordTable::Find(kWords.preproc, p, n) == kPreproc;
 }
 
+// A growing array of code units, written without a check per unit (Room first). Kept between calls (Scratch):
+// a fresh buffer per file cost a page fault per page.
 template <typename C>
-class Colourer {
+class Buffer {
  public:
-  explicit Colourer(std::vector<C>& out) : out_(out) {}
-
-  // highlight_escaped: the text with a line break put first (so every line-start rule starts with one), coloured,
-  // that break left out again. With `escape`, the text is HTML-escaped first (`&`, `<`, `>`).
-  void Highlight(const C* text, size_t n, bool escape) {
-    std::vector<C> buf;
-    buf.reserve(n + 1);
-    buf.push_back('\n');
-    if (!escape) {
-      buf.insert(buf.end(), text, text + n);
-    } else {
-      for (size_t i = 0; i < n; ++i) {
-        const C c = text[i];
-        if (c == '&') {
-          for (const char* e = "&amp;"; *e; ++e) buf.push_back(*e);
-        } else if (c == '<') {
-          for (const char* e = "&lt;"; *e; ++e) buf.push_back(*e);
-        } else if (c == '>') {
-          for (const char* e = "&gt;"; *e; ++e) buf.push_back(*e);
-        } else {
-          buf.push_back(c);
-        }
-      }
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() { std::free(data_); }
+  C* data() { return data_; }
+  size_t size() const { return size_; }
+  void clear() { size_ = 0; }
+  // Frees a buffer that a huge text left big.
+  void Trim(size_t keep) {
+    if (cap_ > keep) {
+      std::free(data_);
+      data_ = nullptr;
+      size_ = cap_ = 0;
     }
-    const size_t mark = out_.size();
-    Colourer inner(out_);
-    inner.s_ = buf.data();
-    inner.n_ = buf.size();
-    inner.Leading();
-    out_.erase(out_.begin() + static_cast<std::ptrdiff_t>(mark));  // always the break put first
+  }
+  C* Room(size_t k) {
+    if (cap_ - size_ < k) Grow(k);
+    return data_ + size_;
+  }
+  void Put(C c) { *Room(1) = c, ++size_; }
+  void Append(const C* p, size_t k) {
+    std::copy(p, p + k, Room(k));
+    size_ += k;
+  }
+  void Ascii(const char* a, size_t k) {
+    C* w = Room(k);
+    for (size_t i = 0; i < k; ++i) w[i] = static_cast<C>(static_cast<unsigned char>(a[i]));
+    size_ += k;
+  }
+  void Erase(size_t at) {
+    std::copy(data_ + at + 1, data_ + size_, data_ + at);
+    --size_;
   }
 
  private:
-  std::vector<C>& out_;
+  void Grow(size_t k) {
+    const size_t cap = std::max(cap_ * 2, size_ + k + 256);
+    C* p = static_cast<C*>(std::realloc(data_, cap * sizeof(C)));
+    if (!p) throw std::bad_alloc();
+    data_ = p, cap_ = cap;
+  }
+  C* data_ = nullptr;
+  size_t size_ = 0, cap_ = 0;
+};
+
+template <typename C>
+class Colourer {
+ public:
+  explicit Colourer(Buffer<C>& out) : out_(out) {}
+
+  // highlight_escaped: the text with a line break put first (so every line-start rule starts with one), coloured,
+  // that break left out again; `in` holds that text meanwhile. With `escape`, the text is HTML-escaped first (`&`,
+  // `<`, `>`).
+  void Highlight(const C* text, size_t n, bool escape, Buffer<C>& in) {
+    in.clear();
+    in.Put('\n');
+    if (!escape) {
+      in.Append(text, n);
+    } else {
+      size_t run = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const C c = text[i];
+        if (c != '&' && c != '<' && c != '>') continue;
+        in.Append(text + run, i - run);
+        if (c == '&') {
+          in.Ascii("&amp;", 5);
+        } else {
+          in.Ascii(c == '<' ? "&lt;" : "&gt;", 4);
+        }
+        run = i + 1;
+      }
+      in.Append(text + run, n - run);
+    }
+    const size_t mark = out_.size();
+    Colourer inner(out_);
+    inner.s_ = in.data();
+    inner.n_ = in.size();
+    inner.Leading();
+    out_.Erase(mark);  // always the break put first
+  }
+
+ private:
+  Buffer<C>& out_;
   const C* s_ = nullptr;
   size_t n_ = 0;
   size_t close_bracket_from_ = SIZE_MAX, close_bracket_at_ = 0;  // the last search for `]` (attributes)
@@ -156,24 +209,26 @@ class Colourer {
 
   static constexpr size_t kNo = SIZE_MAX;
 
-  void Ascii(const char* a) {
-    for (; *a; ++a) out_.push_back(static_cast<C>(static_cast<unsigned char>(*a)));
+  template <size_t N>
+  void Ascii(const char (&a)[N]) {
+    out_.Ascii(a, N - 1);
   }
-  void Raw(size_t b, size_t e) { out_.insert(out_.end(), s_ + b, s_ + e); }
+  void Raw(size_t b, size_t e) { out_.Append(s_ + b, e - b); }
   // One span a line: a token over several lines is closed and reopened at each break (an empty piece gets none).
   void Span(const char* cls, size_t b, size_t e) {
+    const size_t cls_len = std::strlen(cls);
     while (true) {
       size_t nl = b;
       while (nl < e && s_[nl] != '\n') ++nl;
       if (nl > b) {
         Ascii("<span class=\"");
-        Ascii(cls);
+        out_.Ascii(cls, cls_len);
         Ascii("\">");
         Raw(b, nl);
         Ascii("</span>");
       }
       if (nl == e) return;
-      out_.push_back('\n');
+      out_.Put('\n');
       b = nl + 1;
     }
   }
@@ -332,7 +387,10 @@ class Colourer {
           if (Declaration(i, &ws, &name, &name_end, &paren)) {
             Code(pos, i + 1);
             Raw(i + 1, ws);
-            Highlight(s_ + ws, name - ws, false);  // the modifiers and type, coloured as code of their own
+            {
+              Buffer<C> types;  // (small: the modifiers and type of one declaration)
+              Highlight(s_ + ws, name - ws, false, types);  // coloured as code of their own
+            }
             Span("nf", name, name_end);
             Raw(name_end, paren + 1);
             pos = i = paren + 1;
@@ -628,11 +686,17 @@ class Colourer {
 
 // The HTML of `text` (of `kind`, a str's code units): one str, or its lines as highlight_lines gives them (split at
 // the breaks, the empty piece after a last break left out).
+// The HTML of `text` (of `kind`, a str's code units): one str, or its lines as highlight_lines gives them (split at
+// the breaks, the empty piece after a last break left out).
 template <typename C>
 py::object Colour(const void* data, Py_ssize_t n, int kind, bool escape, bool lines) {
-  std::vector<C> out;
-  out.reserve(static_cast<size_t>(n) * 3 + 16);
-  Colourer<C>(out).Highlight(static_cast<const C*>(data), static_cast<size_t>(n), escape);
+  static thread_local Buffer<C> in, out;  // (the GIL is held throughout: no other call in this thread meanwhile)
+  constexpr size_t kKeep = size_t{16} << 20;
+  struct Trim {
+    ~Trim() { in.Trim(kKeep), out.Trim(kKeep); }
+  } trim;
+  out.clear();
+  Colourer<C>(out).Highlight(static_cast<const C*>(data), static_cast<size_t>(n), escape, in);
   if (!lines) {
     PyObject* s = PyUnicode_FromKindAndData(kind, out.data(), static_cast<Py_ssize_t>(out.size()));
     if (!s) throw py::error_already_set();
@@ -641,9 +705,8 @@ py::object Colour(const void* data, Py_ssize_t n, int kind, bool escape, bool li
   py::list result;
   const C* p = out.data();
   const C* end = p + out.size();
-  while (true) {
+  while (p != end) {  // (an empty text has no line)
     const C* nl = std::find(p, end, static_cast<C>('\n'));
-    if (nl == end && p == end) break;  // (an empty text has no line)
     PyObject* s = PyUnicode_FromKindAndData(kind, p, nl - p);
     if (!s) throw py::error_already_set();
     if (PyList_Append(result.ptr(), s) < 0) {
