@@ -148,6 +148,7 @@ class Buffer {
     for (size_t i = 0; i < k; ++i) w[i] = static_cast<C>(static_cast<unsigned char>(a[i]));
     size_ += k;
   }
+  void Resize(size_t size) { size_ = size; }  // (only ever smaller)
   void Erase(size_t at) {
     std::copy(data_ + at + 1, data_ + size_, data_ + at);
     --size_;
@@ -454,15 +455,10 @@ class Colourer {
       Raw(b, e);
       return;
     }
-    for (; i < e; ++i) {
-      const C c = s_[i];
-      // An odd character, or _FULL_WORD (class|struct|namespace|using|extern|global, inside names too).
-      if (IsOdd(c) || (Is(c, kFullStart) && FullWordAt(i, e))) {
-        Full(b, e);
-        return;
-      }
-    }
-    PlainWords(b, e);
+    const size_t mark = out_.size();
+    if (PlainWords(b, e)) return;
+    out_.Resize(mark);  // not plain after all
+    Full(b, e);
   }
 
   bool FullWordAt(size_t i, size_t e) const {
@@ -504,8 +500,10 @@ class Colourer {
   }
 
   // Plain code (no odd character, no word with a rule of its own): keywords and types by a table, numbers (with no
-  // look behind: csharp_colour._WORDS); nothing else coloured.
-  void PlainWords(size_t b, size_t e) {
+  // look behind: csharp_colour._WORDS); nothing else coloured. False, having written part of it, where the code is
+  // not plain: an odd character, or _FULL_WORD (class|struct|namespace|using|extern|global, inside names too; all
+  // letters, so only in a word of at least five).
+  bool PlainWords(size_t b, size_t e) {
     size_t raw = b, i = b;
     while (i < e) {
       const C c = s_[i];
@@ -516,6 +514,10 @@ class Colourer {
         raw = i = end;
       } else if (IsIdStart(c)) {
         const size_t w = WordEnd(i + 1, e);
+        if (w - i >= 5) {
+          for (size_t k = i; k + 5 <= w; ++k)
+            if (Is(s_[k], kFullStart) && FullWordAt(k, w)) return false;
+        }
         const Word kind = WordOf(s_ + i, w - i);
         if (kind == kType || kind == kKeyword) {
           Raw(raw, i);
@@ -527,10 +529,12 @@ class Colourer {
           i = w;
         }
       } else {
+        if (IsOdd(c)) return false;
         ++i;
       }
     }
     Raw(raw, e);
+    return true;
   }
 
   // --- the full rules (csharp_colour._INNER), over [b, e) as a text of its own ---------------------------------
