@@ -82,7 +82,8 @@ _PIECES = ["int", "int?", "void?", "x", "x?", "1", "12.5e+3f", "0x1F", "1.", "1e
            "alias", "(", ")", "[", "]", "[]", "[Attr]", "\n[A(1)]\n", "\n  [A]", "{", "}", ";", ".", ",", ":",
            "::", "=>", "&&", "?", "\\", "`", "©", "€", "→", "return", "Foo", "public", "static", "\n    public static int F(",
            "string[] G(", "int[]\nH (", "\nclass C\n{\n", "Foo<int> H<T>(", "\nA B(", "\n@a @b(", "\nx y\nz (",
-           "namespace A.B.C", "using @x.y", "class @C", "struct\nS", "async", "as", "value", "é if"]
+           "namespace A.B.C", "using @x.y", "class @C", "struct\nS", "async", "as", "value", "é if",
+           "\u200b", "e\u0301", "\U0001d7d8", "Ⅻ", "\U00010000", "\u202e", "\ufeff", "ﬁ", "İ"]
 
 
 def _random_text(rng: random.Random) -> str:
@@ -101,6 +102,12 @@ def test_random_text():
                                   "\ud800 x", "x" * 100_000 + " int", "\n[" + "a" * 10_000, ("\n[" * 2000) + "]"])
 def test_edge_texts(text):
     _same(text)
+
+
+def test_a_text_bigger_than_the_kept_buffers():
+    # Past what the native code keeps between calls (then freed): the same lines, and the next call as usual.
+    assert _native.csharp_lines("int x;\n" * 700_000) == ['<span class="kt">int</span> x;'] * 700_000
+    assert _native.csharp_lines("int x;") == ['<span class="kt">int</span> x;']
 
 
 def test_not_a_str():
