@@ -114,7 +114,7 @@ bool IsPreprocWord(const C* p, size_t n) {
   return WordTable::Find(kWords.preproc, p, n) == kPreproc;
 }
 
-// A growing array of code units, written without a check per unit (Room first). Kept between calls (Scratch):
+// A growing array of code units, written without a check per unit (Room first). Colour keeps two between calls:
 // a fresh buffer per file cost a page fault per page.
 template <typename C>
 class Buffer {
