@@ -726,7 +726,9 @@ py::object Colour(const void* data, Py_ssize_t n, int kind, bool escape, bool li
 
 py::object ColourStr(py::str text, bool escape, bool lines) {
   PyObject* o = text.ptr();
+#if PY_VERSION_HEX < 0x030C0000  // (every str is ready from 3.12 on; the macro is deprecated there)
   if (PyUnicode_READY(o) < 0) throw py::error_already_set();
+#endif
   const Py_ssize_t n = PyUnicode_GET_LENGTH(o);
   const void* data = PyUnicode_DATA(o);
   switch (PyUnicode_KIND(o)) {
