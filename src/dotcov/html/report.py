@@ -15,10 +15,9 @@ Output is deterministic: nothing depends on the clock, the machine or dict order
 except the `timestamp` passed in. `index.html` is removed first and written last
 (atomically), so a directory with an `index.html` holds a complete report.
 
-Speed: each file is lexed once (never per line): C# by html_csharp's single regular expression, which
+Speed: each file is lexed once (never per line): C# by html_csharp (native code), which
 only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
-HTML directly. Given a cache directory, each source's
-colours are kept for the next report (cache.py). Big pages are written around their rows, never held
+HTML directly. Big pages are written around their rows, never held
 as one string (_write_around).
 """
 
@@ -37,7 +36,6 @@ import jinja2
 from markupsafe import Markup
 
 from dotcov import __version__
-from dotcov.html import cache as html_cache
 from dotcov.html import csharp as html_csharp
 from dotcov.html import directory as html_dir
 from dotcov.html import methods as html_methods
@@ -125,7 +123,7 @@ def _normalize(text: str, path: str) -> str:
 def highlight_lines(text: str, path: str) -> list[str]:
     """The source `text` as one HTML string per line (escaped, with token spans).
 
-    C# is coloured by html_csharp (one regular expression, Pygments' classes for the coloured tokens); F#,
+    C# is coloured by html_csharp (native code, Pygments' classes for the coloured tokens); F#,
     VB and other files by Pygments. The file is lexed once; a token that spans lines (a block comment, a verbatim
     string) is split into one span per line so every line stands on its own.
     """
@@ -133,11 +131,7 @@ def highlight_lines(text: str, path: str) -> list[str]:
     if os.path.splitext(path)[1].lower() in _CSHARP:
         if text.startswith("\ufeff"):  # as Pygments' Lexer.get_tokens
             text = text[1:]
-        html = html_csharp.highlight_escaped(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
-        lines = html.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        return lines
+        return html_csharp.lines(text)
     from dotcov.html import pygments_colours as html_pygments  # (only for F#, VB and other files: Pygments takes a while to import)
 
     lines = html_pygments.highlight(text, path).split("\n")
@@ -349,8 +343,7 @@ def _plain_row(hits: int | None) -> tuple[str, str, str]:
             f'</a><span class="hits">{hits_text}</span><span class="src">')
 
 
-def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict,
-                colours: html_cache.ColourCache | None) -> None:
+def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict) -> None:
     try:
         data = Path(job.path).read_bytes()
     except OSError:
@@ -362,9 +355,7 @@ def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict,
         numbers: Iterable[int] = sorted(data_lines)
         beyond = False
     else:
-        def colour() -> list[str]:
-            return highlight_lines(_decode(data), job.path)
-        source = colours.lines(job.path, data, colour) if colours is not None else colour()
+        source = highlight_lines(_decode(data), job.path)
         numbers = range(1, max(len(source), last) + 1)
         beyond = last > len(source)
     nums = job.numbers
@@ -420,15 +411,12 @@ def _write_around(path: Path, render, body: Iterable[str]) -> None:
         f.write(tail.encode("utf-8", "surrogatepass"))
 
 
-def write_pages(directory: str, jobs: list[PageJob], common: dict, cache_dir: str | None = None) -> int:
-    """Writes the file pages of `jobs` into `directory`. `cache_dir`: where sources' colours are kept
-    (cache.py). Returns how many sources' colours were added to it."""
+def write_pages(directory: str, jobs: list[PageJob], common: dict) -> None:
+    """Writes the file pages of `jobs` into `directory`."""
     env = _environment()
     out = Path(directory)
-    colours = html_cache.ColourCache(cache_dir) if cache_dir is not None else None
     for job in jobs:
-        _write_page(out / job.page, env, job, common, colours)
-    return colours.misses if colours is not None else 0
+        _write_page(out / job.page, env, job, common)
 
 
 # --- index ---------------------------------------------------------------------
@@ -452,8 +440,7 @@ def _sort_number(value: float) -> str:
 def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Coverage report",
                version: str = __version__, timestamp=None, relative_to: str | None = None,
                show_contexts: bool = False, precision: int = 0,
-               history=None, history_options: dict | None = None, warn=None,
-               cache_dir: str | os.PathLike | None = None) -> Path:
+               history=None, history_options: dict | None = None, warn=None) -> Path:
     """Writes the report into `directory` (created if needed) and returns the path of its index.html.
 
     `relative_to` defaults to `result.source_root` (as `dotcov report`); `timestamp` (seconds
@@ -465,9 +452,6 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     `history` (a directory) keeps a record of this run there and shows coverage over time on the index
     (reports/history.py; `history_options` are passed to history.update); `warn(message)` is told of history
     records that cannot be read (they are also shown on the index).
-
-    `cache_dir` (the data directory's `cache/`): the sources' colours are kept in its `html/` for the next
-    report (cache.py); None colours every file afresh and keeps nothing.
     """
     out = Path(directory)
     previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
@@ -506,8 +490,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
                            files[i + 1].page if i + 1 < len(files) else None, show_contexts)
                  for i, f in enumerate(files)]
-    colour_dir = str(Path(cache_dir) / html_cache.SUBDIR) if cache_dir is not None else None
-    added = write_pages(str(out), page_jobs, common, colour_dir)  # sources' colours added to the cache
+    write_pages(str(out), page_jobs, common)
     methods = html_methods.method_table([(f.fc, f.name, f.page) for f in files], precision, has_branches,
                                         wrap_name)
     # The search across files (search.py): scripts the pages load when the search box is used.
@@ -517,10 +500,6 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     html_dir.write_manifest(out, previous | written)
     search.write(out)
     index_html = _write_rest(out, analysis, files, common, hist, precision, has_branches, methods)
-    # The cache only grows by what a report adds: pruned after one that added colours, or when it holds more
-    # files than it may (left by reports that could not prune); a report of unchanged sources scans nothing.
-    if colour_dir is not None and (added or html_cache.over_count(colour_dir)):
-        html_cache.prune(colour_dir)
     tmp = out / ".index.html.tmp"
     _write(tmp, index_html)
     os.replace(tmp, index)
