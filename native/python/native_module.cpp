@@ -20,6 +20,7 @@
 #include "native_apply.h"
 #include "native_il.h"
 #include "native_plan.h"
+#include "native_rows.h"
 #include "native_symbols.h"
 #include "native_xml.h"
 
@@ -265,4 +266,5 @@ PYBIND11_MODULE(_native, m) {
   RegisterApply(m);
   RegisterPlan(m);
   RegisterXml(m);
+  RegisterRows(m);
 }
