@@ -159,3 +159,13 @@ def test_python_code_run_by_a_row_may_make_rows_or_change_the_source():
     source[1] = Shrinks()
     rows = report._line_rows(range(1, 6), source, job({n: 1 for n in range(1, 6)})).decode()
     assert rows.count('<span class="src">x</span>') == 1 and '<span class="src">s</span>' in rows
+
+
+def test_lines_held_in_other_ways_are_looked_up_as_python_does():
+    from types import MappingProxyType
+
+    source = ["a", "b", "c"]
+    both(range(1, 4), source, job({1.0: 3, 2: 0, True: 7}))  # keys equal to a line's int but not ints
+    both(range(1, 4), source, job(MappingProxyType({1: 3, 3: 0}), MappingProxyType({1: (1, 2, ["x"])})))
+    both(range(1, 100_000), None, job({5: 1, 99_998: 0}))  # far more lines than the data has
+    both(range(-3, 5), source, job({-1: 2, 0: 0, 2: None, 4: 1}, {2: None, 4: (0, 1, [])}))

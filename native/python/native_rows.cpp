@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace py = pybind11;
 
@@ -218,10 +219,25 @@ class Rows {
     any_not_measured_ = NonEmpty(not_measured_);
   }
 
-  // The row of line `key`, an int (`n` its value when `fits`, else it lies beyond every source line).
-  void Append(PyObject* key, long long n, bool fits) {
-    py::object hits = Get(lines_, key);
-    py::object branch = Get(branches_, key);
+  // The row of line `key`, an int (`n` its value when `fits`, else it lies beyond every source line); `key` null:
+  // the int `n`, made only if needed. `found`: its hits and branch outcomes (borrowed), else looked up here.
+  void Append(PyObject* key, long long n, bool fits, const PyObject* const* found = nullptr) {
+    py::object made_key;
+    auto key_object = [&]() {
+      if (key == nullptr) {
+        made_key = Steal(PyLong_FromLongLong(n));
+        key = made_key.ptr();
+      }
+      return key;
+    };
+    py::object hits, branch;
+    if (found != nullptr) {
+      hits = py::reinterpret_borrow<py::object>(const_cast<PyObject*>(found[0]));
+      branch = py::reinterpret_borrow<py::object>(const_cast<PyObject*>(found[1]));
+    } else {
+      hits = Get(lines_, key);
+      branch = Get(branches_, key);
+    }
     if (branch && branch.is_none()) branch = py::object();
     if (hits && hits.is_none()) hits = py::object();
     std::string_view cls;
@@ -229,10 +245,10 @@ class Rows {
     hits_text_.clear();
     bool note = false;
     py::object reason;
-    if (any_excluded_ && Contains(excluded_, key)) {
+    if (any_excluded_ && Contains(excluded_, key_object())) {
       cls = "l exc";
       title_ = " title=\"excluded from coverage\"";
-    } else if (any_not_measured_ && (reason = Get(not_measured_, key))) {
+    } else if (any_not_measured_ && (reason = Get(not_measured_, key_object()))) {
       cls = "l nm";
       std::string raw = "not measured: ";
       AppendFormatted(raw, reason.ptr());
@@ -267,14 +283,14 @@ class Rows {
     }
     char digits[24];
     std::string_view number;
-    long long small;
-    if (SmallInt(key, &small)) {
+    long long small = n;
+    if (key == nullptr || SmallInt(key, &small)) {
       number = {digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, small).ptr - digits)};
     } else {
       number = FormattedView(key, number_);
     }
     std::string_view cell;
-    if (cells_ != nullptr) cell = Cell(key, hits);
+    if (cells_ != nullptr) cell = Cell(key_object(), hits);
     std::string_view src;
     // (the size read again: Python code run for this row may have changed a list)
     if (fits && n > 0 && n <= nsrc_ && n <= PySequence_Fast_GET_SIZE(source_.ptr()))
@@ -373,6 +389,36 @@ class Rows {
   Buffer* out_;
 };
 
+// A dict's values by line, for the lines of a range, from a copy of the dict (so Python code run for a row cannot
+// change what it holds): each row then finds its hits without making an int and hashing it. `Load` is false when
+// the dict is not a plain one with int keys, or the range is far wider than the lines it holds: then rows look
+// their values up (comparing keys as Python does).
+class ByLine {
+ public:
+  bool Load(PyObject* mapping, long long start, long long stop, Py_ssize_t source_lines) {
+    if (!PyDict_CheckExact(mapping)) return false;
+    const Py_ssize_t size = PyDict_GET_SIZE(mapping);
+    if (stop - start > 4 * static_cast<long long>(size + source_lines) + 4096) return false;
+    copy_ = Steal(PyDict_Copy(mapping));
+    start_ = start;
+    values_.assign(static_cast<size_t>(std::max(stop - start, 0LL)), nullptr);
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(copy_.ptr(), &pos, &key, &value)) {
+      long long n;
+      if (!SmallInt(key, &n)) return false;
+      if (n >= start && n < stop && value != Py_None) values_[static_cast<size_t>(n - start)] = value;
+    }
+    return true;
+  }
+  const PyObject* At(long long n) const { return values_[static_cast<size_t>(n - start_)]; }
+
+ private:
+  py::object copy_;
+  std::vector<const PyObject*> values_;
+  long long start_ = 0;
+};
+
 // See html/report.py's _line_rows for what each argument holds.
 py::bytes LineRows(py::object numbers, py::object source, py::object lines, py::object branches, py::object excluded,
                    py::object not_measured, py::object cells) {
@@ -381,6 +427,16 @@ py::bytes LineRows(py::object numbers, py::object source, py::object lines, py::
     long long start, stop, step;
     if (SmallInt(numbers.attr("start").ptr(), &start) && SmallInt(numbers.attr("stop").ptr(), &stop) &&
         SmallInt(numbers.attr("step").ptr(), &step) && step == 1) {
+      ByLine hits, branch;
+      const Py_ssize_t source_lines = source.is_none() ? 0 : PyObject_Size(source.ptr());
+      if (source_lines < 0) throw py::error_already_set();
+      if (hits.Load(lines.ptr(), start, stop, source_lines) && branch.Load(branches.ptr(), start, stop, source_lines)) {
+        for (long long n = start; n < stop; ++n) {
+          const PyObject* found[2] = {hits.At(n), branch.At(n)};
+          rows.Append(nullptr, n, true, found);
+        }
+        return rows.Finish();
+      }
       for (long long n = start; n < stop; ++n) {
         py::object key = Steal(PyLong_FromLongLong(n));
         rows.Append(key.ptr(), n, true);

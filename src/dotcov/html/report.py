@@ -294,11 +294,11 @@ def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict,
         data = Path(job.path).read_bytes()
     except OSError:
         data = None
-    data_lines = set(job.lines) | job.excluded | set(job.branches) | set(job.not_measured)
-    last = max(data_lines, default=0)
+    last = max((max(lines) for lines in (job.lines, job.excluded, job.branches, job.not_measured) if lines),
+               default=0)  # the data's last line
     if data is None:
         source = None
-        numbers: Iterable[int] = sorted(data_lines)
+        numbers: Iterable[int] = sorted(set(job.lines) | job.excluded | set(job.branches) | set(job.not_measured))
         beyond = False
     else:
         def colour() -> list[str]:
