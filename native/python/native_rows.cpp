@@ -167,7 +167,6 @@ class Buffer {
     return data_ + size_;
   }
   void Done(char* end) { size_ = static_cast<size_t>(end - data_); }
-  void Append(std::string_view s) { Done(Put(Room(s.size()), s)); }
   std::string_view View() const { return {data_, size_}; }
   // Empty again; memory beyond what a big page needs goes back.
   void Clear() {
@@ -200,6 +199,27 @@ class Buffer {
 // makes rows too, or lets another thread make them): that call then uses a buffer of its own.
 Buffer* shared_buffer = new Buffer();  // (never destroyed: no destructor runs after the interpreter is gone)
 
+// A call's buffer: the shared one if free, given back (empty) when the call ends, however it ends.
+class BufferLease {
+ public:
+  BufferLease() : shared_(std::exchange(shared_buffer, nullptr)) {
+    if (shared_ == nullptr) own_ = std::make_unique<Buffer>();
+  }
+  ~BufferLease() {
+    if (shared_ != nullptr) {
+      shared_->Clear();
+      shared_buffer = shared_;
+    }
+  }
+  BufferLease(const BufferLease&) = delete;
+  BufferLease& operator=(const BufferLease&) = delete;
+  Buffer* get() { return shared_ != nullptr ? shared_ : own_.get(); }
+
+ private:
+  Buffer* shared_;
+  std::unique_ptr<Buffer> own_;
+};
+
 constexpr std::string_view kEmptyCell = "<span class=\"ctx\"></span>";
 
 class Rows {
@@ -207,10 +227,7 @@ class Rows {
   Rows(py::object source, py::object lines, py::object branches, py::object excluded, py::object not_measured,
        py::object cells)
       : lines_(lines.ptr()), branches_(branches.ptr()), excluded_(excluded.ptr()), not_measured_(not_measured.ptr()),
-        cells_(cells.is_none() ? nullptr : cells.ptr()), shared_(std::exchange(shared_buffer, nullptr)) {
-    if (shared_ == nullptr) own_ = std::make_unique<Buffer>();
-    out_ = shared_ != nullptr ? shared_ : own_.get();
-    out_->Clear();
+        cells_(cells.is_none() ? nullptr : cells.ptr()), out_(lease_.get()) {
     if (!source.is_none()) {
       source_ = Steal(PySequence_Fast(source.ptr(), "a page's source must be a sequence of lines"));
       nsrc_ = PySequence_Fast_GET_SIZE(source_.ptr());
@@ -330,20 +347,9 @@ class Rows {
     out_->Done(Buffer::Put(at, kEnd));
   }
 
-  ~Rows() {
-    if (shared_ != nullptr) {
-      shared_->Clear();
-      shared_buffer = shared_;
-    }
-  }
-  Rows(const Rows&) = delete;
-  Rows& operator=(const Rows&) = delete;
-
   py::bytes Finish() {
     std::string_view rows = out_->View();
-    py::bytes bytes(rows.data(), rows.size());
-    out_->Clear();
-    return bytes;
+    return py::bytes(rows.data(), rows.size());
   }
 
  private:
@@ -384,8 +390,7 @@ class Rows {
   Py_ssize_t nsrc_ = 0;
   bool any_excluded_ = false, any_not_measured_ = false, first_ = true;
   std::string title_, hits_text_, note_, number_, source_text_, cell_text_;  // (reused from row to row)
-  Buffer* shared_;
-  std::unique_ptr<Buffer> own_;
+  BufferLease lease_;
   Buffer* out_;
 };
 
