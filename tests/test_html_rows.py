@@ -122,6 +122,7 @@ def test_escape_is_the_oracles():
     dict(branches={1: (1, 2, [3])}),  # a missed outcome that is not text
     dict(branches={1: (1, 2, 5)}),  # missed outcomes that are not a list
     dict(numbers=["1"]),  # a line number that is not an int
+    dict(source=5),  # a source that is not a list of lines
     dict(source=[1.5]),  # (formatted as an f-string would: no error)
 ])
 def test_odd_values_raise_python_errors_not_crash(bad):
@@ -134,6 +135,7 @@ def test_odd_values_raise_python_errors_not_crash(bad):
             report._line_rows(numbers, source, j)
     else:
         assert report._line_rows(numbers, source, j) == expected
+    both(range(1, 3), ["a", "b"], job({1: 0, 2: 1}))  # and the next page is made as ever
 
 
 def test_escape_takes_only_text():
