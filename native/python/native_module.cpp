@@ -21,6 +21,7 @@
 #include "native_csharp.h"
 #include "native_il.h"
 #include "native_plan.h"
+#include "native_rows.h"
 #include "native_symbols.h"
 #include "native_xml.h"
 
@@ -267,4 +268,5 @@ PYBIND11_MODULE(_native, m) {
   RegisterPlan(m);
   RegisterXml(m);
   RegisterCsharp(m);
+  RegisterRows(m);
 }

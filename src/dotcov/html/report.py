@@ -19,6 +19,8 @@ Speed: each file is lexed once (never per line): C# by html_csharp (native code)
 only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
 HTML directly. Big pages are written around their rows, never held
 as one string (_write_around).
+
+A page's rows are made by native code (native/python/native_rows.cpp) as UTF-8 bytes, written as they are.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import jinja2
 from markupsafe import Markup
 
 from dotcov import __version__
+from dotcov._native import html_escape as _escape, html_line_rows
 from dotcov.html import csharp as html_csharp
 from dotcov.html import directory as html_dir
 from dotcov.html import methods as html_methods
@@ -202,19 +205,6 @@ def _collect(analysis: Analysis, root: str | None) -> list[_File]:
 
 # --- file pages ----------------------------------------------------------------
 
-def _escape(text: str) -> str:
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("'", "&#39;"))
-
-
-def _branch_text(covered: int, total: int, missed_outcomes: list[str]) -> str:
-    """A line's branch outcomes as its title says them (escaped)."""
-    text = f"{covered} of {total} branch outcomes taken"
-    if missed_outcomes:
-        text += "; missed: " + "; ".join(missed_outcomes)
-    return _escape(text)
-
-
 def _context_sets(contexts: dict[int, frozenset[str]]) -> tuple[dict[int, int], str]:
     """The page's tests once: (line -> index of its set of tests, the JSON of {"names": sorted names, "sets":
     [[name indexes]]}). Lines of one method mostly share a set, so hundreds of tests per line cost a few bytes
@@ -269,78 +259,27 @@ def _page_job(f: _File, prev_page: str | None, next_page: str | None, contexts: 
 
 
 def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
-               context_sets: dict[int, int] | None = None) -> str:
-    lines = job.lines
-    contexts = job.contexts if context_sets is not None else None
-    branches = job.branches
-    excluded = job.excluded
-    not_measured = job.not_measured
-    rows = []
-    append = rows.append
-    nsrc = len(source) if source is not None else 0
-    # Most lines have no branch and no special state: their title needs no escaping ("run 3×", "not run").
-    get_hits, get_branch = lines.get, branches.get
-    special = excluded or not_measured  # most files have neither
-    # A plain line's row around its number and text depends on its hits alone: made once per hit count.
-    plain: dict[int | None, tuple[str, str, str]] = {}
-    get_plain = plain.get
-    simple = contexts is None and not special  # then a line without branches is a plain row
-    for n in numbers:
-        hits = get_hits(n)
-        if simple and n not in branches:  # (most rows: their number made text once, not thrice)
-            around = get_plain(hits)
-            if around is None:
-                around = plain[hits] = _plain_row(hits)
-            s = str(n)
-            append(f'{around[0]}{s}{around[1]}{s}">{s}{around[2]}{source[n - 1] if 0 < n <= nsrc else ""}'
-                   '</span></div>')
-            continue
-        br = get_branch(n)
-        if br is None and contexts is None and not (special and (n in excluded or n in not_measured)):
-            around = get_plain(hits)
-            if around is None:
-                around = plain[hits] = _plain_row(hits)
-            src = source[n - 1] if 0 < n <= nsrc else ""
-            append(f'{around[0]}{n}{around[1]}{n}">{n}{around[2]}{src}</span></div>')
-            continue
-        note = ""
-        if special and n in excluded:
-            cls, hits_text, title_attr = "l exc", "", ' title="excluded from coverage"'
-        elif special and n in not_measured:
-            cls, hits_text = "l nm", ""
-            title_attr = f' title="{_escape(f"not measured: {not_measured[n]}")}"'
-        elif hits is None:
-            cls, hits_text, title_attr = "l", "", ""
-        elif hits == 0:
-            cls, hits_text = "l mis", "0"
-            title_attr = f' title="not run; {_branch_text(*br)}"' if br else ' title="not run"'
-        elif br is not None and br[0] < br[1]:
-            cls, hits_text = "l par", str(hits)
-            text = _branch_text(*br)
-            title_attr = f' title="run {hits}\u00d7; {text}"'
-            note = f'<span class="note">{text}</span>'
-        else:
-            cls, hits_text = "l run", str(hits)
-            title_attr = f' title="run {hits}\u00d7; {_branch_text(*br)}"' if br else f' title="run {hits}\u00d7"'
-        src = source[n - 1] if 0 < n <= nsrc else ""
-        ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None, context_sets.get(n))
-        n = str(n)
-        append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
-               f'<span class="hits">{hits_text}</span>{ctx}<span class="src">{src}{note}</span></div>')
-    return "\n".join(rows)
+               context_sets: dict[int, int] | None = None) -> bytes:
+    """The rows of lines `numbers` (`source`: the page's coloured lines, None when the file cannot be read;
+    `context_sets`: line -> index of its set of tests, None unless the page lists tests), joined by newlines, as
+    UTF-8. Written by native/python/native_rows.cpp: a line's class, title and note come from its hits, branch
+    outcomes, exclusion or reason for not being measured; a line that ran shows its tests' cell."""
+    cells = None if context_sets is None else _context_cells(job.contexts, context_sets)
+    return html_line_rows(numbers, source, job.lines, job.branches, job.excluded, job.not_measured, cells)
 
 
-def _plain_row(hits: int | None) -> tuple[str, str, str]:
-    """The parts of a row without branches or a special state (as _line_rows' general case writes it) around
-    its line number (three times) and its text."""
-    if hits is None:
-        cls, hits_text, title_attr = "l", "", ""
-    elif hits == 0:
-        cls, hits_text, title_attr = "l mis", "0", ' title="not run"'
-    else:
-        cls, hits_text, title_attr = "l run", str(hits), f' title="run {hits}\u00d7"'
-    return (f'<div class="{cls}" id="L', f'"{title_attr}><a class="ln" href="#L',
-            f'</a><span class="hits">{hits_text}</span><span class="src">')
+def _context_cells(contexts: dict[int, frozenset[str]], context_sets: dict[int, int]) -> dict[int, str]:
+    """The tests' cell of each line some test ran, made once per set of tests."""
+    by_set: dict[int, str] = {}
+    cells = {}
+    for line, names in contexts.items():
+        if names:
+            i = context_sets[line]
+            cell = by_set.get(i)
+            if cell is None:
+                cell = by_set[i] = _contexts_cell(names, i)
+            cells[line] = cell
+    return cells
 
 
 def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict) -> None:
@@ -348,11 +287,11 @@ def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict)
         data = Path(job.path).read_bytes()
     except OSError:
         data = None
-    data_lines = set(job.lines) | job.excluded | set(job.branches) | set(job.not_measured)
-    last = max(data_lines, default=0)
+    last = max((max(lines) for lines in (job.lines, job.excluded, job.branches, job.not_measured) if lines),
+               default=0)  # the data's last line
     if data is None:
         source = None
-        numbers: Iterable[int] = sorted(data_lines)
+        numbers: Iterable[int] = sorted(set(job.lines) | job.excluded | set(job.branches) | set(job.not_measured))
         beyond = False
     else:
         source = highlight_lines(_decode(data), job.path)
@@ -395,19 +334,20 @@ def _write(path: Path, text: str) -> None:
 _BODY = Markup("\x00dotcov-body\x00")  # where a page's big part goes (no template or text makes a NUL)
 
 
-def _write_around(path: Path, render, body: Iterable[str]) -> None:
-    """Writes `render(_BODY)` with the pieces of `body` in place of _BODY, as `render(Markup(join(body)))`
-    would, without ever holding the page (tens of MB for the method page at a million statements) as one
-    string: on this machine each fresh megabyte costs page faults, and one page was made four times over
+def _write_around(path: Path, render, body: Iterable[str | bytes]) -> None:
+    """Writes `render(_BODY)` with the pieces of `body` (str, or bytes in UTF-8) in place of _BODY, as
+    `render(Markup(join(body)))` would, without ever holding the page (tens of MB for the method page at a million
+    statements) as one string: each fresh megabyte costs page faults, and one page was made four times over
     (joined, made Markup, escaped, concatenated) before it was encoded."""
     head, mark, tail = render(_BODY).partition(_BODY)
     if not mark or _BODY in tail:  # not where expected: make it the plain way
-        _write(path, render(Markup("".join(body))))
+        _write(path, render(Markup("".join(p if isinstance(p, str) else p.decode("utf-8", "surrogatepass")
+                                           for p in body))))
         return
     with open(path, "wb") as f:
         f.write(head.encode("utf-8", "surrogatepass"))
         for part in body:
-            f.write(part.encode("utf-8", "surrogatepass"))
+            f.write(part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass"))
         f.write(tail.encode("utf-8", "surrogatepass"))
 
 
