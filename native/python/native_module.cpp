@@ -18,6 +18,7 @@
 
 #include "dotcov/data_file.h"
 #include "native_apply.h"
+#include "native_branches.h"
 #include "native_il.h"
 #include "native_plan.h"
 #include "native_symbols.h"
@@ -265,4 +266,5 @@ PYBIND11_MODULE(_native, m) {
   RegisterApply(m);
   RegisterPlan(m);
   RegisterXml(m);
+  RegisterBranches(m);
 }

@@ -78,6 +78,15 @@ def encode(value):
     return ("c", value)
 
 
+def decode(code):
+    """The value `encode` gave `code` for: a Site, a number or an operation of them."""
+    if type(code) is int:
+        return Site(code)
+    if code[0] == "c":
+        return code[1]
+    return _Op(code[0], decode(code[1]), decode(code[2]))
+
+
 def evaluate(code, hits: list[int]) -> int:
     if type(code) is int:
         return hits[code]
