@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "dotcov/branch_facts.h"
+#include "dotcov/data_file.h"
 #include "dotcov/il_method.h"
 
 namespace py = pybind11;
@@ -48,7 +49,19 @@ Code Plus(const Code& a, const Code& b) {
   return py::make_tuple("+", a, b);
 }
 
-py::object Encode(const Code& c) { return c ? c : py::object(py::make_tuple("c", 0)); }
+py::object Encode(const Code& c) {
+  static PyObject* zero = py::make_tuple("c", 0).release().ptr();  // (immortal: shared, read-only)
+  return c ? c : py::reinterpret_borrow<py::object>(zero);
+}
+
+py::tuple Tuple(std::initializer_list<py::object> items) {
+  py::tuple t(items.size());
+  size_t i = 0;
+  for (const py::object& o : items) PyTuple_SET_ITEM(t.ptr(), i++, o.inc_ref().ptr());
+  return t;
+}
+
+py::object Bool(bool b) { return py::reinterpret_borrow<py::object>(b ? Py_True : Py_False); }
 
 // (kind, code) in the order the kinds first appeared, as the Python dicts keep them.
 using Outcomes = std::vector<std::pair<uint32_t, Code>>;
@@ -75,6 +88,43 @@ Outcomes FromCodes(const py::handle& kinds, const py::handle& codes) {
   return o;
 }
 
+// A site column: an array('I') (datafiles' columns as read) read in place, else any sequence of ints.
+class Column {
+ public:
+  explicit Column(const py::handle& o) {
+    if (PyObject_CheckBuffer(o.ptr()) && PyObject_GetBuffer(o.ptr(), &view_, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) == 0) {
+      if (view_.itemsize == 4 && view_.format != nullptr && std::string(view_.format) == "I") {
+        words_ = static_cast<const uint32_t*>(view_.buf);
+        size_ = view_.len / 4;
+        return;
+      }
+      PyBuffer_Release(&view_);
+      view_.obj = nullptr;
+    }
+    PyErr_Clear();
+    fast_ = Steal(PySequence_Fast(o.ptr(), "site columns are sequences"));
+    items_ = PySequence_Fast_ITEMS(fast_.ptr());
+    size_ = PySequence_Fast_GET_SIZE(fast_.ptr());
+  }
+  ~Column() {
+    if (view_.obj != nullptr) PyBuffer_Release(&view_);
+  }
+  Column(const Column&) = delete;
+  Column& operator=(const Column&) = delete;
+  Py_ssize_t size() const { return size_; }
+  int64_t operator[](Py_ssize_t i) const { return words_ != nullptr ? words_[i] : AsInt(items_[i]); }
+  py::object object(Py_ssize_t i) const {
+    return words_ != nullptr ? Steal(PyLong_FromUnsignedLong(words_[i])) : py::reinterpret_borrow<py::object>(items_[i]);
+  }
+
+ private:
+  Py_buffer view_{};
+  const uint32_t* words_ = nullptr;
+  py::object fast_;
+  PyObject** items_ = nullptr;
+  Py_ssize_t size_ = 0;
+};
+
 struct Point {
   int64_t off, sl, sc, el, ec, doc;
   py::tuple tuple;
@@ -83,11 +133,12 @@ struct Point {
   }
 };
 
-// The last point at or before `offset` (points sorted), or -1.
+// The last sequence point at or before `offset`, or -1: of the points at the greatest such IL offset, the last.
 int Containing(const std::vector<Point>& points, int64_t offset) {
-  auto it = std::upper_bound(points.begin(), points.end(), offset,
-                             [](int64_t o, const Point& p) { return o < p.off; });
-  return static_cast<int>(it - points.begin()) - 1;
+  int best = -1;
+  for (size_t i = 0; i < points.size(); ++i)
+    if (points[i].off <= offset && (best < 0 || points[i].off >= points[best].off)) best = static_cast<int>(i);
+  return best;
 }
 
 py::object Substring(const py::object& s, int64_t start, int64_t end) {
@@ -98,7 +149,10 @@ py::object Substring(const py::object& s, int64_t start, int64_t end) {
   return Steal(PyUnicode_Substring(s.ptr(), start, end));
 }
 
-py::object Strip(const py::object& s) { return s.attr("strip")(); }
+py::object Strip(const py::object& s) {
+  static PyObject* name = PyUnicode_InternFromString("strip");
+  return Steal(PyObject_CallMethodNoArgs(s.ptr(), name));
+}
 
 // `line` without a trailing comment: a `mark` (VB's `'`, else `//`) outside a string literal and what follows it.
 py::object Uncommented(const py::object& line, bool vb) {
@@ -158,7 +212,7 @@ py::object Slice(const py::object& lines, bool vb, const Point& p) {
   return Steal(PyUnicode_Join(py::str(" ").ptr(), parts.ptr()));
 }
 
-std::vector<Point> ReadPoints(const py::handle& list) {
+std::vector<Point> ReadPoints(const py::handle& list, bool sort = true) {
   std::vector<Point> out;
   for (const py::handle& t : list) {
     py::tuple tup = py::reinterpret_borrow<py::tuple>(t);
@@ -167,7 +221,7 @@ std::vector<Point> ReadPoints(const py::handle& list) {
             AsInt(tup[4].ptr()), AsInt(tup[5].ptr()), tup};
     out.push_back(std::move(p));
   }
-  std::stable_sort(out.begin(), out.end());
+  if (sort) std::stable_sort(out.begin(), out.end());
   return out;
 }
 
@@ -202,9 +256,16 @@ class Analysis {
  public:
   Analysis(py::dict raw, py::dict bodies, py::object hooks, py::tuple names, bool read_sources)
       : raw_(std::move(raw)), bodies_(std::move(bodies)), hooks_(std::move(hooks)), names_(std::move(names)),
-        read_sources_(read_sources) {}
+        read_sources_(read_sources) {
+    sequence_points_ = raw_["sequence_points"];
+    methods_ = raw_["methods"];
+    attributes_ = raw_.attr("get")("attributes");
+    kickoff_ = raw_["kickoff"];
+    hidden_all_ = raw_.attr("get")("hidden_points");
+    compiler_generated_method_ = hooks_.attr("compiler_generated_method");
+  }
 
-  py::list Run(const py::sequence& tokens, const py::sequence& offsets, const py::sequence& kinds);
+  py::list Run(const py::object& tokens, const py::object& offsets, const py::object& kinds);
 
  private:
   Doc& DocOf(int64_t doc) {
@@ -222,12 +283,19 @@ class Analysis {
     if (!d.lines) d.lines = hooks_.attr("lines")(d.path);
     return *d.lines;
   }
-  py::object SliceOf(Doc& d, const Point& p) { return read_sources_ ? Slice(Lines(d), d.vb, p) : py::str(""); }
+  py::object SliceOf(Doc& d, const Point& p) { return read_sources_ ? Slice(Lines(d), d.vb, p) : py::object(empty_); }
   void Method(int64_t rid, const std::vector<size_t>& counted, const std::vector<size_t>& values,
               const std::vector<size_t>& operands);
+  void Method(int64_t rid, const std::vector<size_t>& counted, const std::vector<size_t>& values,
+              const std::vector<size_t>& operands, const py::object& points);
 
   py::dict raw_, bodies_;
   py::object hooks_;
+  py::object sequence_points_, methods_, attributes_, kickoff_, hidden_all_;
+  py::object compiler_generated_method_;
+  py::str unreadable_{"its IL could not be read from the assembly"}, whole_method_{"compiler-generated method"},
+      not_in_il_{"not a branch in the method's IL"}, whole_condition_{"whole condition, counted per operand"},
+      before_first_{"before the first sequence point"}, empty_{""};
   py::tuple names_;
   bool read_sources_;
   std::vector<Group> groups_;
@@ -236,36 +304,30 @@ class Analysis {
   py::dict said_;  // notes.py's notes of each statement shape
 };
 
-py::list Analysis::Run(const py::sequence& tokens, const py::sequence& offsets, const py::sequence& kinds) {
-  const uint32_t value_false = 0x80000000u, value_true = 0x80000001u;  // data_file.h's SiteKind
-  const uint32_t operand_skipped = 0x80000002u, operand_true = 0x80000004u;
+py::list Analysis::Run(const py::object& tokens, const py::object& offsets, const py::object& kinds) {
+  const uint32_t value_false = kValueFalse, value_true = kValueTrue, operand_skipped = kOperandSkipped,
+                 operand_true = kOperandTrue;
   // (token, offset, family) -> group; each method's groups of each family in first-seen order.
   std::map<int64_t, std::vector<size_t>[3]> methods;
   std::unordered_map<int64_t, std::unordered_map<int64_t, size_t>> index[3];
-  py::object tok_fast = Steal(PySequence_Fast(tokens.ptr(), "tokens")),
-             off_fast = Steal(PySequence_Fast(offsets.ptr(), "offsets")),
-             kind_fast = Steal(PySequence_Fast(kinds.ptr(), "kinds"));
-  const Py_ssize_t n = std::min({PySequence_Fast_GET_SIZE(tok_fast.ptr()), PySequence_Fast_GET_SIZE(off_fast.ptr()),
-                                 PySequence_Fast_GET_SIZE(kind_fast.ptr())});
-  PyObject** tk = PySequence_Fast_ITEMS(tok_fast.ptr());
-  PyObject** of = PySequence_Fast_ITEMS(off_fast.ptr());
-  PyObject** kd = PySequence_Fast_ITEMS(kind_fast.ptr());
+  const Column tk(tokens), of(offsets), kd(kinds);
+  const Py_ssize_t n = std::min({tk.size(), of.size(), kd.size()});
   for (Py_ssize_t i = 0; i < n; ++i) {
-    const int64_t kind = AsInt(kd[i]);
+    const int64_t kind = kd[i];
     if (kind == 0) continue;  // (a sequence point's counter)
     int family;
     if (kind >= 1 && kind < value_false) family = 0;
     else if (kind == value_false || kind == value_true) family = 1;
     else if (kind >= operand_skipped && kind <= operand_true) family = 2;
     else continue;
-    const int64_t token = AsInt(tk[i]), offset = AsInt(of[i]);
+    const int64_t token = tk[i], offset = of[i];
     auto& by_offset = index[family][token];
     auto [it, fresh] = by_offset.emplace(offset, groups_.size());
     if (fresh) {
-      Group g{offset, py::reinterpret_borrow<py::object>(of[i]), {}};
+      Group g{offset, of.object(i), {}};
       if (family == 1) g.outcomes = {{1, Code()}, {2, Code()}};
       if (family == 2)
-        g.outcomes = {{operand_skipped, Code()}, {operand_skipped + 1, Code()}, {operand_true, Code()}};
+        g.outcomes = {{operand_skipped, Code()}, {kOperandFalse, Code()}, {operand_true, Code()}};
       groups_.push_back(std::move(g));
       methods[token & 0x00FFFFFF][family].push_back(it->second);
     }
@@ -284,8 +346,8 @@ py::list Analysis::Run(const py::sequence& tokens, const py::sequence& offsets, 
       kinds_out.append(py::int_(k));
       codes.append(Encode(c));
     }
-    out.append(py::make_tuple(r.token, r.offset, r.path, r.line, kinds_out, codes, r.generated,
-                              py::bool_(r.is_switch), r.text, r.arms, r.notes, r.unclassified));
+    out.append(Tuple({r.token, r.offset, r.path, r.line, kinds_out, codes, r.generated, Bool(r.is_switch), r.text,
+                      r.arms, r.notes, r.unclassified}));
   }
   return out;
 }
@@ -293,21 +355,39 @@ py::list Analysis::Run(const py::sequence& tokens, const py::sequence& offsets, 
 void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std::vector<size_t>& values,
                       const std::vector<size_t>& operands) {
   py::int_ rid_obj(rid);
-  py::object pts = raw_["sequence_points"].attr("get")(rid_obj, py::list());
+  PyObject* pts = PyDict_Check(sequence_points_.ptr()) ? PyDict_GetItemWithError(sequence_points_.ptr(), rid_obj.ptr())
+                                                       : nullptr;
+  if (pts == nullptr && PyErr_Occurred()) throw py::error_already_set();
+  if (pts == nullptr && !PyDict_Check(sequence_points_.ptr()))
+    return Method(rid, counted, values, operands, sequence_points_.attr("get")(rid_obj, py::list()));
+  if (pts == nullptr) return;
+  Method(rid, counted, values, operands, py::reinterpret_borrow<py::object>(pts));
+}
+
+void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std::vector<size_t>& values,
+                      const std::vector<size_t>& operands, const py::object& pts) {
+  py::int_ rid_obj(rid);
   std::vector<Point> points = ReadPoints(pts);
   if (points.empty()) return;  // only hidden points (or none): nothing the user wrote to report against
-  py::list points_list;
-  for (const Point& p : points) points_list.append(p.tuple);
-  py::object methods = raw_["methods"];
-  const int64_t count = py::len(methods);
-  py::object name = rid <= count ? methods[py::int_(rid - 1)][py::int_(0)] : py::str("");
+  auto points_list = [&points] {
+    py::list out;
+    for (const Point& p : points) out.append(p.tuple);
+    return out;
+  };
+  const int64_t count = PyObject_Length(methods_.ptr());
+  if (count < 0) throw py::error_already_set();
+  py::object name = rid <= count ? methods_[py::int_(rid - 1)][py::int_(0)] : py::object(empty_);
   py::object token = py::int_(0x06000000 | rid);
-  py::object attrs = raw_.contains("attributes") ? raw_["attributes"].attr("get")(token, py::list()) : py::list();
-  const bool move_next = PySequence_Contains(raw_["kickoff"].ptr(), rid_obj.ptr()) == 1;
-  const bool whole_method = hooks_.attr("compiler_generated_method")(name, attrs, move_next).cast<bool>();
+  py::object attrs = attributes_.is_none() ? py::list() : attributes_.attr("get")(token, py::list());
+  const int contains = PySequence_Contains(kickoff_.ptr(), rid_obj.ptr());
+  if (contains < 0) throw py::error_already_set();
+  const bool move_next = contains == 1;
+  const int whole_flag = PyObject_IsTrue(compiler_generated_method_(name, attrs, Bool(move_next)).ptr());
+  if (whole_flag < 0) throw py::error_already_set();
+  const bool whole_method = whole_flag == 1;
 
   std::optional<std::vector<il::BranchFacts>> facts;
-  py::object unclassified = py::str("its IL could not be read from the assembly");
+  py::object unclassified = unreadable_;
   PyObject* body = PyDict_GetItemWithError(bodies_.ptr(), rid_obj.ptr());
   if (body == nullptr && PyErr_Occurred()) throw py::error_already_set();
   if (body != nullptr) {
@@ -321,10 +401,9 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
       il::MethodContext context;
       context.is_move_next = move_next;
       if (move_next) {
-        py::object hidden_all = raw_.attr("get")("hidden_points");
-        if (!hidden_all.is_none()) {
+        if (!hidden_all_.is_none()) {
           std::vector<int64_t> hidden;
-          for (const py::handle& h : hidden_all.attr("get")(rid_obj, py::list())) hidden.push_back(AsInt(h.ptr()));
+          for (const py::handle& h : hidden_all_.attr("get")(rid_obj, py::list())) hidden.push_back(AsInt(h.ptr()));
           context.hidden_offsets = std::move(hidden);
         }
         for (const Point& p : points) context.visible_offsets.push_back(p.off);
@@ -339,7 +418,6 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
   std::unordered_map<int64_t, const il::BranchFacts*> il_branches;
   if (il)
     for (const il::BranchFacts& f : *facts) il_branches[f.offset] = &f;
-  py::object names_whole = py::str("compiler-generated method");
 
   // Short circuits compiled to `or`/`and` (short_circuit.py), confirmed by the source's operator.
   py::object combined = py::list();
@@ -347,7 +425,7 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
   if (il && read_sources_ && !operands.empty()) {
     py::list items;
     for (size_t g : operands) items.append(py::make_tuple(groups_[g].offset_obj, AsDict(groups_[g].outcomes)));
-    py::tuple found = hooks_.attr("operands")(rid_obj, points_list, items);
+    py::tuple found = hooks_.attr("operands")(rid_obj, points_list(), items);
     combined = found[0];
     for (const py::handle& w : found[1])
       if (!w.is_none()) whole.insert(AsInt(w.ptr()));
@@ -369,15 +447,15 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
     py::object generated = py::none();
     if (b != nullptr) {
       const int r = static_cast<int>(b->recogniser);
-      generated = whole_method ? names_whole : r >= 0 ? py::object(names_[r]) : py::none();
+      generated = whole_method ? whole_method_ : r >= 0 ? py::object(names_[r]) : py::none();
     }
-    if (il && b == nullptr) generated = py::str("not a branch in the method's IL");
-    if (generated.is_none() && whole.count(offset)) generated = py::str("whole condition, counted per operand");
+    if (il && b == nullptr) generated = not_in_il_;
+    if (generated.is_none() && whole.count(offset)) generated = whole_condition_;
     if (p < 0) {
       // Before the first point: in MoveNext the state-machine prologue; elsewhere e.g. a Release `switch`
       // statement's dispatch (under a hidden point). Either is reported on the method's first line.
       p = 0;
-      if (il && move_next && generated.is_none()) generated = py::str("before the first sequence point");
+      if (il && move_next && generated.is_none()) generated = before_first_;
     }
     rows.push_back({g, groups_[g].outcomes, p, b, generated});
   }
@@ -418,7 +496,7 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
         if (!row.generated.is_none() && !row.generated.equal(py::str("hidden sequence point"))) continue;
         user.append(py::make_tuple(groups_[row.group].offset_obj, AsDict(row.outcomes)));
       }
-      for (const py::handle& sw : hooks_.attr("switches")(rid_obj, points_list, first_doc, user, first.path, first.fsharp, first.vb)) {
+      for (const py::handle& sw : hooks_.attr("switches")(rid_obj, points_list(), first_doc, user, first.path, first.fsharp, first.vb)) {
         py::tuple s = py::reinterpret_borrow<py::tuple>(sw);  // (offsets, line, kinds, codes, arms)
         py::list offs = s[0];
         for (const py::handle& o : offs) grouped.insert(AsInt(o.ptr()));
@@ -466,7 +544,7 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
     Doc& where = DocOf(p.doc);
     if (where.path.is_none()) continue;
     if (read_sources_ && !hooks_.attr("value_kept")(where.path, p.tuple).cast<bool>()) continue;
-    py::object generated = whole_method ? names_whole : py::none();
+    py::object generated = whole_method ? py::object(whole_method_) : py::none();
     records_.push_back({token, g.offset_obj, where.path, p.tuple[size_t{1}], g.offset, g.outcomes, generated,
                         SliceOf(where, p), py::none(), py::none(), py::none(), false});
     if (generated.is_none()) add_entry(p.off, {kBrtrueS, records_.size() - 1, true, false}, true);
@@ -475,7 +553,7 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
   for (const py::handle& c : combined) {
     py::tuple parts = hooks_.attr("operand_rows")(c);  // (document, [(offset, kinds, codes)])
     Doc& where = DocOf(AsInt(parts[0].ptr()));
-    py::object generated = whole_method ? names_whole : py::none();
+    py::object generated = whole_method ? py::object(whole_method_) : py::none();
     for (const py::handle& item : parts[1]) {
       py::tuple t = py::reinterpret_borrow<py::tuple>(item);
       const int64_t at = AsInt(t[0].ptr());
@@ -493,8 +571,9 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
     const py::object& text = records_[entries[0].record].text;
     key_parts.append(text);
     for (const Entry& e : entries) {
-      key_parts.append(py::make_tuple(e.opcode, e.written, e.ref));
-      rows_of.append(py::make_tuple(e.opcode, py::none(), e.written, e.ref));
+      py::object op = Steal(PyLong_FromUnsignedLong(e.opcode));
+      key_parts.append(Tuple({op, Bool(e.written), Bool(e.ref)}));
+      rows_of.append(Tuple({op, py::none(), Bool(e.written), Bool(e.ref)}));
     }
     py::tuple key(key_parts);
     py::object descriptions;
@@ -519,7 +598,7 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
 void RegisterBranches(py::module_& m) {
   m.def(
       "branch_rows",
-      [](const py::sequence& tokens, const py::sequence& offsets, const py::sequence& kinds, py::dict raw,
+      [](const py::object& tokens, const py::object& offsets, const py::object& kinds, py::dict raw,
          py::dict bodies, py::object hooks, py::tuple recogniser_names, bool read_sources) {
         return Analysis(std::move(raw), std::move(bodies), std::move(hooks), std::move(recogniser_names),
                         read_sources)
@@ -532,6 +611,16 @@ void RegisterBranches(py::module_& m) {
       "text, arms, notes, unclassified). raw: read_symbols' dict; bodies: {rid: method body}; hooks: analyse.py's "
       "rare rules (path_of_doc, lines, compiler_generated_method, operands, operand_rows, may_hold_switches, "
       "switches, jumps_on_reference, value_kept, notes).");
+  m.def(
+      "containing_point",
+      [](const py::object& points, int64_t offset) -> py::object {
+        std::vector<Point> read = ReadPoints(points, false);
+        const int found = Containing(read, offset);
+        return found < 0 ? py::none() : py::object(read[found].tuple);
+      },
+      py::arg("points"), py::arg("offset"),
+      "The last sequence point at or before IL offset `offset` (of those at the greatest such offset, the last), "
+      "or None; points are read_symbols' (il_offset, start_line, start_col, end_line, end_col, document).");
   m.def(
       "source_slice",
       [](py::object lines, py::tuple p, bool vb, bool whole) {

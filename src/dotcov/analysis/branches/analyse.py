@@ -28,9 +28,7 @@ from dotcov.analysis.lines import read_source
 from dotcov.analysis.model import BranchCoverage
 from dotcov.analysis.symbols import COMPILER_GENERATED
 from dotcov.analysis.branches.il import (
-    VALUE_FALSE,
     VALUE_OPERATORS,
-    VALUE_TRUE,
     MethodIL,
     containing_point,
     shorten,
@@ -157,27 +155,6 @@ def site_columns(module) -> tuple:
     if columns is not None:
         return columns()
     return tuple(map(list, zip(*module.sites))) if module.sites else ([], [], [])
-
-
-def branch_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:
-    """{(method token, IL offset): {kind: hits}} of the branch-outcome sites (kind >= 1)."""
-    out: dict[tuple[int, int], dict[int, int]] = {}
-    for (token, offset, kind), h in zip(sites, hits):
-        if 1 <= kind < VALUE_FALSE:
-            outcomes = out.setdefault((token, offset), {})
-            outcomes[kind] = outcomes.get(kind, 0) + h
-    return out
-
-
-def value_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:
-    """{(method token, IL offset): {1: false hits, 2: true hits}} of the value-condition sites, the outcomes in the
-    order of a `brtrue`'s (fall-through = false, taken = true) so the notes read them alike."""
-    out: dict[tuple[int, int], dict[int, int]] = {}
-    for (token, offset, kind), h in zip(sites, hits):
-        if kind in (VALUE_FALSE, VALUE_TRUE):
-            outcomes = out.setdefault((token, offset), {1: 0, 2: 0})
-            outcomes[1 if kind == VALUE_FALSE else 2] += h
-    return out
 
 
 def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_path: str | None = None,
