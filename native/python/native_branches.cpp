@@ -125,13 +125,34 @@ class Column {
   Py_ssize_t size_ = 0;
 };
 
+// A sequence point: its IL offset read at once, the rest when first needed (Load: most points are never a
+// branch's, and a method's points come in IL order, so their offsets alone sort them).
 struct Point {
-  int64_t off, sl, sc, el, ec, doc;
+  int64_t off;
   py::tuple tuple;
-  bool operator<(const Point& o) const {
-    return std::tie(off, sl, sc, el, ec, doc) < std::tie(o.off, o.sl, o.sc, o.el, o.ec, o.doc);
-  }
+  mutable bool loaded = false;
+  mutable int64_t sl = 0, sc = 0, el = 0, ec = 0, doc = 0;
 };
+
+const Point& Load(const Point& p) {
+  if (!p.loaded) {
+    PyObject* t = p.tuple.ptr();
+    p.sl = AsInt(PyTuple_GET_ITEM(t, 1));
+    p.sc = AsInt(PyTuple_GET_ITEM(t, 2));
+    p.el = AsInt(PyTuple_GET_ITEM(t, 3));
+    p.ec = AsInt(PyTuple_GET_ITEM(t, 4));
+    p.doc = AsInt(PyTuple_GET_ITEM(t, 5));
+    p.loaded = true;
+  }
+  return p;
+}
+
+bool operator<(const Point& a, const Point& b) {  // (as Python compares the tuples)
+  if (a.off != b.off) return a.off < b.off;
+  Load(a);
+  Load(b);
+  return std::tie(a.sl, a.sc, a.el, a.ec, a.doc) < std::tie(b.sl, b.sc, b.el, b.ec, b.doc);
+}
 
 // The last sequence point at or before `offset`, or -1: of the points at the greatest such IL offset, the last.
 int Containing(const std::vector<Point>& points, int64_t offset) {
@@ -180,6 +201,7 @@ py::object Uncommented(const py::object& line, bool vb) {
 
 // The whole source text of a sequence point, over several lines too ("" when unreadable).
 py::object Span(const py::object& lines, const Point& p) {
+  Load(p);
   if (!PyList_Check(lines.ptr())) return py::str("");
   const int64_t n = PyList_GET_SIZE(lines.ptr());
   if (n == 0 || !(0 < p.sl && p.sl <= p.el && p.el <= n) || p.sc <= 0 || p.ec <= 0) return py::str("");
@@ -194,6 +216,7 @@ py::object Span(const py::object& lines, const Point& p) {
 // The source text of a sequence point, whole; over several lines joined into one (each line stripped, its
 // trailing comment and VB's ` _` continuation dropped), so a condition split over lines is read as written.
 py::object Slice(const py::object& lines, bool vb, const Point& p) {
+  Load(p);
   if (p.sl == p.el && p.ec <= p.sc) return py::str("");
   py::object text = Span(lines, p);
   if (p.sl == p.el || PyUnicode_GetLength(text.ptr()) == 0) return Strip(text);
@@ -214,14 +237,15 @@ py::object Slice(const py::object& lines, bool vb, const Point& p) {
 
 std::vector<Point> ReadPoints(const py::handle& list, bool sort = true) {
   std::vector<Point> out;
+  bool in_order = true;
   for (const py::handle& t : list) {
-    py::tuple tup = py::reinterpret_borrow<py::tuple>(t);
+    py::tuple tup = py::reinterpret_borrow<py::object>(t);
     if (tup.size() != 6) throw py::value_error("a sequence point is not 6 values");
-    Point p{AsInt(tup[0].ptr()), AsInt(tup[1].ptr()), AsInt(tup[2].ptr()), AsInt(tup[3].ptr()),
-            AsInt(tup[4].ptr()), AsInt(tup[5].ptr()), tup};
+    Point p{AsInt(PyTuple_GET_ITEM(tup.ptr(), 0)), tup};
+    in_order = in_order && (out.empty() || out.back().off < p.off);
     out.push_back(std::move(p));
   }
-  if (sort) std::stable_sort(out.begin(), out.end());
+  if (sort && !in_order) std::stable_sort(out.begin(), out.end());
   return out;
 }
 
@@ -482,7 +506,7 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
   // A switch's dispatch becomes one record with an outcome per arm (switch_arms.py), in the document of the
   // method's first point.
   std::unordered_set<int64_t> grouped;
-  const int64_t first_doc = points[0].doc;
+  const int64_t first_doc = Load(points[0]).doc;
   Doc& first = DocOf(first_doc);
   if (il && read_sources_ && !first.path.is_none()) {
     if (first.may_switch < 0)
@@ -521,7 +545,7 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
   for (Row& row : rows) {
     const Group& g = groups_[row.group];
     const Point& p = points[row.point];
-    Doc& where = DocOf(p.doc);
+    Doc& where = DocOf(Load(p).doc);
     if (grouped.count(g.offset) || where.path.is_none()) continue;
     const bool is_switch = row.b != nullptr && row.b->opcode == kSwitch;
     records_.push_back({token, g.offset_obj, where.path, p.tuple[size_t{1}], g.offset, std::move(row.outcomes),
@@ -541,7 +565,7 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
     const Group& g = groups_[gi];
     const int found = Containing(points, g.offset);
     const Point& p = points[found < 0 ? 0 : found];
-    Doc& where = DocOf(p.doc);
+    Doc& where = DocOf(Load(p).doc);
     if (where.path.is_none()) continue;
     if (read_sources_ && !hooks_.attr("value_kept")(where.path, p.tuple).cast<bool>()) continue;
     py::object generated = whole_method ? py::object(whole_method_) : py::none();
@@ -624,8 +648,8 @@ void RegisterBranches(py::module_& m) {
   m.def(
       "source_slice",
       [](py::object lines, py::tuple p, bool vb, bool whole) {
-        Point q{AsInt(p[0].ptr()), AsInt(p[1].ptr()), AsInt(p[2].ptr()), AsInt(p[3].ptr()),
-                AsInt(p[4].ptr()), AsInt(p[5].ptr()), p};
+        if (p.size() != 6) throw py::value_error("a sequence point is not 6 values");
+        Point q{AsInt(p[0].ptr()), p};
         return whole ? Span(lines, q) : Slice(lines, vb, q);
       },
       py::arg("lines"), py::arg("point"), py::arg("vb") = false, py::arg("span") = false,
