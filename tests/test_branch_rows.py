@@ -153,17 +153,19 @@ def _long_program(rng: random.Random) -> list:
 
 
 @settings(max_examples=400, deadline=None)
-@given(lines=st.lists(st.one_of(st.sampled_from(LINES), st.text(max_size=40)), max_size=6),
+@given(parts=st.lists(st.tuples(st.one_of(st.sampled_from(LINES), st.text(max_size=40)),
+                                st.sampled_from(["\n", "\r\n", "\r", "\u2028", "\x0c", "\x85", ""])), max_size=6),
        point=st.tuples(st.integers(0, 9), st.integers(-1, 8), st.integers(-1, 45), st.integers(-1, 8),
                        st.integers(-1, 45), st.integers(0, 2)),
        vb=st.booleans())
-def test_source_slices_agree_with_the_oracle(lines, point, vb):
+def test_source_slices_agree_with_the_oracle(parts, point, vb):
+    text = "".join(line + end for line, end in parts)
     path = "/x/A.vb" if vb else "/x/A.cs"
     sources = oracle._Sources()
-    sources._files[path] = lines
-    assert _native.source_slice(lines, point, vb) == sources.slice(path, point)
-    assert _native.source_slice(lines, point, span=True) == sources.span(path, point)
-    assert _native.source_slice(None, point) == "" and _native.source_slice([], point, span=True) == ""
+    sources._files[path] = text.splitlines()
+    assert _native.source_slice(text, point, vb) == sources.slice(path, point)
+    assert _native.source_slice(text, point, span=True) == sources.span(path, point)
+    assert _native.source_slice(None, point) == "" and _native.source_slice("", point, span=True) == ""
 
 
 def test_containing_point_agrees_with_the_oracle():

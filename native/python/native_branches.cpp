@@ -199,26 +199,55 @@ py::object Uncommented(const py::object& line, bool vb) {
   return line;
 }
 
+// A source file's text and where its lines are (as str.splitlines cuts them), each line made only when read.
+class Source {
+ public:
+  explicit Source(py::object text) : text_(std::move(text)) {
+    if (!PyUnicode_Check(text_.ptr())) return;
+    PyObject* s = text_.ptr();
+    const Py_ssize_t n = PyUnicode_GetLength(s);
+    const int kind = PyUnicode_KIND(s);
+    const void* data = PyUnicode_DATA(s);
+    Py_ssize_t start = 0;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      const Py_UCS4 c = PyUnicode_READ(kind, data, i);
+      if (!Py_UNICODE_ISLINEBREAK(c)) continue;
+      lines_.emplace_back(start, i);
+      if (c == '\r' && i + 1 < n && PyUnicode_READ(kind, data, i + 1) == '\n') ++i;
+      start = i + 1;
+    }
+    if (start < n) lines_.emplace_back(start, n);
+  }
+  int64_t size() const { return static_cast<int64_t>(lines_.size()); }
+  py::object line(int64_t i) const { return Substring(text_, lines_[i].first, lines_[i].second); }
+
+ private:
+  py::object text_;
+  std::vector<std::pair<Py_ssize_t, Py_ssize_t>> lines_;
+};
+
 // The whole source text of a sequence point, over several lines too ("" when unreadable).
-py::object Span(const py::object& lines, const Point& p) {
+py::object Span(const Source& source, const Point& p) {
   Load(p);
-  if (!PyList_Check(lines.ptr())) return py::str("");
-  const int64_t n = PyList_GET_SIZE(lines.ptr());
+  const int64_t n = source.size();
   if (n == 0 || !(0 < p.sl && p.sl <= p.el && p.el <= n) || p.sc <= 0 || p.ec <= 0) return py::str("");
-  py::object last = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(lines.ptr(), p.el - 1));
+  py::object last = source.line(p.el - 1);
   py::object text = last;
-  if (p.sl != p.el)
-    text = Steal(PyUnicode_Join(py::str("\n").ptr(), Steal(PyList_GetSlice(lines.ptr(), p.sl - 1, p.el)).ptr()));
+  if (p.sl != p.el) {
+    py::list lines;
+    for (int64_t i = p.sl - 1; i < p.el; ++i) lines.append(source.line(i));
+    text = Steal(PyUnicode_Join(py::str("\n").ptr(), lines.ptr()));
+  }
   const int64_t len = PyUnicode_GetLength(text.ptr());
   return Substring(text, p.sc - 1, len - PyUnicode_GetLength(last.ptr()) + p.ec - 1);
 }
 
 // The source text of a sequence point, whole; over several lines joined into one (each line stripped, its
 // trailing comment and VB's ` _` continuation dropped), so a condition split over lines is read as written.
-py::object Slice(const py::object& lines, bool vb, const Point& p) {
+py::object Slice(const Source& source, bool vb, const Point& p) {
   Load(p);
   if (p.sl == p.el && p.ec <= p.sc) return py::str("");
-  py::object text = Span(lines, p);
+  py::object text = Span(source, p);
   if (p.sl == p.el || PyUnicode_GetLength(text.ptr()) == 0) return Strip(text);
   py::list parts;
   py::object split = Steal(PyUnicode_Splitlines(text.ptr(), 0));
@@ -252,7 +281,7 @@ std::vector<Point> ReadPoints(const py::handle& list, bool sort = true) {
 struct Doc {
   py::object path;  // None: the document is not mapped
   bool fsharp = false, vb = false;
-  std::optional<py::object> lines;
+  std::optional<Source> source;
   int may_switch = -1;
 };
 
@@ -303,9 +332,9 @@ class Analysis {
     }
     return docs_.emplace(doc, std::move(d)).first->second;
   }
-  const py::object& Lines(Doc& d) {
-    if (!d.lines) d.lines = hooks_.attr("lines")(d.path);
-    return *d.lines;
+  const Source& Lines(Doc& d) {
+    if (!d.source) d.source.emplace(hooks_.attr("text")(d.path));
+    return *d.source;
   }
   py::object SliceOf(Doc& d, const Point& p) { return read_sources_ ? Slice(Lines(d), d.vb, p) : py::object(empty_); }
   void Method(int64_t rid, const std::vector<size_t>& counted, const std::vector<size_t>& values,
@@ -633,7 +662,7 @@ void RegisterBranches(py::module_& m) {
       "analyse.py's branch records of a module's sites (tokens, offsets, kinds: site columns; counter i = site i) "
       "as tuples (method token, offset, path, line, outcome kinds, their hit_exprs codes, generated, is_switch, "
       "text, arms, notes, unclassified). raw: read_symbols' dict; bodies: {rid: method body}; hooks: analyse.py's "
-      "rare rules (path_of_doc, lines, compiler_generated_method, operands, operand_rows, may_hold_switches, "
+      "rare rules (path_of_doc, text, compiler_generated_method, operands, operand_rows, may_hold_switches, "
       "switches, jumps_on_reference, value_kept, notes).");
   m.def(
       "containing_point",
@@ -647,14 +676,16 @@ void RegisterBranches(py::module_& m) {
       "or None; points are read_symbols' (il_offset, start_line, start_col, end_line, end_col, document).");
   m.def(
       "source_slice",
-      [](py::object lines, py::tuple p, bool vb, bool whole) {
+      [](py::object text, py::tuple p, bool vb, bool whole) {
         if (p.size() != 6) throw py::value_error("a sequence point is not 6 values");
         Point q{AsInt(p[0].ptr()), p};
-        return whole ? Span(lines, q) : Slice(lines, vb, q);
+        const Source source(text);
+        return whole ? Span(source, q) : Slice(source, vb, q);
       },
-      py::arg("lines"), py::arg("point"), py::arg("vb") = false, py::arg("span") = false,
+      py::arg("text"), py::arg("point"), py::arg("vb") = false, py::arg("span") = false,
       "The source text of a sequence point (il_offset, start_line, start_col, end_line, end_col, document) in "
-      "`lines` (a file's lines; anything else reads as no source): with span, its whole text over several lines "
+      "`text` (a file's text, its lines as str.splitlines cuts them; None reads as no source): with span, its whole "
+      "text over several lines "
       "too; else stripped, several lines joined by a space (each without its trailing comment, VB's `'` when vb, "
       "else `//`, and VB's ` _` continuation). \"\" when unreadable.");
 }

@@ -111,11 +111,15 @@ class _Sources:
         self._texts: dict[str, str | None] = {}
         self._switches: dict[tuple[str, bool, bool], bool] = {}
 
+    def text(self, path: str) -> str | None:
+        if path not in self._texts:
+            self._texts[path] = read_source(path)
+        return self._texts[path]
+
     def lines(self, path: str) -> list[str] | None:
         if path not in self._files:
-            text = read_source(path)
+            text = self.text(path)
             self._files[path] = text.splitlines() if text is not None else None
-            self._texts[path] = text
         return self._files[path]
 
     def may_hold_switches(self, path: str, fsharp: bool, vb: bool) -> bool:
@@ -124,14 +128,13 @@ class _Sources:
         if key not in self._switches:
             from dotcov.analysis.branches import switch_arms  # (it builds on this module)
 
-            self.lines(path)
-            text = self._texts[path]
+            text = self.text(path)
             self._switches[key] = text is not None and switch_arms.may_hold_switches(text, fsharp, vb)
         return self._switches[key]
 
     def span(self, path: str, p: tuple) -> str:
         """The whole source text of a sequence point, over several lines too ("" when unreadable)."""
-        return _native.source_slice(self.lines(path), p, span=True)
+        return _native.source_slice(self.text(path), p, span=True)
 
     def code_lines(self, path: str, p: tuple) -> str:
         """The lines a sequence point spans, without trailing comments ("" when unreadable): F# puts a point on a
@@ -145,7 +148,7 @@ class _Sources:
     def slice(self, path: str, p: tuple) -> str:
         """The source text of a sequence point, whole (_native.source_slice: over several lines joined into one,
         each line stripped, its trailing comment and VB's `_` continuation dropped)."""
-        return _native.source_slice(self.lines(path), p, path.endswith(".vb"))
+        return _native.source_slice(self.text(path), p, path.endswith(".vb"))
 
 
 def site_columns(module) -> tuple:
@@ -198,7 +201,7 @@ class _Hooks:
         self.raw, self.bodies, self.path_of, self.sources = raw, bodies, path_of, _Sources()
         self.notes, self._jumps_on_reference = branch_notes.notes, branch_notes.jumps_on_reference
         self.compiler_generated_method = compiler_generated_method
-        self.lines, self.may_hold_switches = self.sources.lines, self.sources.may_hold_switches
+        self.text, self.may_hold_switches = self.sources.text, self.sources.may_hold_switches
         self._il: dict[int, MethodIL] = {}
         self._mapped: dict[int, str | None] = {}
         self._ends: dict[int, list[int]] | None = None
