@@ -429,9 +429,22 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
   };
   const int64_t count = PyObject_Length(methods_.ptr());
   if (count < 0) throw py::error_already_set();
-  py::object name = rid <= count ? methods_[py::int_(rid - 1)][py::int_(0)] : py::object(empty_);
+  py::object name = empty_;
+  if (rid <= count) {
+    PyObject* row = PyList_Check(methods_.ptr()) && rid >= 1 ? PyList_GET_ITEM(methods_.ptr(), rid - 1) : nullptr;
+    name = row != nullptr && PyTuple_Check(row) && PyTuple_GET_SIZE(row) > 0
+               ? py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(row, 0))
+               : py::object(methods_[py::int_(rid - 1)][py::int_(0)]);  // (any other shape, as Python indexes it)
+  }
   py::object token = py::int_(0x06000000 | rid);
-  py::object attrs = attributes_.is_none() ? py::list() : attributes_.attr("get")(token, py::list());
+  py::object attrs = py::list();
+  if (PyDict_Check(attributes_.ptr())) {
+    PyObject* found = PyDict_GetItemWithError(attributes_.ptr(), token.ptr());
+    if (found == nullptr && PyErr_Occurred()) throw py::error_already_set();
+    if (found != nullptr) attrs = py::reinterpret_borrow<py::object>(found);
+  } else if (!attributes_.is_none()) {
+    attrs = attributes_.attr("get")(token, py::list());
+  }
   const int contains = PySequence_Contains(kickoff_.ptr(), rid_obj.ptr());
   if (contains < 0) throw py::error_already_set();
   const bool move_next = contains == 1;
@@ -620,13 +633,12 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
   // Missed outcomes in source terms (notes.py), per statement; once per distinct statement shape.
   for (int64_t at : statements) {
     const std::vector<Entry>& entries = by_statement[at];
-    py::list key_parts, rows_of;
+    py::list key_parts;
     const py::object& text = records_[entries[0].record].text;
     key_parts.append(text);
     for (const Entry& e : entries) {
       py::object op = Steal(PyLong_FromUnsignedLong(e.opcode));
       key_parts.append(Tuple({op, Bool(e.written), Bool(e.ref)}));
-      rows_of.append(Tuple({op, py::none(), Bool(e.written), Bool(e.ref)}));
     }
     py::tuple key(key_parts);
     py::object descriptions;
@@ -635,6 +647,9 @@ void Analysis::Method(int64_t rid, const std::vector<size_t>& counted, const std
       descriptions = py::reinterpret_borrow<py::object>(cached);
     } else {
       if (PyErr_Occurred()) throw py::error_already_set();
+      py::list rows_of;  // (notes.py reads no hits)
+      for (const Entry& e : entries)
+        rows_of.append(Tuple({Steal(PyLong_FromUnsignedLong(e.opcode)), py::none(), Bool(e.written), Bool(e.ref)}));
       descriptions = hooks_.attr("notes")(text, rows_of);
       said_[key] = descriptions;
     }
