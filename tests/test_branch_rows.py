@@ -187,7 +187,7 @@ def test_branch_rows_agree_with_the_oracle_on_the_samples(dotnet_build, snippets
         if pdb.with_suffix(".dll").exists():
             dlls.setdefault(pdb.name, pdb.with_suffix(".dll"))
     assert len(dlls) >= 10, sorted(dlls)
-    rows = 0
+    rows, kinds = 0, set()
     for dll in sorted(dlls.values()):
         raw = _native.read_symbols(str(dll))
         sites = []
@@ -205,4 +205,6 @@ def test_branch_rows_agree_with_the_oracle_on_the_samples(dotnet_build, snippets
         native = branches.branch_rows(module, Symbols(raw), PathMapper())
         assert native == oracle.branch_rows_py(module, Symbols(raw)), dll
         rows += len(native)
-    assert rows > 500
+        kinds.update(r[6] for r in native)
+    # (not idle: hundreds of records, user branches and several recognisers' claims among them)
+    assert rows > 250 and None in kinds and len(kinds & set(branches.RECOGNISER_NAMES)) >= 3, (rows, kinds)
