@@ -26,6 +26,15 @@ from dotcov.analysis.branches.short_circuit import OPERAND_FALSE, OPERAND_SKIPPE
 _SITE, _HITS = itemgetter(0), itemgetter(1)  # of a (site, hits) pair
 
 
+def symbolic(kinds) -> list:
+    """Stand-ins for the hits of the sites of these kinds: a Site for each branch-like site (kind >= 1), None for
+    the sequence points (which the analysis never reads)."""
+    out = [None] * len(kinds)
+    for i in compress(range(len(kinds)), kinds):
+        out[i] = hit_exprs.Site(i)
+    return out
+
+
 def containing_point(points: list[tuple], offset: int) -> tuple | None:
     """The last (non-hidden) sequence point of the method at or before `offset`."""
     best = None
@@ -146,7 +155,7 @@ def analyse_py(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_
     """Every branch the agent counted in `module` (a data.ModuleHits) that maps to a line,
     classified. `sym` is results.Symbols; `bodies` defaults to the method bodies of
     `assembly_path` (default module.path); `path_of` maps PDB document paths (as [paths] does).
-    `hits` (default module.hits) may be hit_exprs.symbolic(its sites' kinds): the outcomes are then expressions."""
+    `hits` (default module.hits) may be symbolic(its sites' kinds): the outcomes are then expressions."""
     hits = module.hits if hits is None else hits
     # (the sequence points' counters, kind 0, are most of a module's and none of these: left out at C speed)
     tokens, offsets, kinds = site_columns(module)
@@ -363,9 +372,9 @@ class _LazyIL:
 
 
 def branch_rows_py(module, sym, *, bodies=None, assembly_path=None, path_of=None, read_sources=True) -> list[tuple]:
-    """branch_rows' tuples, from analyse_py run on hit_exprs.symbolic counters."""
+    """branch_rows' tuples, from analyse_py run on symbolic counters."""
     encode = hit_exprs.encode
     return [(r.method_token, r.offset, r.path, r.line, list(r.outcomes), [encode(h) for h in r.outcomes.values()],
              r.generated, r.is_switch, r.text, r.arms, r.notes, r.unclassified)
             for r in analyse_py(module, sym, bodies=bodies, assembly_path=assembly_path, path_of=path_of,
-                                read_sources=read_sources, hits=hit_exprs.symbolic(site_columns(module)[2]))]
+                                read_sources=read_sources, hits=symbolic(site_columns(module)[2]))]

@@ -13,6 +13,12 @@ Here each branch is
   recogniser of native/core/src/branch_facts.cpp (RECOGNISER_NAMES); branches a recogniser
   claims are left out unless `all_branches`.
 
+The loop over a module's methods is native (_native.branch_rows, native/python/native_branches.cpp: counters
+grouped, points sorted, branch facts, containing points, classification, Debug short-circuit constants, source
+texts, statements grouped for their notes); the rarer rules stay Python (_Hooks: switch arms, operand and value
+probes, null tests' IL, notes.py's texts), asked only for the methods that need them.
+tests/oracles/branch_analyse.py states the loop in Python.
+
 docs/branches.md describes every pattern, with the IL it matches and why.
 """
 
