@@ -154,7 +154,8 @@ def _long_program(rng: random.Random) -> list:
 
 @settings(max_examples=400, deadline=None)
 @given(parts=st.lists(st.tuples(st.one_of(st.sampled_from(LINES), st.text(max_size=40)),
-                                st.sampled_from(["\n", "\r\n", "\r", "\u2028", "\x0c", "\x85", ""])), max_size=6),
+                                st.sampled_from(["\n", "\r\n", "\r", "\u2028", "\u2029", "\x0b", "\x0c", "\x1d",
+                                                 "\x85", ""])), max_size=6),
        point=st.tuples(st.integers(0, 9), st.integers(-1, 8), st.integers(-1, 45), st.integers(-1, 8),
                        st.integers(-1, 45), st.integers(0, 2)),
        vb=st.booleans())

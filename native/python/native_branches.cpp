@@ -206,17 +206,11 @@ class Source {
     if (!PyUnicode_Check(text_.ptr())) return;
     PyObject* s = text_.ptr();
     const Py_ssize_t n = PyUnicode_GetLength(s);
-    const int kind = PyUnicode_KIND(s);
-    const void* data = PyUnicode_DATA(s);
-    Py_ssize_t start = 0;
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      const Py_UCS4 c = PyUnicode_READ(kind, data, i);
-      if (!Py_UNICODE_ISLINEBREAK(c)) continue;
-      lines_.emplace_back(start, i);
-      if (c == '\r' && i + 1 < n && PyUnicode_READ(kind, data, i + 1) == '\n') ++i;
-      start = i + 1;
+    switch (PyUnicode_KIND(s)) {
+      case PyUnicode_1BYTE_KIND: Index(PyUnicode_1BYTE_DATA(s), n); break;
+      case PyUnicode_2BYTE_KIND: Index(PyUnicode_2BYTE_DATA(s), n); break;
+      default: Index(PyUnicode_4BYTE_DATA(s), n); break;
     }
-    if (start < n) lines_.emplace_back(start, n);
   }
   int64_t size() const { return static_cast<int64_t>(lines_.size()); }
   py::object line(int64_t i) const { return Substring(text_, lines_[i].first, lines_[i].second); }
@@ -224,6 +218,23 @@ class Source {
  private:
   py::object text_;
   std::vector<std::pair<Py_ssize_t, Py_ssize_t>> lines_;
+
+  // (Py_UNICODE_ISLINEBREAK's characters, the ones str.splitlines cuts at: \n \v \f \r, 0x1C-0x1E, 0x85, U+2028/9)
+  static bool LineBreak(Py_UCS4 c) {
+    return c <= 0x1E ? (c >= 0x0A && c <= 0x0D) || c >= 0x1C : c == 0x85 || c == 0x2028 || c == 0x2029;
+  }
+  template <typename Char>
+  void Index(const Char* data, Py_ssize_t n) {
+    Py_ssize_t start = 0;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      const Py_UCS4 c = data[i];
+      if (!LineBreak(c)) continue;
+      lines_.emplace_back(start, i);
+      if (c == '\r' && i + 1 < n && data[i + 1] == '\n') ++i;
+      start = i + 1;
+    }
+    if (start < n) lines_.emplace_back(start, n);
+  }
 };
 
 // The whole source text of a sequence point, over several lines too ("" when unreadable).
