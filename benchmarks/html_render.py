@@ -3,12 +3,10 @@
     .venv/bin/python benchmarks/html_render.py [--files N] [--lines L] [--keep DIR]
     .venv/bin/python benchmarks/html_render.py --colour-only DIR   (only the colouring of DIR's C# files)
     .venv/bin/python benchmarks/html_render.py --data-dir DATA --out DIR [--source-root ROOT]
-            [--colours keep|cold|off] [--repeat N]
+            [--repeat N]
         (real data: `Coverage(DATA).analysis()` is built first, untimed, as `dotcov html` builds it, run in
         ROOT (default: DATA's parent); then `write_html` alone is timed as `dotcov html --data-dir DATA -d DIR`
-        runs it: wall, the CPU of this process, and page faults. The sources'
-        colours are kept in DATA/cache/html as `dotcov html` keeps them (html/cache.py): `keep` uses what is
-        there, `cold` removes it before each run, `off` keeps none. N runs, each into a new DIR)
+        runs it: wall, the CPU of this process, and page faults. N runs, each into a new DIR)
 
 Each file's text differs (names, numbers, literals), so no cache or dedupe could help;
 about a third of statements are missed and every tenth branch line is partial.
@@ -84,14 +82,11 @@ def colour_only(directory: Path) -> None:
     print(f"{len(paths)} files, {lines} lines coloured: CPU {_cpu() - cpu_start:.2f} s")
 
 
-def real_data(data_dir: Path, out: Path, source_root: Path | None = None,
-              colours: str = "keep", repeat: int = 1) -> None:
+def real_data(data_dir: Path, out: Path, source_root: Path | None = None, repeat: int = 1) -> None:
     import os
     import shutil
 
-    from dotcov.html import cache as html_cache
     from dotcov.api import Coverage
-    from dotcov.analysis.plans.cache import CACHE_DIR
 
     data_dir = data_dir.resolve()
     os.chdir(source_root or data_dir.parent)  # as `dotcov html` run in the project
@@ -99,22 +94,19 @@ def real_data(data_dir: Path, out: Path, source_root: Path | None = None,
     start = time.perf_counter()
     analysis = cov.analysis()
     print(f"{data_dir}: analysis built in {time.perf_counter() - start:.1f} s (not counted)")
-    cache = data_dir / CACHE_DIR
     gc_was = gc.isenabled()
     gc.disable()  # as api.Coverage.html_report: the model is frozen, the writer runs without the collector
     gc.freeze()
     for _ in range(repeat):
         shutil.rmtree(out, ignore_errors=True)
-        if colours == "cold":
-            html_cache.clear(cache)
         own0 = resource.getrusage(resource.RUSAGE_SELF)
         start = time.perf_counter()
         write_html(analysis, out, version=cov.version, timestamp=analysis.timestamp,
-                   relative_to=str(cov.source_root), cache_dir=None if colours == "off" else cache)
+                   relative_to=str(cov.source_root))
         wall = time.perf_counter() - start
         own = resource.getrusage(resource.RUSAGE_SELF)
         size = sum(p.stat().st_size for p in out.iterdir())
-        print(f"write_html ({colours} colours): {wall:.2f} s wall; {own.ru_utime - own0.ru_utime:.2f} "
+        print(f"write_html: {wall:.2f} s wall; {own.ru_utime - own0.ru_utime:.2f} "
               f"user + {own.ru_stime - own0.ru_stime:.2f} system; page faults {own.ru_minflt - own0.ru_minflt}; "
               f"{size / 1e6:.0f} MB written")
     if gc_was:
@@ -134,15 +126,12 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="with --data-dir: the report directory (replaced)")
     ap.add_argument("--source-root", type=Path, default=None,
                     help="with --data-dir: the directory `dotcov html` runs in (default: the data's parent)")
-    ap.add_argument("--colours", choices=("keep", "cold", "off"), default="keep",
-                    help="with --data-dir: the sources' colours kept in DATA/cache/html: used as they are "
-                         "(keep), removed before each run (cold), or none kept (off)")
     ap.add_argument("--repeat", type=int, default=1, help="with --data-dir: how many runs")
     args = ap.parse_args()
     if args.data_dir:
         if args.out is None:
             ap.error("--data-dir needs --out")
-        real_data(args.data_dir, args.out, args.source_root, args.colours, args.repeat)
+        real_data(args.data_dir, args.out, args.source_root, args.repeat)
         return
     if args.colour_only:
         colour_only(Path(args.colour_only))

@@ -1,4 +1,4 @@
-"""The framed files both caches keep (data/cache_files.py): a damaged or cut file is a miss, never an error; a reader
+"""The framed files the plan cache keeps (data/cache_files.py): a damaged or cut file is a miss, never an error; a reader
 beside concurrent writers sees whole files only; prune keeps the newest within its bounds, always the newest one."""
 
 from __future__ import annotations
@@ -13,26 +13,22 @@ from dotcov.data import cache_files
 from dotcov.data.cache_files import FramedFiles
 
 FILES = FramedFiles(b"dotcov-test-frame-1\n", prefix="t.", suffix=".bin", temp="t")
-COUNTED = FramedFiles(b"dotcov-test-frame-1\n", prefix="", suffix=".c", temp="c", meta=4)
 
 
 def test_a_written_file_reads_back(tmp_path):
     path = FILES.path(tmp_path / "sub", "k")
     assert path.name == "t.k.bin"
     assert FILES.write(path, b"body")
-    meta, body = FILES.read(path)
-    assert (meta, bytes(body)) == (b"", b"body")
-    assert COUNTED.write(tmp_path / "x.c", b"", (7).to_bytes(4, "little"))
-    meta, body = COUNTED.read(tmp_path / "x.c")
-    assert (int.from_bytes(meta, "little"), bytes(body)) == (7, b"")
+    assert bytes(FILES.read(path)) == b"body"
+    assert FILES.write(tmp_path / "t.empty.bin", b"") and bytes(FILES.read(tmp_path / "t.empty.bin")) == b""
     assert not list((tmp_path / "sub").glob(".t.*.tmp"))
 
 
-def test_the_frame_is_magic_length_meta_crc_body(tmp_path):
-    # The caches' formats on disk (analysis/plans/cache.py, html/cache.py) are this frame: a change must be a new MAGIC.
-    COUNTED.write(tmp_path / "x.c", b"abc", b"\1\2\3\4")
-    assert (tmp_path / "x.c").read_bytes() == (COUNTED.magic + (3).to_bytes(8, "little") + b"\1\2\3\4"
-                                              + zlib.crc32(b"abc").to_bytes(4, "little") + b"abc")
+def test_the_frame_is_magic_length_crc_body(tmp_path):
+    # The cache's format on disk (analysis/plans/cache.py) is this frame: a change must be a new MAGIC.
+    FILES.write(tmp_path / "t.x.bin", b"abc")
+    assert (tmp_path / "t.x.bin").read_bytes() == (FILES.magic + (3).to_bytes(8, "little")
+                                                  + zlib.crc32(b"abc").to_bytes(4, "little") + b"abc")
 
 
 @pytest.mark.parametrize("damage", ["missing", "empty", "short head", "truncated", "longer", "flipped", "magic",
@@ -72,7 +68,7 @@ def test_a_big_file_is_mapped_and_checked_the_same(tmp_path, monkeypatch):
     monkeypatch.setattr(cache_files, "MAP_FROM", 64)
     path = tmp_path / "t.k.bin"
     FILES.write(path, bytes(range(256)) * 4)
-    assert bytes(FILES.read(path)[1]) == bytes(range(256)) * 4
+    assert bytes(FILES.read(path)) == bytes(range(256)) * 4
     blob = bytearray(path.read_bytes())
     blob[-5] ^= 1
     path.write_bytes(bytes(blob))
@@ -83,7 +79,7 @@ def test_an_unwritable_directory_is_no_error(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     assert FILES.write(blocker / "t.k.bin", b"x") is False
-    FILES.prune(blocker, 1, 1)
+    FILES.prune(blocker, 1)
     FILES.clear(blocker)
     assert blocker.read_text() == "not a directory"
 
@@ -104,9 +100,9 @@ def test_a_reader_beside_concurrent_writers_sees_whole_files_only(tmp_path):
     seen = set()
     try:
         for _ in range(400):
-            framed = FILES.read(path)
-            assert framed is not None  # renamed over: never missing, never half a file
-            seen.add(bytes(framed[1]))
+            body = FILES.read(path)
+            assert body is not None  # renamed over: never missing, never half a file
+            seen.add(bytes(body))
     finally:
         stop.set()
         for t in threads:
@@ -129,31 +125,24 @@ def left(directory):
     return sorted(p.name for p in directory.glob("t.*.bin"))
 
 
-def test_prune_keeps_the_newest_within_the_file_count(tmp_path):
-    paths = _files(tmp_path, 6)
-    FILES.prune(tmp_path, 4, 1 << 30)
-    assert left(tmp_path) == [p.name for p in paths[2:]]
-
-
 def test_prune_keeps_the_newest_within_the_byte_bound(tmp_path):
     paths = _files(tmp_path, 6)
     size = paths[0].stat().st_size
-    FILES.prune(tmp_path, 100, 2 * size)  # two files exactly fit
+    FILES.prune(tmp_path, 2 * size)  # two files exactly fit
     assert left(tmp_path) == [p.name for p in paths[4:]]
-    FILES.prune(tmp_path, 100, 2 * size - 1)
+    FILES.prune(tmp_path, 2 * size - 1)
     assert left(tmp_path) == [paths[5].name]
 
 
-@pytest.mark.parametrize("bounds", [(0, 1 << 30), (10, 0), (0, 0)])
-def test_prune_always_keeps_the_newest_file(tmp_path, bounds):
-    # The file just written is kept even when it alone is over the bounds: the next command uses it.
+def test_prune_always_keeps_the_newest_file(tmp_path):
+    # The file just written is kept even when it alone is over the bound: the next command uses it.
     paths = _files(tmp_path, 3)
-    FILES.prune(tmp_path, *bounds)
+    FILES.prune(tmp_path, 0)
     assert left(tmp_path) == [paths[2].name]
 
 
 def test_prune_touches_only_its_own_files_and_stale_temporaries(tmp_path):
-    _files(tmp_path, 2)
+    paths = _files(tmp_path, 2)
     other = [tmp_path / "plan.x.bin", tmp_path / "t.x.other", tmp_path / ".c.y.tmp"]
     for p in other:
         p.write_bytes(b"other cache")
@@ -162,7 +151,7 @@ def test_prune_touches_only_its_own_files_and_stale_temporaries(tmp_path):
     fresh.write_bytes(b"being written")
     stale.write_bytes(b"left by a killed command")
     os.utime(stale, ns=(1, 1))
-    FILES.prune(tmp_path, 1, 1 << 30)
+    FILES.prune(tmp_path, paths[1].stat().st_size)  # room for the newest only
     assert all(p.exists() for p in other) and fresh.exists() and not stale.exists()
     assert (tmp_path / "t.sub.bin").is_dir()
     assert left(tmp_path) == ["t.01.bin", "t.sub.bin"]

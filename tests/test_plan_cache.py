@@ -481,8 +481,8 @@ def test_a_class_with_methods_of_one_name_and_signature_is_counted_from_its_meth
 
 
 def test_dotcov_run_keeps_the_cache_and_erase_does_not(tmp_path):
-    """`dotcov run` erases the data but keeps DATA_DIR/cache (plans and colours, checked when read); `dotcov erase`
-    removes it."""
+    """`dotcov run` erases the data but keeps DATA_DIR/cache (plans, checked when read); `dotcov erase` removes it,
+    with the colours an older dotcov kept there."""
     cache = tmp_path / plan_cache.CACHE_DIR
     (cache / "html").mkdir(parents=True)
     plan = cache / "plan.0123.bin"

@@ -19,8 +19,10 @@
 #include "dotcov/data_file.h"
 #include "native_apply.h"
 #include "native_branches.h"
+#include "native_csharp.h"
 #include "native_il.h"
 #include "native_plan.h"
+#include "native_rows.h"
 #include "native_symbols.h"
 #include "native_xml.h"
 
@@ -267,4 +269,6 @@ PYBIND11_MODULE(_native, m) {
   RegisterPlan(m);
   RegisterXml(m);
   RegisterBranches(m);
+  RegisterCsharp(m);
+  RegisterRows(m);
 }

@@ -285,7 +285,6 @@ class Coverage:
         from dotcov.reports.history import HistoryError
         from dotcov.html.report import write_html
         from dotcov.html.directory import ReportDirectoryError
-        from dotcov.data.datafiles import CACHE_DIR
 
         if show_contexts:
             self._with_contexts()
@@ -295,7 +294,7 @@ class Coverage:
                 return write_html(analysis, directory, title=title, version=self.version,
                                   timestamp=analysis.timestamp, relative_to=str(self.source_root),
                                   precision=precision, show_contexts=show_contexts, history=history,
-                                  warn=warn, cache_dir=self.data_dir / CACHE_DIR)
+                                  warn=warn)
         except HistoryError as e:
             raise CoverageError(str(e)) from e
         except OSError as e:

@@ -19,34 +19,40 @@ def excluded_methods(sym, assembly: str, options: ExclusionOptions) -> dict[int,
     raw = sym.raw
     attributes: dict[int, list[str]] = raw.get("attributes", {})
     filters = options.filters
-    out: dict[int, str] = {}
-    assembly_attr = filters.excluded_by_attribute(attributes.get(0x20000001, []))
     methods = raw["methods"]
-    by_name: dict[tuple[int, str], list[int]] = {}
-    for rid, (name, type_rid, _f, _s) in enumerate(methods, start=1):
-        by_name.setdefault((type_rid, name), []).append(rid)
-
-    def type_chain(type_rid: int):
-        while type_rid:
-            yield type_rid
-            type_rid = raw["types"][type_rid - 1][2]
+    assembly_attr = filters.excluded_by_attribute(attributes.get(0x20000001, []))
+    if assembly_attr:
+        return {rid: f"assembly has {assembly_attr}" for rid in range(1, len(methods) + 1)}
+    # The exclusion attribute of each token that carries one, each token's attributes read once: most methods
+    # carry none, and then only their type's filter and attributes can leave them out.
+    excluding: dict[int, str] = {}
+    for token, names in attributes.items():
+        found = filters.excluded_by_attribute(names)
+        if found:
+            excluding[token] = found
+    accessor_of: dict[int, int] = raw.get("accessor_of", {})
+    kickoff = raw["kickoff"]
+    by_name: dict[tuple[int, str], list[int]] | None = None  # (type rid, name) -> method rids, when asked
 
     def method_attr(rid: int) -> str | None:
-        names = list(attributes.get(0x06000000 | rid, []))
-        prop = raw.get("accessor_of", {}).get(rid)
-        if prop:
-            names += attributes.get(prop, [])
-        return filters.excluded_by_attribute(names)
+        """The method's exclusion attribute, else that of the property it is an accessor of."""
+        return excluding.get(0x06000000 | rid) or excluding.get(accessor_of.get(rid, 0)) if excluding else None
 
+    def type_attr(type_rid: int) -> str | None:
+        """The exclusion attribute of the type or of a type enclosing it."""
+        while type_rid and excluding:
+            found = excluding.get(0x02000000 | type_rid)
+            if found:
+                return found
+            type_rid = raw["types"][type_rid - 1][2]
+        return None
+
+    auto_properties = options.skip_auto_properties
+    out: dict[int, str] = {}
     # Per type, once (most types have many methods): its user type, why it is filtered out (or None), and the
     # exclusion attribute of it or a type enclosing it (False: not yet known).
     of_type: dict[int, list] = {}
-    for rid, (name, type_rid, _flags, _sig) in enumerate(methods, start=1):
-        if assembly_attr:
-            out[rid] = f"assembly has {assembly_attr}"
-            continue
-        # The user method a state machine or lambda belongs to carries the user's attributes.
-        owner = raw["kickoff"].get(rid, rid)
+    for rid, (_name, type_rid, _flags, _sig) in enumerate(methods, start=1):
         known = of_type.get(type_rid)
         if known is None:
             user_type = sym.user_type(type_rid) if type_rid else 0
@@ -57,26 +63,27 @@ def excluded_methods(sym, assembly: str, options: ExclusionOptions) -> dict[int,
         if known[1] is not None:
             out[rid] = known[1]
             continue
-        reason = method_attr(rid) or (method_attr(owner) if owner != rid else None)
-        generated = GENERATED_METHOD.match(methods[owner - 1][0])
-        if not reason and generated and generated.group(1) and user_type:
-            for candidate in by_name.get((user_type, generated.group(1)), []):
-                reason = method_attr(candidate)
-                if reason:
-                    break
-        if not reason:
-            if known[2] is False:
-                known[2] = None
-                for t in type_chain(type_rid):
-                    found = filters.excluded_by_attribute(attributes.get(0x02000000 | t, []))
-                    if found:
-                        known[2] = found
+        if excluding:
+            # The user method a state machine or lambda belongs to carries the user's attributes.
+            owner = kickoff.get(rid, rid)
+            reason = method_attr(rid) or (method_attr(owner) if owner != rid else None)
+            generated = GENERATED_METHOD.match(methods[owner - 1][0]) if not reason else None
+            if generated and generated.group(1) and user_type:
+                if by_name is None:
+                    by_name = {}
+                    for other, (name, other_type, _f, _s) in enumerate(methods, start=1):
+                        by_name.setdefault((other_type, name), []).append(other)
+                for candidate in by_name.get((user_type, generated.group(1)), []):
+                    reason = method_attr(candidate)
+                    if reason:
                         break
-            reason = known[2]
-        if reason:
-            out[rid] = f"{reason}"
-            continue
-        if options.skip_auto_properties and rid in raw.get("accessor_of", {}) and \
-                COMPILER_GENERATED in attributes.get(0x06000000 | rid, []):
+            if not reason:
+                if known[2] is False:  # (found when first needed)
+                    known[2] = type_attr(type_rid)
+                reason = known[2]
+            if reason:
+                out[rid] = reason
+                continue
+        if auto_properties and rid in accessor_of and COMPILER_GENERATED in attributes.get(0x06000000 | rid, []):
             out[rid] = "auto-property accessor"
     return out

@@ -1,7 +1,7 @@
-"""The files of dotcov's caches (analysis/plans/cache.py, html/cache.py): framed, written atomically, kept in bounds.
+"""The files of dotcov's caches (analysis/plans/cache.py): framed, written atomically, kept in bounds.
 
-A file holds the cache's MAGIC, the body's length (8 bytes, little-endian), the cache's own fixed fields (`meta`
-bytes, e.g. a line count), the body's CRC-32 (4 bytes), then the body. It is written to a temporary name in the
+A file holds the cache's MAGIC, the body's length (8 bytes, little-endian), the body's CRC-32 (4 bytes), then the
+body. It is written to a temporary name in the
 same directory and renamed over, so a concurrent reader sees the old file or the new one, never half of one. A
 file that is missing, short, of another magic, length or CRC reads as None (a miss, rebuilt by the caller), never
 as an error. `prune` keeps the newest files (by mtime: a cache refreshes a file it hits), always the newest one;
@@ -31,7 +31,6 @@ class FramedFiles:
     prefix: str
     suffix: str
     temp: str
-    meta: int = 0  # bytes of the cache's own fields between the length and the CRC
 
     def __post_init__(self) -> None:
         if not self.magic.startswith(MAGIC_START):
@@ -40,36 +39,33 @@ class FramedFiles:
     def path(self, directory: str | os.PathLike, key: str) -> Path:
         return Path(directory) / f"{self.prefix}{key}{self.suffix}"
 
-    def read(self, path: str | os.PathLike) -> tuple[bytes, memoryview] | None:
-        """(meta, body) of a whole, undamaged file; None if it is missing, unreadable or damaged."""
+    def read(self, path: str | os.PathLike) -> memoryview | None:
+        """The body of a whole, undamaged file; None if it is missing, unreadable or damaged."""
         try:
             with open(path, "rb") as f:
                 blob = _read(f)
         except (OSError, ValueError):
             return None
         n = len(self.magic)
-        head = n + 8 + self.meta + 4
+        head = n + 8 + 4
         if len(blob) < head or blob[:n] != self.magic:
             return None
         size = int.from_bytes(blob[n:n + 8], "little")
-        meta = bytes(blob[n + 8:head - 4])
         crc = int.from_bytes(blob[head - 4:head], "little")
         body = memoryview(blob)[head:]
         if len(body) != size or zlib.crc32(body) != crc:
             return None
-        return meta, body
+        return body
 
-    def write(self, path: str | os.PathLike, body: bytes, meta: bytes = b"") -> bool:
+    def write(self, path: str | os.PathLike, body: bytes) -> bool:
         """Writes the file atomically; False (no error) if it cannot be written: the cache then only misses."""
-        if len(meta) != self.meta:
-            raise ValueError(f"meta is {self.meta} bytes, not {len(meta)}")
         path = Path(path)
         tmp = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{self.temp}.", suffix=".tmp", dir=path.parent)
             with os.fdopen(fd, "wb") as f:
-                f.write(self.magic + len(body).to_bytes(8, "little") + meta + zlib.crc32(body).to_bytes(4, "little"))
+                f.write(self.magic + len(body).to_bytes(8, "little") + zlib.crc32(body).to_bytes(4, "little"))
                 f.write(body)
             os.replace(tmp, path)
             tmp = None
@@ -98,9 +94,9 @@ class FramedFiles:
             elif name.startswith(f".{self.temp}.") and name.endswith(".tmp"):
                 yield "tmp", e
 
-    def prune(self, directory: str | os.PathLike, max_files: int | None, max_bytes: int) -> None:
-        """Keeps the newest files: at most `max_files` (None: any number), `max_bytes` together, but always the
-        newest one (the file just written); removes temporary files left by killed commands."""
+    def prune(self, directory: str | os.PathLike, max_bytes: int) -> None:
+        """Keeps the newest files: at most `max_bytes` together, but always the newest one (the file just written);
+        removes temporary files left by killed commands."""
         found = []
         now = time.time_ns()
         for kind, e in self._names(directory):
@@ -116,7 +112,7 @@ class FramedFiles:
         total = 0
         for n, (_mtime, size, path) in enumerate(found):
             total += size
-            if n and ((max_files is not None and n >= max_files) or total > max_bytes):
+            if n and total > max_bytes:
                 try:
                     os.unlink(path)
                 except OSError:

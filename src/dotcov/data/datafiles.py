@@ -485,7 +485,7 @@ def erase(data_dir: Path, *, keep_cache: bool = False, keep_aside: bool = False)
     if not keep_aside:  # (`dotcov run` keeps the last run's data it set aside)
         drop_aside(data_dir / ASIDE_DIR)
     if not keep_cache:
-        clear_tree(data_dir / CACHE_DIR)  # the cached plans and sources' colours (plans/cache.py, html/cache.py)
+        clear_tree(data_dir / CACHE_DIR)  # the cached plans (plans/cache.py), and colours an older dotcov kept
     logs = data_dir / "logs"
     if logs.is_dir():
         for path in logs.glob("agent.*.log"):

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from markupsafe import escape
+
 from dotcov.analysis.numbers import FileAnalysis, MethodAnalysis, crap_score, crap_shown
 from dotcov.analysis.numbers import percent
 from dotcov.reports.output import display_percent
@@ -128,6 +130,5 @@ def _shape(statements: int, covered: int, branches: int, branches_covered: int, 
 
 
 def _escape(text: str) -> str:
-    """As Jinja's autoescape (markupsafe) writes text, without making a Markup object of each."""
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;")
-            .replace("'", "&#39;"))
+    """As Jinja's autoescape writes text in the templates around these rows: markupsafe's rule, not a copy of it."""
+    return str(escape(text))

@@ -15,11 +15,12 @@ Output is deterministic: nothing depends on the clock, the machine or dict order
 except the `timestamp` passed in. `index.html` is removed first and written last
 (atomically), so a directory with an `index.html` holds a complete report.
 
-Speed: each file is lexed once (never per line): C# by html_csharp's single regular expression, which
+Speed: each file is lexed once (never per line): C# by html_csharp (native code), which
 only visits the tokens that get a colour; F# and VB by Pygments, whose token stream becomes the per-line
-HTML directly. Given a cache directory, each source's
-colours are kept for the next report (cache.py). Big pages are written around their rows, never held
+HTML directly. Big pages are written around their rows, never held
 as one string (_write_around).
+
+A page's rows are made by native code (native/python/native_rows.cpp) as UTF-8 bytes, written as they are.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import jinja2
 from markupsafe import Markup
 
 from dotcov import __version__
-from dotcov.html import cache as html_cache
+from dotcov._native import html_escape as _escape, html_line_rows
 from dotcov.html import csharp as html_csharp
 from dotcov.html import directory as html_dir
 from dotcov.html import methods as html_methods
@@ -125,7 +126,7 @@ def _normalize(text: str, path: str) -> str:
 def highlight_lines(text: str, path: str) -> list[str]:
     """The source `text` as one HTML string per line (escaped, with token spans).
 
-    C# is coloured by html_csharp (one regular expression, Pygments' classes for the coloured tokens); F#,
+    C# is coloured by html_csharp (native code, Pygments' classes for the coloured tokens); F#,
     VB and other files by Pygments. The file is lexed once; a token that spans lines (a block comment, a verbatim
     string) is split into one span per line so every line stands on its own.
     """
@@ -133,11 +134,7 @@ def highlight_lines(text: str, path: str) -> list[str]:
     if os.path.splitext(path)[1].lower() in _CSHARP:
         if text.startswith("\ufeff"):  # as Pygments' Lexer.get_tokens
             text = text[1:]
-        html = html_csharp.highlight_escaped(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
-        lines = html.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        return lines
+        return html_csharp.lines(text)
     from dotcov.html import pygments_colours as html_pygments  # (only for F#, VB and other files: Pygments takes a while to import)
 
     lines = html_pygments.highlight(text, path).split("\n")
@@ -208,19 +205,6 @@ def _collect(analysis: Analysis, root: str | None) -> list[_File]:
 
 # --- file pages ----------------------------------------------------------------
 
-def _escape(text: str) -> str:
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("'", "&#39;"))
-
-
-def _branch_text(covered: int, total: int, missed_outcomes: list[str]) -> str:
-    """A line's branch outcomes as its title says them (escaped)."""
-    text = f"{covered} of {total} branch outcomes taken"
-    if missed_outcomes:
-        text += "; missed: " + "; ".join(missed_outcomes)
-    return _escape(text)
-
-
 def _context_sets(contexts: dict[int, frozenset[str]]) -> tuple[dict[int, int], str]:
     """The page's tests once: (line -> index of its set of tests, the JSON of {"names": sorted names, "sets":
     [[name indexes]]}). Lines of one method mostly share a set, so hundreds of tests per line cost a few bytes
@@ -275,96 +259,42 @@ def _page_job(f: _File, prev_page: str | None, next_page: str | None, contexts: 
 
 
 def _line_rows(numbers: Iterable[int], source: list[str] | None, job: PageJob,
-               context_sets: dict[int, int] | None = None) -> str:
-    lines = job.lines
-    contexts = job.contexts if context_sets is not None else None
-    branches = job.branches
-    excluded = job.excluded
-    not_measured = job.not_measured
-    rows = []
-    append = rows.append
-    nsrc = len(source) if source is not None else 0
-    # Most lines have no branch and no special state: their title needs no escaping ("run 3×", "not run").
-    get_hits, get_branch = lines.get, branches.get
-    special = excluded or not_measured  # most files have neither
-    # A plain line's row around its number and text depends on its hits alone: made once per hit count.
-    plain: dict[int | None, tuple[str, str, str]] = {}
-    get_plain = plain.get
-    simple = contexts is None and not special  # then a line without branches is a plain row
-    for n in numbers:
-        hits = get_hits(n)
-        if simple and n not in branches:  # (most rows: their number made text once, not thrice)
-            around = get_plain(hits)
-            if around is None:
-                around = plain[hits] = _plain_row(hits)
-            s = str(n)
-            append(f'{around[0]}{s}{around[1]}{s}">{s}{around[2]}{source[n - 1] if 0 < n <= nsrc else ""}'
-                   '</span></div>')
-            continue
-        br = get_branch(n)
-        if br is None and contexts is None and not (special and (n in excluded or n in not_measured)):
-            around = get_plain(hits)
-            if around is None:
-                around = plain[hits] = _plain_row(hits)
-            src = source[n - 1] if 0 < n <= nsrc else ""
-            append(f'{around[0]}{n}{around[1]}{n}">{n}{around[2]}{src}</span></div>')
-            continue
-        note = ""
-        if special and n in excluded:
-            cls, hits_text, title_attr = "l exc", "", ' title="excluded from coverage"'
-        elif special and n in not_measured:
-            cls, hits_text = "l nm", ""
-            title_attr = f' title="{_escape(f"not measured: {not_measured[n]}")}"'
-        elif hits is None:
-            cls, hits_text, title_attr = "l", "", ""
-        elif hits == 0:
-            cls, hits_text = "l mis", "0"
-            title_attr = f' title="not run; {_branch_text(*br)}"' if br else ' title="not run"'
-        elif br is not None and br[0] < br[1]:
-            cls, hits_text = "l par", str(hits)
-            text = _branch_text(*br)
-            title_attr = f' title="run {hits}\u00d7; {text}"'
-            note = f'<span class="note">{text}</span>'
-        else:
-            cls, hits_text = "l run", str(hits)
-            title_attr = f' title="run {hits}\u00d7; {_branch_text(*br)}"' if br else f' title="run {hits}\u00d7"'
-        src = source[n - 1] if 0 < n <= nsrc else ""
-        ctx = "" if contexts is None else _contexts_cell(contexts.get(n) if hits else None, context_sets.get(n))
-        n = str(n)
-        append(f'<div class="{cls}" id="L{n}"{title_attr}><a class="ln" href="#L{n}">{n}</a>'
-               f'<span class="hits">{hits_text}</span>{ctx}<span class="src">{src}{note}</span></div>')
-    return "\n".join(rows)
+               context_sets: dict[int, int] | None = None) -> bytes:
+    """The rows of lines `numbers` (`source`: the page's coloured lines, None when the file cannot be read;
+    `context_sets`: line -> index of its set of tests, None unless the page lists tests), joined by newlines, as
+    UTF-8. Written by native/python/native_rows.cpp: a line's class, title and note come from its hits, branch
+    outcomes, exclusion or reason for not being measured; a line that ran shows its tests' cell."""
+    cells = None if context_sets is None else _context_cells(job.contexts, context_sets)
+    return html_line_rows(numbers, source, job.lines, job.branches, job.excluded, job.not_measured, cells)
 
 
-def _plain_row(hits: int | None) -> tuple[str, str, str]:
-    """The parts of a row without branches or a special state (as _line_rows' general case writes it) around
-    its line number (three times) and its text."""
-    if hits is None:
-        cls, hits_text, title_attr = "l", "", ""
-    elif hits == 0:
-        cls, hits_text, title_attr = "l mis", "0", ' title="not run"'
-    else:
-        cls, hits_text, title_attr = "l run", str(hits), f' title="run {hits}\u00d7"'
-    return (f'<div class="{cls}" id="L', f'"{title_attr}><a class="ln" href="#L',
-            f'</a><span class="hits">{hits_text}</span><span class="src">')
+def _context_cells(contexts: dict[int, frozenset[str]], context_sets: dict[int, int]) -> dict[int, str]:
+    """The tests' cell of each line some test ran, made once per set of tests."""
+    by_set: dict[int, str] = {}
+    cells = {}
+    for line, names in contexts.items():
+        if names:
+            i = context_sets[line]
+            cell = by_set.get(i)
+            if cell is None:
+                cell = by_set[i] = _contexts_cell(names, i)
+            cells[line] = cell
+    return cells
 
 
-def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict,
-                colours: html_cache.ColourCache | None) -> None:
+def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict) -> None:
     try:
         data = Path(job.path).read_bytes()
     except OSError:
         data = None
-    data_lines = set(job.lines) | job.excluded | set(job.branches) | set(job.not_measured)
-    last = max(data_lines, default=0)
+    last = max((max(lines) for lines in (job.lines, job.excluded, job.branches, job.not_measured) if lines),
+               default=0)  # the data's last line
     if data is None:
         source = None
-        numbers: Iterable[int] = sorted(data_lines)
+        numbers: Iterable[int] = sorted(set(job.lines) | job.excluded | set(job.branches) | set(job.not_measured))
         beyond = False
     else:
-        def colour() -> list[str]:
-            return highlight_lines(_decode(data), job.path)
-        source = colours.lines(job.path, data, colour) if colours is not None else colour()
+        source = highlight_lines(_decode(data), job.path)
         numbers = range(1, max(len(source), last) + 1)
         beyond = last > len(source)
     nums = job.numbers
@@ -404,31 +334,29 @@ def _write(path: Path, text: str) -> None:
 _BODY = Markup("\x00dotcov-body\x00")  # where a page's big part goes (no template or text makes a NUL)
 
 
-def _write_around(path: Path, render, body: Iterable[str]) -> None:
-    """Writes `render(_BODY)` with the pieces of `body` in place of _BODY, as `render(Markup(join(body)))`
-    would, without ever holding the page (tens of MB for the method page at a million statements) as one
-    string: on this machine each fresh megabyte costs page faults, and one page was made four times over
+def _write_around(path: Path, render, body: Iterable[str | bytes]) -> None:
+    """Writes `render(_BODY)` with the pieces of `body` (str, or bytes in UTF-8) in place of _BODY, as
+    `render(Markup(join(body)))` would, without ever holding the page (tens of MB for the method page at a million
+    statements) as one string: each fresh megabyte costs page faults, and one page was made four times over
     (joined, made Markup, escaped, concatenated) before it was encoded."""
     head, mark, tail = render(_BODY).partition(_BODY)
     if not mark or _BODY in tail:  # not where expected: make it the plain way
-        _write(path, render(Markup("".join(body))))
+        _write(path, render(Markup("".join(p if isinstance(p, str) else p.decode("utf-8", "surrogatepass")
+                                           for p in body))))
         return
     with open(path, "wb") as f:
         f.write(head.encode("utf-8", "surrogatepass"))
         for part in body:
-            f.write(part.encode("utf-8", "surrogatepass"))
+            f.write(part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass"))
         f.write(tail.encode("utf-8", "surrogatepass"))
 
 
-def write_pages(directory: str, jobs: list[PageJob], common: dict, cache_dir: str | None = None) -> int:
-    """Writes the file pages of `jobs` into `directory`. `cache_dir`: where sources' colours are kept
-    (cache.py). Returns how many sources' colours were added to it."""
+def write_pages(directory: str, jobs: list[PageJob], common: dict) -> None:
+    """Writes the file pages of `jobs` into `directory`."""
     env = _environment()
     out = Path(directory)
-    colours = html_cache.ColourCache(cache_dir) if cache_dir is not None else None
     for job in jobs:
-        _write_page(out / job.page, env, job, common, colours)
-    return colours.misses if colours is not None else 0
+        _write_page(out / job.page, env, job, common)
 
 
 # --- index ---------------------------------------------------------------------
@@ -452,8 +380,7 @@ def _sort_number(value: float) -> str:
 def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Coverage report",
                version: str = __version__, timestamp=None, relative_to: str | None = None,
                show_contexts: bool = False, precision: int = 0,
-               history=None, history_options: dict | None = None, warn=None,
-               cache_dir: str | os.PathLike | None = None) -> Path:
+               history=None, history_options: dict | None = None, warn=None) -> Path:
     """Writes the report into `directory` (created if needed) and returns the path of its index.html.
 
     `relative_to` defaults to `result.source_root` (as `dotcov report`); `timestamp` (seconds
@@ -465,9 +392,6 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     `history` (a directory) keeps a record of this run there and shows coverage over time on the index
     (reports/history.py; `history_options` are passed to history.update); `warn(message)` is told of history
     records that cannot be read (they are also shown on the index).
-
-    `cache_dir` (the data directory's `cache/`): the sources' colours are kept in its `html/` for the next
-    report (cache.py); None colours every file afresh and keeps nothing.
     """
     out = Path(directory)
     previous = html_dir.previous_report(out)  # refuses a directory that is not a dotcov report
@@ -506,8 +430,7 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
                            files[i + 1].page if i + 1 < len(files) else None, show_contexts)
                  for i, f in enumerate(files)]
-    colour_dir = str(Path(cache_dir) / html_cache.SUBDIR) if cache_dir is not None else None
-    added = write_pages(str(out), page_jobs, common, colour_dir)  # sources' colours added to the cache
+    write_pages(str(out), page_jobs, common)
     methods = html_methods.method_table([(f.fc, f.name, f.page) for f in files], precision, has_branches,
                                         wrap_name)
     # The search across files (search.py): scripts the pages load when the search box is used.
@@ -517,10 +440,6 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     html_dir.write_manifest(out, previous | written)
     search.write(out)
     index_html = _write_rest(out, analysis, files, common, hist, precision, has_branches, methods)
-    # The cache only grows by what a report adds: pruned after one that added colours, or when it holds more
-    # files than it may (left by reports that could not prune); a report of unchanged sources scans nothing.
-    if colour_dir is not None and (added or html_cache.over_count(colour_dir)):
-        html_cache.prune(colour_dir)
     tmp = out / ".index.html.tmp"
     _write(tmp, index_html)
     os.replace(tmp, index)

@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from dotcov.analysis.numbers import Analysis, FileAnalysis
 from dotcov.analysis.model import CoverageResult
@@ -55,9 +56,14 @@ class Row:
     statements: int
     missed: int
     percent: float
-    missing: str
+    file: FileAnalysis | None = field(repr=False, compare=False)  # None for the total
     branches: int = 0  # branch outcomes
     partial: int = 0  # lines with some outcomes never taken
+
+    @cached_property
+    def missing(self) -> str:
+        """The missed lines as ranges (made only for a table that shows them)."""
+        return self.file.missing() if self.file is not None else ""
 
     @property
     def covered(self) -> int:
@@ -80,7 +86,7 @@ def _row(f: FileAnalysis, name: str) -> Row:
         statements=n.statements,
         missed=n.missed,
         percent=n.percent,
-        missing=f.missing(),
+        file=f,
         branches=n.branches,
         partial=n.partial,
     )
@@ -121,7 +127,7 @@ def summarize(result: CoverageResult | Analysis, *, skip_covered: bool = False, 
         attr = {"stmts": "statements", "miss": "missed", "cover": "percent"}[key]
         rows.sort(key=lambda r: (getattr(r, attr), _human_key(r.name)), reverse=reverse)
     t = analysis.totals
-    total = Row("TOTAL", t.statements, t.missed, t.percent, "", t.branches, t.partial)
+    total = Row("TOTAL", t.statements, t.missed, t.percent, None, t.branches, t.partial)
     notes = tuple(analysis.notes(root))
     return Summary(rows, total, skipped_covered, skipped_empty, notes)
 

@@ -74,10 +74,9 @@ def inputs(assembly: str, pdb: str, documents: list[str], mapper, near: str) -> 
 
 def load(directory: Path, key: str, mapper, near: str) -> dict | None:
     """The plan stored under `key`, if its files are unchanged; None otherwise (missing, stale or damaged)."""
-    framed = FILES.read(FILES.path(directory, key))
-    if framed is None:
+    body = FILES.read(FILES.path(directory, key))
+    if body is None:
         return None
-    body = framed[1]
     try:
         stored = marshal.loads(body)
         checked = stored["inputs"]
@@ -99,7 +98,7 @@ def store(directory: Path, key: str, plan: dict, *, assembly: str, pdb: str, doc
     `read`: inputs() taken before the plan was made (a file edited meanwhile then fails the check)."""
     stored = {"inputs": read, "documents": list(documents), "assembly": assembly, "pdb": pdb, "plan": plan}
     if FILES.write(FILES.path(directory, key), marshal.dumps(stored)):
-        FILES.prune(directory, None, MAX_BYTES)
+        FILES.prune(directory, MAX_BYTES)
 
 
 def clear(data_dir: Path) -> None:
