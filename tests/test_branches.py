@@ -12,7 +12,7 @@ import pytest
 
 from dotcov import _native
 from dotcov.analysis.branches import analyse as branches
-from dotcov.analysis.branches.il import Branch, MethodIL
+from dotcov.analysis.branches.il import VALUE_FALSE, VALUE_TRUE, Branch, MethodIL
 from dotcov.data.datafiles import CoverageData, ModuleHits
 from dotcov.analysis.model import BranchCoverage
 from dotcov.analysis.results import Symbols, build
@@ -221,9 +221,18 @@ def test_outcomes_sum_per_line_and_missed_outcomes_are_described():
     assert (branches.by_line(recs, all_branches=True)["/a.cs"][7].total) == 6
 
 
+def _synthetic(sites, hits, rids=(1, 2)):
+    """analyse's records of `sites` in methods without IL (no bodies), each with one point on its own line."""
+    raw = {"sequence_points": {rid: [(0, 10 * rid, 1, 10 * rid, 5, 1)] for rid in rids},
+           "methods": [(f"M{rid}",) for rid in rids], "kickoff": {}, "documents": ["/a.cs"]}
+    module = ModuleHits(b"", b"", "/a.dll", sites, hits)
+    return {(r.method_token, r.offset): r.outcomes
+            for r in branches.analyse(module, Symbols(raw), bodies={}, read_sources=False)}
+
+
 def test_branch_hits_group_outcome_sites_and_ignore_sequence_points():
-    sites = [(0x06000001, 0, 0), (0x06000001, 7, 1), (0x06000001, 7, 2), (0x06000002, 3, 1)]
-    assert branches.branch_hits(sites, [5, 2, 0, 1]) == {(0x06000001, 7): {1: 2, 2: 0}, (0x06000002, 3): {1: 1}}
+    sites = [(0x06000001, 0, 0), (0x06000001, 7, 1), (0x06000001, 7, 2), (0x06000002, 3, 1), (0x06000001, 7, 1)]
+    assert _synthetic(sites, [5, 2, 0, 1, 4]) == {(0x06000001, 7): {1: 6, 2: 0}, (0x06000002, 3): {1: 1}}
 
 
 def test_results_build_reports_branches_and_keeps_lines(snippets):
@@ -410,10 +419,10 @@ def test_compiler_generated_methods_but_not_lambdas_or_local_functions():
 
 
 def test_value_sites_are_not_branch_outcomes_and_read_as_false_true():
-    sites = [(0x06000001, 7, 1), (0x06000001, 7, 2), (0x06000001, 9, branches.VALUE_FALSE),
-             (0x06000001, 9, branches.VALUE_TRUE)]
-    assert branches.branch_hits(sites, [1, 2, 3, 4]) == {(0x06000001, 7): {1: 1, 2: 2}}
-    assert branches.value_hits(sites, [1, 2, 3, 4]) == {(0x06000001, 9): {1: 3, 2: 4}}
+    sites = [(0x06000001, 7, 1), (0x06000001, 7, 2), (0x06000001, 9, VALUE_FALSE),
+             (0x06000001, 9, VALUE_TRUE)]
+    assert _synthetic(sites, [1, 2, 3, 4], rids=(1,)) == {(0x06000001, 7): {1: 1, 2: 2}, (0x06000001, 9): {1: 3, 2: 4}}
+    assert _synthetic(sites[:3], [1, 2, 3], rids=(1,))[0x06000001, 9] == {1: 3, 2: 0}  # (a value never true)
 
 
 @pytest.mark.parametrize("config", ["Debug", "Release"])
@@ -428,8 +437,8 @@ def test_conditions_computed_into_values_get_two_outcomes(snippets, config):
     rids = {i for i, m in enumerate(raw["methods"], 1) if m[0] in names}
     for rid in sorted(rids):
         for offset in found.get(rid, []):
-            module.sites += [(0x06000000 | rid, offset, branches.VALUE_FALSE), (0x06000000 | rid, offset,
-                                                                                  branches.VALUE_TRUE)]
+            module.sites += [(0x06000000 | rid, offset, VALUE_FALSE), (0x06000000 | rid, offset,
+                                                                                  VALUE_TRUE)]
             module.hits += [0, 3]
     lines = (SNIPPETS / "Cases.cs").read_text().splitlines()
     values = {r.line: r for r in branches.analyse(module, Symbols(raw)) if r.offset in
@@ -463,8 +472,8 @@ def test_short_circuits_compiled_to_or_and_count_each_operand(snippets, config):
                 module.hits.append(h)
     for rid, offsets in values.items():
         for offset in offsets:
-            module.sites += [(0x06000000 | rid, offset, branches.VALUE_FALSE), (0x06000000 | rid, offset,
-                                                                                  branches.VALUE_TRUE)]
+            module.sites += [(0x06000000 | rid, offset, VALUE_FALSE), (0x06000000 | rid, offset,
+                                                                                  VALUE_TRUE)]
             module.hits += [1, 1]
     lines = (SNIPPETS / "Cases.cs").read_text().splitlines()
     by_text = {lines[n - 1].strip(): cov for n, cov in

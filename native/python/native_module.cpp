@@ -18,6 +18,7 @@
 
 #include "dotcov/data_file.h"
 #include "native_apply.h"
+#include "native_branches.h"
 #include "native_csharp.h"
 #include "native_il.h"
 #include "native_methods.h"
@@ -269,6 +270,7 @@ PYBIND11_MODULE(_native, m) {
   RegisterPlan(m);
   RegisterMethods(m);
   RegisterXml(m);
+  RegisterBranches(m);
   RegisterCsharp(m);
   RegisterRows(m);
 }

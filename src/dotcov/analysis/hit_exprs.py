@@ -1,15 +1,14 @@
 """Hit counts as expressions of the data file's counters, so the work that does not depend on hits is done once.
 
-`branches.analyse` combines counters into outcome hits: a sum of sites (the same outcome counted twice), a
-difference clamped at zero (a Debug `a || b`'s last condition, branch_facts' short_circuit_constants), the sum of the
-outcomes leading to one switch arm (switch_arms). Run with `symbolic(kinds)` (the sites' kinds) instead of the hit counts, it
-returns records whose outcomes are these expressions; `encode` turns one into plain data (an int for one
-counter, the common case) and `evaluate` gives its value for a list of hit counts (plan.py).
+The branch analysis (`branches.analyse`) combines counters into outcome hits: a sum of sites (the same outcome counted
+twice), a difference clamped at zero (a Debug `a || b`'s last condition, branch_facts' short_circuit_constants), the sum
+of the outcomes leading to one switch arm (switch_arms). Its outcomes are codes, plain data: a counter's index (the
+common case), ("c", n) a constant, (op, a, b) an operation. Its native loop builds them directly; the Python rules that
+combine outcomes (switch_arms, short_circuit) read `decode`d ones, Exprs, and give back `encode`d ones; `evaluate`
+gives a code's value for a list of hit counts (plan.py).
 """
 
 from __future__ import annotations
-
-from itertools import compress
 
 
 class Expr:
@@ -60,15 +59,6 @@ def floor0(value):
     return value.floor0() if isinstance(value, Expr) else max(0, value)
 
 
-def symbolic(kinds) -> list:
-    """Stand-ins for the hits of the sites of these kinds: a Site for each branch-like site (kind >= 1), None for
-    the sequence points (which branches.analyse never reads)."""
-    out = [None] * len(kinds)
-    for i in compress(range(len(kinds)), kinds):  # (only the branch sites in Python: most are sequence points)
-        out[i] = Site(i)
-    return out
-
-
 def encode(value):
     """Plain data for marshal: a counter's index (int >= 0); ("c", n) a constant; (op, a, b) an operation."""
     if isinstance(value, Site):
@@ -76,6 +66,15 @@ def encode(value):
     if isinstance(value, _Op):
         return (value.op, encode(value.a), encode(value.b))
     return ("c", value)
+
+
+def decode(code):
+    """The value `encode` gave `code` for: a Site, a number or an operation of them."""
+    if type(code) is int:
+        return Site(code)
+    if code[0] == "c":
+        return code[1]
+    return _Op(code[0], decode(code[1]), decode(code[2]))
 
 
 def evaluate(code, hits: list[int]) -> int:

@@ -13,36 +13,32 @@ Here each branch is
   recogniser of native/core/src/branch_facts.cpp (RECOGNISER_NAMES); branches a recogniser
   claims are left out unless `all_branches`.
 
+The loop over a module's methods is native (_native.branch_rows, native/python/native_branches.cpp: counters
+grouped, points sorted, branch facts, containing points, classification, Debug short-circuit constants, source
+texts, statements grouped for their notes); the rarer rules stay Python (_Hooks: switch arms, operand and value
+probes, null tests' IL, notes.py's texts), asked only for the methods that need them.
+tests/oracles/branch_analyse.py states the loop in Python.
+
 docs/branches.md describes every pattern, with the IL it matches and why.
 """
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from itertools import compress
-from operator import itemgetter
 from typing import Callable, Iterable
 
 from dotcov import _native
-from dotcov.analysis.hit_exprs import floor0
+from dotcov.analysis import hit_exprs
 from dotcov.analysis.lines import read_source
 from dotcov.analysis.model import BranchCoverage
 from dotcov.analysis.symbols import COMPILER_GENERATED
 from dotcov.analysis.branches.il import (
-    BRTRUE_S,
-    SWITCH,
-    UNARY_BRANCHES,
-    VALUE_FALSE,
     VALUE_OPERATORS,
-    VALUE_TRUE,
     MethodIL,
     containing_point,
     shorten,
 )
-
-_SITE, _HITS = itemgetter(0), itemgetter(1)  # of a (site, hits) pair
 
 # The recognisers of compiler-generated branches, in native/core/src/branch_facts.cpp (il_branch_facts gives the
 # index of the first that claims a branch) and docs/branches.md; tests/oracles/branch_rules.py states them in
@@ -114,18 +110,22 @@ class BranchRecord:
 
 
 class _Sources:
-    """Source text slices of sequence points, for the missed-outcome descriptions."""
+    """Source files' lines, for the records' texts and the rare rules that read the source."""
 
     def __init__(self) -> None:
         self._files: dict[str, list[str] | None] = {}
         self._texts: dict[str, str | None] = {}
         self._switches: dict[tuple[str, bool, bool], bool] = {}
 
+    def text(self, path: str) -> str | None:
+        if path not in self._texts:
+            self._texts[path] = read_source(path)
+        return self._texts[path]
+
     def lines(self, path: str) -> list[str] | None:
         if path not in self._files:
-            text = read_source(path)
+            text = self.text(path)
             self._files[path] = text.splitlines() if text is not None else None
-            self._texts[path] = text
         return self._files[path]
 
     def may_hold_switches(self, path: str, fsharp: bool, vb: bool) -> bool:
@@ -134,19 +134,13 @@ class _Sources:
         if key not in self._switches:
             from dotcov.analysis.branches import switch_arms  # (it builds on this module)
 
-            self.lines(path)
-            text = self._texts[path]
+            text = self.text(path)
             self._switches[key] = text is not None and switch_arms.may_hold_switches(text, fsharp, vb)
         return self._switches[key]
 
     def span(self, path: str, p: tuple) -> str:
         """The whole source text of a sequence point, over several lines too ("" when unreadable)."""
-        _off, sl, sc, el, ec, _doc = p
-        lines = self.lines(path)
-        if not lines or not 0 < sl <= el <= len(lines) or sc <= 0 or ec <= 0:
-            return ""
-        text = "\n".join(lines[sl - 1:el])
-        return text[sc - 1:len(text) - len(lines[el - 1]) + ec - 1]
+        return _native.source_slice(self.text(path), p, span=True)
 
     def code_lines(self, path: str, p: tuple) -> str:
         """The lines a sequence point spans, without trailing comments ("" when unreadable): F# puts a point on a
@@ -158,33 +152,9 @@ class _Sources:
         return "\n".join(line.split(mark, 1)[0] for line in lines[p[1] - 1:p[3]])
 
     def slice(self, path: str, p: tuple) -> str:
-        """The source text of a sequence point, whole; over several lines joined into one (each line stripped, its
-        trailing comment and VB's `_` continuation dropped), so a condition split over lines is read as written."""
-        _off, sl, sc, el, ec, _doc = p
-        if sl == el and ec <= sc:
-            return ""
-        text = self.span(path, p)
-        if sl == el or not text:
-            return text.strip()
-        mark = "'" if path.endswith(".vb") else "//"
-        return " ".join(part for part in (re.sub(r"\s_$", "", _uncommented(line, mark).strip()).strip()
-                                          for line in text.splitlines()) if part)
-
-
-def _uncommented(line: str, mark: str) -> str:
-    """`line` without a trailing comment: a `mark` outside a string literal and what follows it."""
-    quoted, escaped = None, False
-    for i, c in enumerate(line):
-        if escaped:
-            escaped = False
-        elif quoted:
-            escaped = c == "\\"
-            quoted = None if c == quoted else quoted
-        elif c == '"' or (c == "'" and mark != "'"):
-            quoted = c
-        elif line.startswith(mark, i):
-            return line[:i]
-    return line
+        """The source text of a sequence point, whole (_native.source_slice: over several lines joined into one,
+        each line stripped, its trailing comment and VB's `_` continuation dropped)."""
+        return _native.source_slice(self.text(path), p, path.endswith(".vb"))
 
 
 def site_columns(module) -> tuple:
@@ -196,251 +166,125 @@ def site_columns(module) -> tuple:
     return tuple(map(list, zip(*module.sites))) if module.sites else ([], [], [])
 
 
-def branch_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:
-    """{(method token, IL offset): {kind: hits}} of the branch-outcome sites (kind >= 1)."""
-    out: dict[tuple[int, int], dict[int, int]] = {}
-    for (token, offset, kind), h in zip(sites, hits):
-        if 1 <= kind < VALUE_FALSE:
-            outcomes = out.setdefault((token, offset), {})
-            outcomes[kind] = outcomes.get(kind, 0) + h
-    return out
-
-
-def value_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:
-    """{(method token, IL offset): {1: false hits, 2: true hits}} of the value-condition sites, the outcomes in the
-    order of a `brtrue`'s (fall-through = false, taken = true) so the notes read them alike."""
-    out: dict[tuple[int, int], dict[int, int]] = {}
-    for (token, offset, kind), h in zip(sites, hits):
-        if kind in (VALUE_FALSE, VALUE_TRUE):
-            outcomes = out.setdefault((token, offset), {1: 0, 2: 0})
-            outcomes[1 if kind == VALUE_FALSE else 2] += h
-    return out
-
-
 def analyse(module, sym, *, bodies: dict[int, bytes] | None = None, assembly_path: str | None = None,
             path_of: Callable[[str], str] | None = None, read_sources: bool = True,
             hits: list | None = None) -> list[BranchRecord]:
     """Every branch the agent counted in `module` (a data.ModuleHits) that maps to a line,
-    classified. `sym` is results.Symbols; `bodies` defaults to the method bodies of
-    `assembly_path` (default module.path); `path_of` maps PDB document paths (as [paths] does).
-    `hits` (default module.hits) may be hit_exprs.symbolic(its sites' kinds): the outcomes are then expressions."""
-    from dotcov.analysis.branches import notes as branch_notes  # switch_arms builds on this module's IL model
-    from dotcov.analysis.branches import short_circuit
-    from dotcov.analysis.branches import switch_arms
-
+    classified: branch_rows' records with their outcomes' hits (`hits`, default module.hits). `sym` is
+    results.Symbols; `bodies` defaults to the method bodies of `assembly_path` (default module.path); `path_of` maps
+    PDB document paths (as [paths] does)."""
     hits = module.hits if hits is None else hits
-    # (the sequence points' counters, kind 0, are most of a module's and none of these: left out at C speed)
+    evaluate = hit_exprs.evaluate
+    return [BranchRecord(token, offset, path, line, {k: evaluate(c, hits) for k, c in zip(kinds, codes)}, generated,
+                         is_switch, text, arms, notes, unclassified)
+            for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes, unclassified
+            in _rows(module, sym, bodies, assembly_path, path_of, read_sources)]
+
+
+def _rows(module, sym, bodies, assembly_path, path_of, read_sources) -> list[tuple]:
+    """branch_rows' tuples; the common path is native (_native.branch_rows), the rare rules are _Hooks'."""
     tokens, offsets, kinds = site_columns(module)
-    counters = list(compress(zip(zip(tokens, offsets, kinds), hits), kinds))
-    counted = branch_hits(map(_SITE, counters), map(_HITS, counters))
-    values = value_hits(map(_SITE, counters), map(_HITS, counters))
-    operands = short_circuit.operand_hits(map(_SITE, counters), map(_HITS, counters))
-    if not counted and not values and not operands:
+    if not any(kinds):
         return []  # the agent measured no branches in this module
-    raw = sym.raw
     if bodies is None:
         try:
             bodies = _native.read_method_bodies(assembly_path or module.path)
         except (OSError, ValueError):
             bodies = {}
-    hidden_all = raw.get("hidden_points")
-    documents = raw["documents"]
-    sources = _Sources()
-    by_method: dict[int, list[tuple[int, dict[int, int]]]] = {}
-    for (token, offset), outcomes in counted.items():
-        by_method.setdefault(token & 0x00FFFFFF, []).append((offset, outcomes))
-    values_of: dict[int, list[tuple[int, dict[int, int]]]] = {}
-    for (token, offset), outcomes in values.items():
-        values_of.setdefault(token & 0x00FFFFFF, []).append((offset, outcomes))
-        by_method.setdefault(token & 0x00FFFFFF, [])
-    operands_of: dict[int, list[tuple[int, dict[int, int]]]] = {}
-    for (token, offset), counts in operands.items():
-        operands_of.setdefault(token & 0x00FFFFFF, []).append((offset, counts))
-        by_method.setdefault(token & 0x00FFFFFF, [])
-    records: list[BranchRecord] = []
-    said: dict[tuple, list[dict[int, str]]] = {}  # branch_notes.notes of each statement shape
+    raw = sym.raw
+    return _native.branch_rows(tokens, offsets, kinds, raw, bodies, _Hooks(raw, bodies, path_of), RECOGNISER_NAMES,
+                               read_sources)
 
-    mapped: dict[int, str | None] = {}
 
-    def path_of_doc(doc: int) -> str | None:
-        if doc not in mapped:  # (once per document)
-            mapped[doc] = None if not 0 < doc <= len(documents) else \
-                path_of(documents[doc - 1]) if path_of is not None else documents[doc - 1]
-        return mapped[doc]
+class _Hooks:
+    """The rules _native.branch_rows leaves to Python, asked only for the methods that need them: where a document
+    is, switch arms (switch_arms.py), operand probes (short_circuit.py), value probes' operators, null tests' IL and
+    notes (notes.py). Outcomes cross as hit_exprs codes."""
 
-    ends: dict[int, list[int]] | None = None  # document -> the last line of each method's points in it, sorted
+    def __init__(self, raw: dict, bodies: dict, path_of: Callable[[str], str] | None) -> None:
+        from dotcov.analysis.branches import notes as branch_notes  # switch_arms builds on this module's IL model
 
-    def method_floor(doc: int, first_line: int) -> int:
+        self.raw, self.bodies, self.path_of, self.sources = raw, bodies, path_of, _Sources()
+        self.notes, self._jumps_on_reference = branch_notes.notes, branch_notes.jumps_on_reference
+        self.compiler_generated_method = compiler_generated_method
+        self.text, self.may_hold_switches = self.sources.text, self.sources.may_hold_switches
+        self._il: dict[int, MethodIL] = {}
+        self._mapped: dict[int, str | None] = {}
+        self._ends: dict[int, list[int]] | None = None
+
+    def path_of_doc(self, doc: int) -> str | None:
+        if doc not in self._mapped:  # (once per document)
+            documents = self.raw["documents"]
+            self._mapped[doc] = None if not 0 < doc <= len(documents) else \
+                self.path_of(documents[doc - 1]) if self.path_of is not None else documents[doc - 1]
+        return self._mapped[doc]
+
+    def il(self, rid: int) -> MethodIL:
+        if rid not in self._il:
+            self._il[rid] = MethodIL.decode(rid, self.bodies[rid])
+        return self._il[rid]
+
+    def jumps_on_reference(self, rid: int, offset: int) -> bool:
+        return self._jumps_on_reference(self.il(rid), offset)
+
+    def value_kept(self, path: str, p: tuple) -> bool:
+        """Whether a value probe's statement has a condition operator: `if (x < 0) return true; return flag;`
+        compiles like `x < 0 || flag`, with no condition."""
+        text = self.sources.code_lines(path, p)
+        return not text or VALUE_OPERATORS.search(text) is not None
+
+    def operands(self, rid: int, points: list[tuple], items: list) -> tuple[list, list]:
+        """Short circuits compiled to `or`/`and` (short_circuit.py), confirmed by the source's operator:
+        ([(offset, counts, Shape, point)], the offsets of the branches testing their whole conditions)."""
+        from dotcov.analysis.branches import short_circuit
+
+        combined = []
+        for offset, counts in items:
+            sc = short_circuit.shape(self.il(rid), offset)
+            at = containing_point(points, offset) or points[0]
+            where = self.path_of_doc(at[5])
+            if sc and where and short_circuit.confirmed(self.sources.span(where, at), sc.is_or):
+                combined.append((offset, {k: hit_exprs.decode(c) for k, c in counts.items()}, sc, at))
+        return combined, [c[2].whole for c in combined]
+
+    def operand_rows(self, combined: tuple) -> tuple[int, list]:
+        """Both operands of one short circuit: (document, [(offset, outcome kinds, codes)])."""
+        from dotcov.analysis.branches import short_circuit
+
+        offset, counts, sc, at = combined
+        left, right = short_circuit.outcomes(counts, sc)
+        return at[5], [(o_at, list(o), [hit_exprs.encode(h) for h in o.values()])
+                       for o_at, o in ([(sc.left, left)] if sc.left is not None else []) + [(offset, right)]]
+
+    def switches(self, rid: int, points: list[tuple], doc: int, user: list, path: str, fsharp: bool,
+                 vb: bool) -> list[tuple]:
+        """The method's switches (switch_arms.find) among its user branches [(offset, {kind: code})]:
+        [(offsets, line, outcome kinds, codes, arms)]."""
+        from dotcov.analysis.branches import switch_arms
+
+        decoded = {offset: {k: hit_exprs.decode(c) for k, c in outcomes.items()} for offset, outcomes in user}
+        return [(sw.offsets, sw.line, list(sw.outcomes), [hit_exprs.encode(h) for h in sw.outcomes.values()],
+                 sw.arms)
+                for sw in switch_arms.find(self.il(rid), [q for q in points if q[5] == doc], decoded,
+                                           self.sources.lines(path), fsharp=fsharp, vb=vb,
+                                           floor=self._method_floor(doc, points[0][1]))]
+
+    def _method_floor(self, doc: int, first_line: int) -> int:
         """The last line of the methods that end above `first_line` in `doc` (0: none): a switch search never
         goes up into another method's lines."""
-        nonlocal ends
-        if ends is None:  # (once per module, when a method needs it)
+        if self._ends is None:  # (once per module, when a method needs it)
             last: dict[tuple[int, int], int] = {}
-            for method, pts in raw["sequence_points"].items():
+            for method, pts in self.raw["sequence_points"].items():
                 for q in pts:
                     last[method, q[5]] = max(last.get((method, q[5]), 0), q[3])
-            ends = {}
+            self._ends = {}
             for (_method, d), line in last.items():
-                ends.setdefault(d, []).append(line)
-            for lines_ in ends.values():
+                self._ends.setdefault(d, []).append(line)
+            for lines_ in self._ends.values():
                 lines_.sort()
-        below = ends.get(doc, [])
+        below = self._ends.get(doc, [])
         k = bisect_left(below, first_line)
         return below[k - 1] if k else 0
-
-    # (Bound once: the loop below runs once per method.)
-    sequence_points, raw_methods, kickoff = raw["sequence_points"], raw["methods"], raw["kickoff"]
-    attributes = raw.get("attributes", {})
-    languages: dict[str, tuple[bool, bool]] = {}  # path -> (F#, VB)
-    for rid, found in sorted(by_method.items()):
-        points = sorted(sequence_points.get(rid, []))
-        if not points:
-            continue  # only hidden points (or none): nothing the user wrote to report against
-        name = raw_methods[rid - 1][0] if rid <= len(raw_methods) else ""
-        attrs = attributes.get(0x06000000 | rid, [])
-        move_next = rid in kickoff
-        # Each branch's recogniser, Debug short-circuit constants and zero comparison (branch_facts.h):
-        # [(offset, opcode, RECOGNISER_NAMES index or -1, short_circuit_constants, tests_zero_comparison)].
-        # Without them none of the method's branches is recognised as the compiler's: each counts as the user's,
-        # and its record says why (`unclassified`: make_plan warns).
-        facts, unclassified = None, "its IL could not be read from the assembly"
-        if rid in bodies:
-            try:
-                facts = _native.il_branch_facts(
-                    bodies[rid], move_next,
-                    list(hidden_all.get(rid, [])) if hidden_all is not None and move_next else None,
-                    [p[0] for p in points] if move_next else [])
-                unclassified = None
-            except ValueError as e:
-                unclassified = f"its IL does not decode ({e})"
-        il = _LazyIL(rid, bodies[rid]) if facts is not None else None
-        il_branches = {f[0]: f for f in facts} if facts is not None else {}
-        whole_method = compiler_generated_method(name, attrs, move_next)
-        # Short circuits compiled to `or`/`and` (short_circuit.py): confirmed by the source's operator.
-        combined = []  # (offset, counts, Shape, point)
-        for offset, counts in sorted(operands_of.get(rid, [])) if il is not None and read_sources else ():
-            sc = short_circuit.shape(il.get(), offset)
-            at = containing_point(points, offset) or points[0]
-            where = path_of_doc(at[5])
-            if sc and where and short_circuit.confirmed(sources.span(where, at), sc.is_or):
-                combined.append((offset, counts, sc, at))
-        whole = {c[2].whole for c in combined}
-        rows = []
-        for offset, outcomes in sorted(found):
-            p = containing_point(points, offset)
-            b = il_branches.get(offset)
-            generated = None
-            if b is not None:
-                generated = ("compiler-generated method" if whole_method else RECOGNISER_NAMES[b[2]] if b[2] >= 0
-                             else None)
-            if il and not b:
-                generated = "not a branch in the method's IL"
-            if generated is None and offset in whole:
-                generated = "whole condition, counted per operand"
-            if p is None:
-                # Before the first point: in MoveNext the state-machine prologue; elsewhere e.g. a
-                # Release `switch` statement's dispatch (under a hidden point). Either is reported
-                # on the method's first line.
-                p = points[0]
-                if il is not None and move_next:
-                    generated = generated or "before the first sequence point"
-            rows.append((offset, outcomes, p, b, generated))
-        # Debug `a || b` / `a && b`: the last condition's own outcomes (short_circuit_constants).
-        counts = dict(found)
-        for n, (offset, outcomes, p, b, generated) in enumerate(rows):
-            sub = b[3] if b is not None and generated is None else None  # (short_circuit_constants)
-            if sub:
-                own = {k: floor0(h - sum(counts.get(o, {}).get(kind, 0) for o, kind in sub.get(k, [])))
-                       for k, h in outcomes.items()}
-                rows[n] = (offset, own, p, b, generated)
-        # A switch's dispatch becomes one record with an outcome per arm (switch_arms.py), in the document of the
-        # method's first point.
-        grouped: set[int] = set()
-        doc = points[0][5]
-        path = path_of_doc(doc)
-        language = languages.get(path)
-        if language is None:
-            language = languages[path] = (path is not None and path.endswith((".fs", ".fsx", ".fsi")),
-                                          path is not None and path.endswith(".vb"))
-        fsharp, vb = language
-        if il is not None and read_sources and path is not None and sources.may_hold_switches(path, fsharp, vb):
-            # Under a hidden point in MoveNext (Release async code loads the switch value from a hoisted field after
-            # `GetResult()`), a dispatch the source confirms as a switch is the user's too.
-            user = {offset: outcomes for offset, outcomes, _p, _b, g in rows
-                    if g in (None, "hidden sequence point") and _b is not None}
-            for sw in switch_arms.find(il.get(), [q for q in points if q[5] == doc], user, sources.lines(path),
-                                       fsharp=fsharp, vb=vb, floor=method_floor(doc, points[0][1])):
-                grouped.update(sw.offsets)
-                records.append(BranchRecord(0x06000000 | rid, sw.offsets[0], path, sw.line, sw.outcomes, None,
-                                            True, arms=sw.arms))
-        # (opcode, record, tests written value, tests a reference)
-        by_statement: dict[int, list[tuple[int, BranchRecord, bool, bool]]] = {}
-        for offset, outcomes, p, b, generated in rows:
-            where = path_of_doc(p[5])
-            if offset in grouped or where is None:
-                continue
-            is_switch = b is not None and b[1] == SWITCH
-            r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, is_switch,
-                             sources.slice(where, p) if read_sources else "", unclassified=unclassified)
-            records.append(r)
-            if b is not None and generated is None and not is_switch:
-                # (b[4]: tests_zero_comparison; a null test's jump may test the reference itself: notes.py)
-                ref = (not b[4] and b[1] in UNARY_BRANCHES and ("null" in r.text or "Nothing" in r.text)
-                       and branch_notes.jumps_on_reference(il.get(), offset))
-                by_statement.setdefault(p[0], []).append((b[1], r, b[4], ref))
-        # Conditions computed into a value (the agent's value probes): two outcomes each, read like a `brtrue`.
-        for offset, outcomes in sorted(values_of.get(rid, [])):
-            p = containing_point(points, offset) or points[0]
-            where = path_of_doc(p[5])
-            if where is None:
-                continue
-            text = sources.code_lines(where, p) if read_sources else ""
-            if text and not VALUE_OPERATORS.search(text):
-                continue  # `if (x < 0) return true; return flag;` compiles like `x < 0 || flag`: no condition
-            generated = "compiler-generated method" if whole_method else None
-            r = BranchRecord(0x06000000 | rid, offset, where, p[1], outcomes, generated, False,
-                             sources.slice(where, p) if read_sources else "")
-            records.append(r)
-            if generated is None:
-                by_statement.setdefault(p[0], []).append((BRTRUE_S, r, True, False))  # counts the written value
-                by_statement[p[0]].sort(key=lambda row: row[1].offset)
-        # Both operands of a short circuit compiled to `or`/`and`: two outcomes each, read like a `brtrue`.
-        for offset, counts, sc, at in combined:
-            left, right = short_circuit.outcomes(counts, sc)
-            where = path_of_doc(at[5])
-            generated = "compiler-generated method" if whole_method else None
-            for at, o in ([(sc.left, left)] if sc.left is not None else []) + [(offset, right)]:
-                q = containing_point(points, at) or points[0]
-                r = BranchRecord(0x06000000 | rid, at, where, q[1], o, generated, False, sources.slice(where, q))
-                records.append(r)
-                if generated is None:
-                    by_statement.setdefault(q[0], []).append((BRTRUE_S, r, True, False))
-                    by_statement[q[0]].sort(key=lambda row: row[1].offset)
-        # Missed outcomes in source terms (notes.py), per statement.
-        for rows_of in by_statement.values():
-            # (notes depend on the text, opcodes and written flags only: once per distinct statement; read-only)
-            key = (rows_of[0][1].text, *[(op, w, ref) for op, _r, w, ref in rows_of])
-            descriptions = said.get(key)
-            if descriptions is None:
-                descriptions = said[key] = branch_notes.notes(rows_of[0][1].text,
-                                                              [(op, r.outcomes, w, ref) for op, r, w, ref in rows_of])
-            for (_op, r, _w, _ref), d in zip(rows_of, descriptions):
-                r.notes = d
-    return records
-
-
-class _LazyIL:
-    """A method's MethodIL, decoded when first asked for (analyse needs it only for operand probes and switches)."""
-
-    __slots__ = ("args", "il")
-
-    def __init__(self, *args) -> None:
-        self.args, self.il = args, None
-
-    def get(self) -> MethodIL:
-        if self.il is None:
-            self.il = MethodIL.decode(*self.args)
-        return self.il
 
 
 def by_line(records: Iterable[BranchRecord], *, all_branches: bool = False) -> dict[str, dict[int, BranchCoverage]]:
@@ -458,16 +302,8 @@ def by_line(records: Iterable[BranchRecord], *, all_branches: bool = False) -> d
     return out
 
 
-def branch_rows(module, sym, mapper, hits: list | None = None, bodies: dict | None = None) -> list[tuple]:
-    """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.py; `hits`
-    default hit_exprs.symbolic of its sites' kinds), as plain tuples (method token, offset, path, line, outcome kinds,
-    their codes, generated, is_switch, text, arms, notes, unclassified): what make_plan keeps of them. `bodies`: the
-    assembly's method bodies, when already read."""
-    from dotcov.analysis import hit_exprs
-
-    encode = hit_exprs.encode
-    return [(r.method_token, r.offset, r.path, r.line, list(r.outcomes), [encode(h) for h in r.outcomes.values()],
-             r.generated, r.is_switch, r.text, r.arms, r.notes, r.unclassified)
-            for r in analyse(module, sym, bodies=bodies, assembly_path=mapper.map(module.path),
-                                      path_of=lambda doc: mapper.map(doc, near=module.path),
-                                      hits=hit_exprs.symbolic(site_columns(module)[2]) if hits is None else hits)]
+def branch_rows(module, sym, mapper, *, bodies: dict | None = None) -> list[tuple]:
+    """branches.analyse's records with their outcomes as expressions of the counters (hit_exprs.encode's codes), as
+    plain tuples (method token, offset, path, line, outcome kinds, their codes, generated, is_switch, text, arms,
+    notes, unclassified): what make_plan keeps of them. `bodies`: the assembly's method bodies, when already read."""
+    return _rows(module, sym, bodies, mapper.map(module.path), lambda doc: mapper.map(doc, near=module.path), True)

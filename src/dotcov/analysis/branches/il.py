@@ -145,12 +145,9 @@ class MethodIL:
 
 def containing_point(points: list[tuple], offset: int) -> tuple | None:
     """The last (non-hidden) sequence point of the method at or before `offset`; points are
-    read_symbols' (il_offset, start_line, start_col, end_line, end_col, document)."""
-    best = None
-    for p in points:
-        if p[0] <= offset and (best is None or p[0] >= best[0]):
-            best = p
-    return best
+    read_symbols' (il_offset, start_line, start_col, end_line, end_col, document). (The rule is
+    _native.containing_point's, which branch_rows follows too.)"""
+    return _native.containing_point(points, offset)
 
 
 def shorten(text: str, limit: int = 60) -> str:

@@ -19,7 +19,6 @@ has the operator (`||` for `or`, `&&` for `and`); otherwise, or without the sour
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
 
 from dotcov import _native
 from dotcov.analysis.branches.il import BR, BR_S, NOP, UNARY_BRANCHES, local_loaded, local_stored
@@ -31,16 +30,6 @@ AND, OR = 0x5F, 0x60
 # What can leave the left operand as one condition: comparisons, loads of arguments, locals and fields, calls.
 LEAF_LEFT = ({0xFE01, 0xFE02, 0xFE03, 0xFE04, 0xFE05} | set(range(0x02, 0x0A)) | {0x0E, 0x11, 0xFE09, 0xFE0C}
              | {0x7B, 0x7E, 0x28, 0x6F, 0x47})
-
-
-def operand_hits(sites: Iterable[tuple[int, int, int]], hits: Iterable[int]) -> dict[tuple[int, int], dict[int, int]]:
-    """{(method token, IL offset of the right operand's load): {OPERAND_*: hits}}."""
-    out: dict[tuple[int, int], dict[int, int]] = {}
-    for (token, offset, kind), h in zip(sites, hits):
-        if kind in (OPERAND_SKIPPED, OPERAND_FALSE, OPERAND_TRUE):
-            counts = out.setdefault((token, offset), {OPERAND_SKIPPED: 0, OPERAND_FALSE: 0, OPERAND_TRUE: 0})
-            counts[kind] += h
-    return out
 
 
 @dataclass
