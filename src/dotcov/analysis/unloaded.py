@@ -27,8 +27,8 @@ def _sites(dll: Path) -> list[tuple[int, int, int]]:
 
 def _candidates(data: CoverageData, source_dirs: Iterable[Path]) -> list[Path]:
     found: set[Path] = set()
-    for module in data.modules.values():
-        directory = Path(module.path).parent
+    # (each directory once: a test project's output directory holds every module a solution loads)
+    for directory in sorted({Path(module.path).parent for module in data.modules.values()}):
         if directory.is_dir():
             found.update(p for p in directory.glob("*.dll") if p.is_file())
     for directory in source_dirs:
