@@ -130,7 +130,11 @@ def highlight_lines(text: str, path: str) -> list[str]:
     VB and other files by Pygments. The file is lexed once; a token that spans lines (a block comment, a verbatim
     string) is split into one span per line so every line stands on its own.
     """
-    text = _normalize(text, path)
+    return _highlight(_normalize(text, path), path)
+
+
+def _highlight(text: str, path: str) -> list[str]:
+    """highlight_lines of a text already normalized."""
     if os.path.splitext(path)[1].lower() in _CSHARP:
         if text.startswith("\ufeff"):  # as Pygments' Lexer.get_tokens
             text = text[1:]
@@ -282,7 +286,9 @@ def _context_cells(contexts: dict[int, frozenset[str]], context_sets: dict[int, 
     return cells
 
 
-def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict) -> None:
+def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict) -> str | None:
+    """Writes the page of `job`; returns its source text as the page numbers its lines (search_text), None when
+    the file cannot be read: the search index takes it from here rather than read and normalize the file again."""
     try:
         data = Path(job.path).read_bytes()
     except OSError:
@@ -290,11 +296,12 @@ def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict)
     last = max((max(lines) for lines in (job.lines, job.excluded, job.branches, job.not_measured) if lines),
                default=0)  # the data's last line
     if data is None:
-        source = None
+        text = source = None
         numbers: Iterable[int] = sorted(set(job.lines) | job.excluded | set(job.branches) | set(job.not_measured))
         beyond = False
     else:
-        source = highlight_lines(_decode(data), job.path)
+        text = _normalize(_decode(data), job.path)
+        source = _highlight(text, job.path)
         numbers = range(1, max(len(source), last) + 1)
         beyond = last > len(source)
     nums = job.numbers
@@ -319,6 +326,7 @@ def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict)
             next_page=job.next_page,
         )
     _write_around(path, render, [_line_rows(numbers, source, job, context_sets)])
+    return text
 
 
 def search_text(path: str) -> str | None:
@@ -351,12 +359,11 @@ def _write_around(path: Path, render, body: Iterable[str | bytes]) -> None:
         f.write(tail.encode("utf-8", "surrogatepass"))
 
 
-def write_pages(directory: str, jobs: list[PageJob], common: dict) -> None:
-    """Writes the file pages of `jobs` into `directory`."""
+def write_pages(directory: str, jobs: list[PageJob], common: dict) -> list[str | None]:
+    """Writes the file pages of `jobs` into `directory`; returns their source texts (search_text, in order)."""
     env = _environment()
     out = Path(directory)
-    for job in jobs:
-        _write_page(out / job.page, env, job, common)
+    return [_write_page(out / job.page, env, job, common) for job in jobs]
 
 
 # --- index ---------------------------------------------------------------------
@@ -430,12 +437,12 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
                            files[i + 1].page if i + 1 < len(files) else None, show_contexts)
                  for i, f in enumerate(files)]
-    write_pages(str(out), page_jobs, common)
+    texts = dict(zip((job.path for job in page_jobs), write_pages(str(out), page_jobs, common)))
     methods = html_methods.method_table([(f.fc, f.name, f.page) for f in files], precision, has_branches,
                                         wrap_name)
     # The search across files (search.py): scripts the pages load when the search box is used.
     search = html_search.prepare([(f.fc, f.name, f.page, display_percent(f.fc.numbers.percent, precision))
-                                  for f in files], search_text, precision, methods.covers)
+                                  for f in files], texts.get, precision, methods.covers)
     written.update(search.names)
     html_dir.write_manifest(out, previous | written)
     search.write(out)
