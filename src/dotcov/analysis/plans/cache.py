@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import marshal
 import os
+from functools import cache
 from pathlib import Path
 
 from dotcov.data.cache_files import FramedFiles
@@ -31,9 +32,10 @@ MAX_BYTES = 1 << 30
 FILES = FramedFiles(MAGIC, prefix="plan.", suffix=".bin", temp="plan")  # PATTERN's files
 
 
+@cache
 def code_stamp() -> list:
     """(size, mtime_ns) of the code that makes plans: a changed dotcov (a new version, an edited checkout) makes
-    new plans."""
+    new plans. Read once per process (a solution has a plan per module build); callers only read it."""
     from dotcov import _native
 
     # (every module of the analysis package by its path: the plan is made by them, and a walk misses none)
