@@ -8,21 +8,23 @@ from __future__ import annotations
 from array import array
 from itertools import repeat
 from operator import itemgetter
-from pathlib import Path
 
 from dotcov.analysis import lines as line_rule
 from dotcov.analysis.exclusions import ExclusionOptions, excluded_methods
 from dotcov.analysis.filters import Filters
-from dotcov.analysis.plans.plan import file_line_plan, point_columns, unclassified_methods
+from dotcov.analysis.plans.plan import (
+    document_paths,
+    kept_records,
+    line_plans,
+    plan_files,
+    point_columns,
+    stale_sources,
+    unclassified_methods,
+)
 from dotcov.analysis.symbols import GENERATED_METHOD
 
 # The PDB's point tuples: (IL offset, start line, start column, end line, end column, document).
 _DOC = itemgetter(5)
-
-
-def _user_method(raw: dict, rid: int) -> int:
-    """MoveNext of an async/iterator state machine reports as the method the user wrote."""
-    return raw["kickoff"].get(rid, rid)
 
 
 class _Class:
@@ -62,10 +64,7 @@ def make_plan_py(module, sym, options, mapper, checks, branch_rows) -> dict:
     points: list[tuple] = []  # id -> the PDB's (offset, start line, start column, end line, end column, document)
     point_tokens: list[int] = []  # id -> its method's token
 
-    doc_paths: list[str | None] = [None]
-    for d in documents:
-        path = mapper.map(d, near=module.path)
-        doc_paths.append(None if filters.files and filters.file_excluded(path) else path)
+    doc_paths = document_paths(documents, mapper, module.path, filters)
     n_docs = len(documents)
 
     type_names: dict[int, tuple[int, str]] = {}  # type rid -> (its user type, that type's name)
@@ -111,7 +110,7 @@ def make_plan_py(module, sym, options, mapper, checks, branch_rows) -> dict:
     for rid in order:
         rid_points = sequence_points[rid]
         token = 0x06000000 | rid
-        owner_rid = kickoff.get(rid, rid)  # (_user_method)
+        owner_rid = kickoff.get(rid, rid)  # (the method the user wrote)
         mname, type_rid, _flags, _sig = raw_methods[owner_rid - 1]
         generated = match_generated(mname)
         if generated and generated.group(1):
@@ -167,45 +166,10 @@ def make_plan_py(module, sym, options, mapper, checks, branch_rows) -> dict:
             point_tokens.append(token)
             mc.points.append(range(pid, pid + 1))
             found.append((pid, 1, place))
-    # Each line decided by its own points (analysis/lines.py): the line's points, and the classes and methods it joins.
-    line_plan: dict[str, tuple[list[int], list[int], dict[int, list[int]]]] = {}
-    problems: list[str] = []
-    refused: set[str] = set()
-    for path, runs in spans.items():
-        text = line_rule.read_source(path)
-        free = line_rule.CodeFreeLines(text, Path(path).suffix) if text is not None else set()
-        try:
-            file_lines, first, multi, specs = file_line_plan(points, runs, free, point_tokens)
-        except ValueError as e:
-            # Points no compiler writes (a damaged PDB): the lines they start on are not measured, and say why.
-            why = f"the PDB's sequence points of this file cannot be planned ({e})"
-            not_measured = files[path]["not_measured"]
-            for pid, count, _owners in runs:
-                for p in points[pid:pid + count]:
-                    not_measured.setdefault(p[1], why)
-            problems.append(f"{path}: not measured: {why}")
-            refused.add(path)
-            file_lines, first, multi, specs = [], array("i"), {}, {}
-        for ref, spec in specs.items():
-            owners_by_ref[ref].lines = spec
-        line_plan[path] = (file_lines, first, multi)
-    hashes = raw.get("document_hashes") or []
-    stale: dict[str, str | None] = {}
-    for doc, (algorithm, expected) in enumerate(hashes, start=1):
-        path = doc_paths[doc]  # (None for a filtered document: never in files)
-        if path in files and stale.get(path) is None:
-            stale[path] = checks.stale(path, algorithm, expected)
-    kept: dict[str, list[int] | set[int]] = {}  # path -> its statement lines (before the switch lines below)
-    file_rows = []
-    for path, fc in files.items():
-        file_lines, first, multi = line_plan.get(path, ([], [], {}))
-        line_set = set(file_lines) if fc["excluded"] or fc["not_measured"] else frozenset()  # (only to subtract)
-        excluded_lines = fc["excluded"] - line_set
-        not_measured = [(n, why) for n, why in fc["not_measured"].items() if n not in line_set]
-        if not file_lines and not not_measured:
-            continue  # wholly excluded: not a file of the report
-        kept[path] = file_lines  # (a set when a switch record below asks)
-        file_rows.append((path, file_lines, first, multi, sorted(excluded_lines), not_measured, stale.get(path)))
+    line_plan, owner_lines, problems, refused = line_plans(points, point_tokens, spans, files)
+    for ref, spec in owner_lines.items():
+        owners_by_ref[ref].lines = spec
+    file_rows, kept = plan_files(files, line_plan, stale_sources(raw, doc_paths, files, checks))
     if refused:  # (their classes and methods have no line)
         classes = {k: cc for k, cc in classes.items() if cc.filename not in refused}
     ordered = sorted(classes.values(), key=lambda c: (c.name, c.filename))
@@ -231,11 +195,7 @@ def make_plan_py(module, sym, options, mapper, checks, branch_rows) -> dict:
                   {k: [renumber[p] for p in v] for k, v in multi.items()}, excluded_lines, not_measured, why)
                  for path, file_lines, first, multi, excluded_lines, not_measured, why in file_rows]
     # Branch outcomes as expressions of the counters (hit_exprs.py), on the lines of the files and methods kept.
-    all_branches = options.all_branches
-    records = [r for r in branch_rows() if (r[0] & 0x00FFFFFF) not in excluded
-               and not (unmeasured and (_user_method(raw, r[0] & 0x00FFFFFF) in unmeasured
-                                        or (r[0] & 0x00FFFFFF) in unmeasured))
-               and not (r[6] and not all_branches) and r[2] not in refused]
+    records = kept_records(branch_rows(), raw, excluded, unmeasured, options.all_branches, refused)
     unclassified = unclassified_methods(records, raw, sym)
     # Where each record lands (results.module_coverage's rules): a switch line without a point of its own, and
     # the method whose branches hold it.
@@ -259,7 +219,7 @@ def make_plan_py(module, sym, options, mapper, checks, branch_rows) -> dict:
     once = _Once()  # (equal paths, texts, outcome kinds and notes as one object: marshal stores them once)
     for token, offset, path, line, kinds, codes, generated, is_switch, text, arms, notes, _why in records:
         rid = token & 0x00FFFFFF
-        owner = 0x06000000 | kickoff.get(rid, rid)  # (_user_method)
+        owner = 0x06000000 | kickoff.get(rid, rid)  # (the method the user wrote)
         fix = None
         lines_kept = kept.get(path) if arms is not None else None
         if lines_kept is not None and type(lines_kept) is not set:

@@ -48,10 +48,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     excluded = excluded_methods(sym, name, ExclusionOptions(filters, options.skip_auto_properties))
     documents = raw["documents"]
     unmeasured = {token & 0x00FFFFFF: why for token, why in getattr(module, "unmeasured", {}).items()}
-    doc_paths: list[str | None] = [None]
-    for d in documents:
-        path = mapper.map(d, near=module.path)
-        doc_paths.append(None if filters.files and filters.file_excluded(path) else path)
+    doc_paths = document_paths(documents, mapper, module.path, filters)
     sequence_points, kickoff, raw_methods = raw["sequence_points"], raw["kickoff"], raw["methods"]
     attributes = raw.get("attributes", {})
     generated = [g and g.group(1) for g in map(GENERATED_METHOD.match, map(itemgetter(0), raw_methods))]
@@ -67,8 +64,36 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
                               doc_paths, type_owner)
     points, point_tokens, files, spans = core.points, core.tokens, core.files, core.spans
     texts = sym.method_texts(*core.new_methods())  # (a generated method is never a record's member)
-    # Each line decided by its own points (analysis/lines.py): the line's points, and the classes and methods it joins.
-    line_plan: dict[str, tuple[list[int], list[int], dict[int, list[int]]]] = {}
+    line_plan, owner_lines, problems, refused = line_plans(points, point_tokens, spans, files)
+    file_rows, kept = plan_files(files, line_plan, stale_sources(raw, doc_paths, files, checks))
+    # The classes in (name, file) order, each method's points together (in the order read), the files' point ids
+    # renumbered so.
+    class_rows, order, file_rows = core.rows(owner_lines, texts, refused, file_rows)
+    columns = point_columns(points, point_tokens, array("i", order), module)
+    # Branch outcomes as expressions of the counters (hit_exprs.py), on the lines of the files and methods kept.
+    records = kept_records(branch_rows(), raw, excluded, unmeasured, options.all_branches, refused)
+    unclassified = unclassified_methods(records, raw, sym)
+    record_rows = core.records(records, {path: lp[0] for path, lp in line_plan.items()}, kept)
+    return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
+            "points": columns, "problems": problems, "unclassified": unclassified}
+
+
+def document_paths(documents: list[str], mapper, near: str, filters: Filters) -> list[str | None]:
+    """Each PDB document's path as [paths] maps it (None for a file the filters leave out), by document number
+    (from 1; the list's first entry is None)."""
+    out: list[str | None] = [None]
+    for d in documents:
+        path = mapper.map(d, near=near)
+        out.append(None if filters.files and filters.file_excluded(path) else path)
+    return out
+
+
+def line_plans(points: list[tuple], point_tokens: list[int], spans: dict, files: dict) -> tuple:
+    """Each line decided by its own points (analysis/lines.py): {path: (its lines, each one's first point id, the
+    lines decided by several points)} of each file of `spans` (file_line_plan's runs), {owner ref: its lines}, the
+    problems to report and the refused files. A file whose points no compiler writes (a damaged PDB) is refused:
+    the lines its points start on are not measured, in `files`, and say why."""
+    line_plan: dict[str, tuple[list[int], array, dict[int, list[int]]]] = {}
     owner_lines: dict[int, tuple[int, int] | list[int]] = {}
     problems: list[str] = []
     refused: set[str] = set()
@@ -78,7 +103,6 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         try:
             file_lines, first, multi, specs = file_line_plan(points, runs, free, point_tokens)
         except ValueError as e:
-            # Points no compiler writes (a damaged PDB): the lines they start on are not measured, and say why.
             why = f"the PDB's sequence points of this file cannot be planned ({e})"
             not_measured = files[path]["not_measured"]
             for pid, count, _owners in runs:
@@ -89,14 +113,25 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
             file_lines, first, multi, specs = [], array("i"), {}, {}
         owner_lines.update(specs)
         line_plan[path] = (file_lines, first, multi)
-    hashes = raw.get("document_hashes") or []
+    return line_plan, owner_lines, problems, refused
+
+
+def stale_sources(raw: dict, doc_paths: list[str | None], files: dict, checks) -> dict[str, str | None]:
+    """{path: why its source on disk is not the one built, or None} of the files, by the PDB's document hashes."""
     stale: dict[str, str | None] = {}
-    for doc, (algorithm, expected) in enumerate(hashes, start=1):
+    for doc, (algorithm, expected) in enumerate(raw.get("document_hashes") or [], start=1):
         path = doc_paths[doc]  # (None for a filtered document: never in files)
         if path in files and stale.get(path) is None:
             stale[path] = checks.stale(path, algorithm, expected)
-    kept: dict[str, list[int]] = {}  # path -> its statement lines (before the switch lines the records add)
-    file_rows = []
+    return stale
+
+
+def plan_files(files: dict, line_plan: dict, stale: dict) -> tuple[list[tuple], dict[str, list[int]]]:
+    """The plan's file rows (path, lines, first point ids, multi-point lines, excluded lines, not-measured lines,
+    stale), a file's excluded and not-measured lines being those that are not its statement lines; a wholly
+    excluded file is not one. And {path: its statement lines} of those files."""
+    kept: dict[str, list[int]] = {}
+    rows = []
     for path, fc in files.items():
         file_lines, first, multi = line_plan.get(path, ([], array("i"), {}))
         line_set = set(file_lines) if fc["excluded"] or fc["not_measured"] else frozenset()  # (only to subtract)
@@ -105,21 +140,17 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
         if not file_lines and not not_measured:
             continue  # wholly excluded: not a file of the report
         kept[path] = file_lines
-        file_rows.append((path, file_lines, first, multi, sorted(excluded_lines), not_measured, stale.get(path)))
-    # The classes in (name, file) order, each method's points together (in the order read), the files' point ids
-    # renumbered so.
-    class_rows, order, file_rows = core.rows(owner_lines, texts, refused, file_rows)
-    columns = point_columns(points, point_tokens, array("i", order), module)
-    # Branch outcomes as expressions of the counters (hit_exprs.py), on the lines of the files and methods kept.
-    all_branches = options.all_branches
-    records = [r for r in branch_rows() if (r[0] & 0x00FFFFFF) not in excluded
-               and not (unmeasured and (_user_method(raw, r[0] & 0x00FFFFFF) in unmeasured
-                                        or (r[0] & 0x00FFFFFF) in unmeasured))
-               and not (r[6] and not all_branches) and r[2] not in refused]
-    unclassified = unclassified_methods(records, raw, sym)
-    record_rows = core.records(records, {path: lp[0] for path, lp in line_plan.items()}, kept)
-    return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
-            "points": columns, "problems": problems, "unclassified": unclassified}
+        rows.append((path, file_lines, first, multi, sorted(excluded_lines), not_measured, stale.get(path)))
+    return rows, kept
+
+
+def kept_records(rows: list[tuple], raw: dict, excluded, unmeasured: dict, all_branches: bool, refused: set) -> list:
+    """branch_rows' rows of the methods reported: not excluded, measured (the method and the one the user wrote),
+    the user's own branches unless `all_branches`, in a file not refused."""
+    return [r for r in rows if (r[0] & 0x00FFFFFF) not in excluded
+            and not (unmeasured and (_user_method(raw, r[0] & 0x00FFFFFF) in unmeasured
+                                     or (r[0] & 0x00FFFFFF) in unmeasured))
+            and not (r[6] and not all_branches) and r[2] not in refused]
 
 
 def unclassified_methods(records: list[tuple], raw: dict, sym) -> list[tuple[int, str, str]]:
