@@ -16,7 +16,8 @@ from dotcov import _native
 from dotcov.analysis import hit_exprs
 from dotcov.analysis.branches import notes as branch_notes
 from dotcov.analysis.branches import short_circuit, switch_arms
-from dotcov.analysis.branches.analyse import RECOGNISER_NAMES, BranchRecord, compiler_generated_method, site_columns
+from dotcov.analysis.branches.analyse import (RECOGNISER_NAMES, BranchRecord, code_lines, compiler_generated_method,
+                                              site_columns)
 from dotcov.analysis.branches.il import (BRTRUE_S, SWITCH, UNARY_BRANCHES, VALUE_FALSE, VALUE_OPERATORS, VALUE_TRUE,
                                          MethodIL)
 from dotcov.analysis.hit_exprs import floor0
@@ -90,13 +91,7 @@ class _Sources:
         return text[sc - 1:len(text) - len(lines[el - 1]) + ec - 1]
 
     def code_lines(self, path: str, p: tuple) -> str:
-        """The lines a sequence point spans, without trailing comments ("" when unreadable): F# puts a point on a
-        short circuit's last operand alone (`big` of `x > 0 && big`), so its own text does not show the operator."""
-        lines = self.lines(path)
-        if not lines or not 0 < p[1] <= p[3] <= len(lines):
-            return ""
-        mark = "'" if path.endswith(".vb") else "//"
-        return "\n".join(line.split(mark, 1)[0] for line in lines[p[1] - 1:p[3]])
+        return code_lines(self.lines(path), path, p)
 
     def slice(self, path: str, p: tuple) -> str:
         """The source text of a sequence point, whole; over several lines joined into one (each line stripped, its

@@ -109,6 +109,16 @@ class BranchRecord:
         return said, None
 
 
+def code_lines(lines: list[str] | None, path: str, p: tuple) -> str:
+    """The lines (of the file `path`) a sequence point spans, without trailing comments ("" when unreadable): F#
+    puts a point on a short circuit's last operand alone (`big` of `x > 0 && big`), so its own text does not show
+    the operator."""
+    if not lines or not 0 < p[1] <= p[3] <= len(lines):
+        return ""
+    mark = "'" if path.endswith(".vb") else "//"
+    return "\n".join(line.split(mark, 1)[0] for line in lines[p[1] - 1:p[3]])
+
+
 class _Sources:
     """Source files' lines, for the records' texts and the rare rules that read the source."""
 
@@ -143,13 +153,7 @@ class _Sources:
         return _native.source_slice(self.text(path), p, span=True)
 
     def code_lines(self, path: str, p: tuple) -> str:
-        """The lines a sequence point spans, without trailing comments ("" when unreadable): F# puts a point on a
-        short circuit's last operand alone (`big` of `x > 0 && big`), so its own text does not show the operator."""
-        lines = self.lines(path)
-        if not lines or not 0 < p[1] <= p[3] <= len(lines):
-            return ""
-        mark = "'" if path.endswith(".vb") else "//"
-        return "\n".join(line.split(mark, 1)[0] for line in lines[p[1] - 1:p[3]])
+        return code_lines(self.lines(path), path, p)
 
     def slice(self, path: str, p: tuple) -> str:
         """The source text of a sequence point, whole (_native.source_slice: over several lines joined into one,
