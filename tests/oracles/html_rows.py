@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from dotcov.html.report import contexts_cell  # (the tests' cell: Python in the product too)
+
 
 def escape(text: str) -> str:
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -16,14 +18,6 @@ def branch_text(covered: int, total: int, missed_outcomes: list[str]) -> str:
     if missed_outcomes:
         text += "; missed: " + "; ".join(missed_outcomes)
     return escape(text)
-
-
-def contexts_cell(names: frozenset[str] | None, set_index: int | None) -> str:
-    if not names:
-        return '<span class="ctx"></span>'
-    n = len(names)
-    return (f'<details class="ctx" data-ctx="{set_index}"><summary title="run by {n} test{"" if n == 1 else "s"}">'
-            f'{n}</summary></details>')
 
 
 def line_rows(numbers: Iterable[int], source: list[str] | None, job, context_sets: dict[int, int] | None = None) -> str:

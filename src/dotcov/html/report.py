@@ -225,7 +225,7 @@ def _context_sets(contexts: dict[int, frozenset[str]]) -> tuple[dict[int, int], 
     return by_line, text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _contexts_cell(names: frozenset[str] | None, set_index: int | None) -> str:
+def contexts_cell(names: frozenset[str] | None, set_index: int | None) -> str:
     """A line's tests: their count, which opens to their names (filled in by dotcov.js from the page's sets)."""
     if not names:
         return '<span class="ctx"></span>'
@@ -281,7 +281,7 @@ def _context_cells(contexts: dict[int, frozenset[str]], context_sets: dict[int, 
             i = context_sets[line]
             cell = by_set.get(i)
             if cell is None:
-                cell = by_set[i] = _contexts_cell(names, i)
+                cell = by_set[i] = contexts_cell(names, i)
             cells[line] = cell
     return cells
 
