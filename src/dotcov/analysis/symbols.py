@@ -120,7 +120,6 @@ class Symbols:
         methods, generic = raw["methods"], raw.get("generic_params", {})
         params_of, contexts, types = raw.get("params", {}), raw.get("nullable_context", {}), raw["types"]
         signature, record_member, known = self.signature, self.record_member, self._display_tails
-        signatures_known = self._signatures
         type_context: dict[int, int] = {}  # type rid -> the NullableContextAttribute byte its methods inherit
         signatures, displays, records = [], [], []
         for rid, name in zip(rids, names):
@@ -149,9 +148,9 @@ class Symbols:
                 except (SignatureError, RecursionError):
                     tail = signature(rid)
                 known[key] = tail
-            signatures.append(signatures_known.get(sig) or signature(rid))
+            signatures.append(signature(rid))
             displays.append(name + tail)
-            records.append(_name in RECORD_MEMBERS and record_member(rid))  # (False for any other name)
+            records.append(record_member(rid))
         return signatures, displays, records
 
 
