@@ -158,6 +158,39 @@ def test_output_is_deterministic(tmp_path):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
+@pytest.mark.parametrize("old", [None, b"", b"abc", b"abcdefghij", b"abcdefghijXYZ", b"abXdefghij", b"abcdefghiX",
+                                 b"abcdeXghijklmnop", b"x" * 5000])
+@pytest.mark.parametrize("pieces", [[b"abcdefghij"], [b"abc", b"", b"defgh", b"ij"], [b""], [b"abcde", b"fghijklmnop"]])
+def test_write_file_leaves_exactly_the_new_content(tmp_path, old, pieces):
+    """Whatever the file held (nothing, less, more, the same, a difference anywhere), it ends up the pieces."""
+    path = tmp_path / "page.html"
+    if old is not None:
+        path.write_bytes(old)
+    html_dir.write_file(path, iter(pieces))
+    assert path.read_bytes() == b"".join(pieces)
+
+
+def test_a_report_made_again_leaves_unchanged_pages_alone(tmp_path):
+    """A second report from the same data rewrites no page (same bytes, mtime untouched); a page whose coverage
+    changed is rewritten whole."""
+    out = render(tmp_path, many_states_result()).parent
+    before = directory_bytes(out)
+    old = 1_000_000_000
+    for p in out.iterdir():
+        os.utime(p, ns=(old, old))
+    render(tmp_path, many_states_result())
+    assert directory_bytes(out) == before
+    unchanged = [p.name for p in out.iterdir() if p.name != "index.html" and p.stat().st_mtime_ns == old]
+    assert page_name("Calc/Parser.cs") in unchanged and "methods.html" in unchanged and "style.css" in unchanged
+    changed = many_states_result()
+    fc = next(f for a in changed.assemblies for f in a.files.values() if f.path.endswith("Calculator.cs"))
+    fc.lines = {n: 0 for n in fc.lines}
+    render(tmp_path, changed)
+    fresh = tmp_path / "fresh"
+    render(fresh, changed)
+    assert directory_bytes(out) == directory_bytes(fresh / "htmlcov")
+
+
 def many_states_result(root: Path = SRC) -> CoverageResult:
     """sample_result plus every state a line row can show: not measured, stale, tests per line, a missing
     source file, lines beyond the end of a source, a line that was not run with its branch outcomes."""

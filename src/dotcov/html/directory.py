@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Iterable
 
 from dotcov.reports.output import write_atomic
 
@@ -93,6 +94,29 @@ def previous_report(directory: str | os.PathLike) -> set[str]:
             f"{out} is not empty and is not a dotcov HTML report: refusing to write into it "
             "(choose a new or empty directory with -d)")
     return files
+
+
+def write_file(path: str | os.PathLike, pieces: Iterable[bytes]) -> None:
+    """Writes the concatenation of `pieces` into `path`, writing only from the first piece that differs from what
+    the file holds on: a report made again is mostly the same pages, and reading a page is much cheaper than
+    rewriting it (truncating a file frees its cached pages, writing it allocates them again). The file ends up
+    exactly the new content; pieces are never held together (a method page runs to tens of MB)."""
+    try:
+        f = open(path, "r+b")
+    except (FileNotFoundError, PermissionError):
+        f = open(path, "wb")
+    with f:
+        pieces = iter(pieces)
+        for piece in pieces:
+            old = f.read(len(piece)) if f.readable() else b""
+            if old != piece:
+                f.seek(-len(old), os.SEEK_CUR)
+                f.write(piece)
+                for rest in pieces:
+                    f.write(rest)
+                break
+        if f.tell() != os.fstat(f.fileno()).st_size:  # (truncating to the same size would still touch the file)
+            f.truncate()
 
 
 def write_manifest(directory: str | os.PathLike, files: set[str]) -> None:

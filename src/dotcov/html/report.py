@@ -31,6 +31,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Iterable
 
@@ -336,7 +337,7 @@ def search_text(path: str) -> str | None:
 
 
 def _write(path: Path, text: str) -> None:
-    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    html_dir.write_file(path, [text.encode("utf-8", "surrogatepass")])
 
 
 _BODY = Markup("\x00dotcov-body\x00")  # where a page's big part goes (no template or text makes a NUL)
@@ -352,11 +353,12 @@ def _write_around(path: Path, render, body: Iterable[str | bytes]) -> None:
         _write(path, render(Markup("".join(p if isinstance(p, str) else p.decode("utf-8", "surrogatepass")
                                            for p in body))))
         return
-    with open(path, "wb") as f:
-        f.write(head.encode("utf-8", "surrogatepass"))
-        for part in body:
-            f.write(part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass"))
-        f.write(tail.encode("utf-8", "surrogatepass"))
+    html_dir.write_file(path, _encoded([head], body, [tail]))
+
+
+def _encoded(*parts: Iterable[str | bytes]) -> Iterable[bytes]:
+    for part in chain.from_iterable(parts):
+        yield part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass")
 
 
 def write_pages(directory: str, jobs: list[PageJob], common: dict) -> list[str | None]:
@@ -431,8 +433,8 @@ def write_html(result: CoverageResult | Analysis, directory, *, title: str = "Co
     html_dir.write_manifest(out, previous | written)  # a run cut short leaves only files it lists
     tdir = templates_dir() / "html"
     for asset in ASSETS:
-        (out / asset).write_bytes((tdir / asset).read_bytes())
-    (out / ".gitignore").write_text(f"{html_dir.GITIGNORE_MARK}\n*\n", encoding="utf-8")
+        html_dir.write_file(out / asset, [(tdir / asset).read_bytes()])
+    html_dir.write_file(out / ".gitignore", [f"{html_dir.GITIGNORE_MARK}\n*\n".encode("utf-8")])
 
     page_jobs = [_page_job(f, files[i - 1].page if i > 0 else None,
                            files[i + 1].page if i + 1 < len(files) else None, show_contexts)

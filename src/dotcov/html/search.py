@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from dotcov.analysis.numbers import FileAnalysis
+from dotcov.html import directory as html_dir
 from dotcov.reports.output import display_percent
 
 INDEX = "search.js"
@@ -65,7 +66,7 @@ class Search:
 
     def write(self, directory: Path) -> None:
         for name, content in self.contents():
-            (directory / name).write_bytes(content)
+            html_dir.write_file(directory / name, [content])
 
 
 def prepare(files: list[tuple[FileAnalysis, str, str, str]],
