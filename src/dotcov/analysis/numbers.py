@@ -19,10 +19,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import chain, repeat
-from operator import and_, attrgetter, countOf, eq, gt, lt
+from itertools import chain
+from operator import attrgetter, eq, lt
 from typing import Callable, Iterable
 
+from dotcov._native import line_counts
 from dotcov.data.deferred import defer, deferred_field
 from dotcov.analysis.model import (
     add_branches,
@@ -126,28 +127,11 @@ class Numbers:
 
 def line_numbers(lines: dict[int, int], branches: dict[int, BranchCoverage] | None = None,
                  excluded: int = 0, not_measured: int = 0) -> Numbers:
-    statements = len(lines)
-    missed = countOf(lines.values(), 0)
-    n = Numbers(0, statements, missed, excluded, not_measured)
-    if branches and len(branches) < 8:  # (a method's few branch lines: a loop is quicker than the sums below)
-        get = lines.get
-        for line, b in branches.items():
-            total = b.total
-            covered = min(b.covered, total)
-            n.branches += total
-            n.branches_covered += covered
-            n.partial += covered < total and get(line, 0) > 0
-    elif branches:  # (each sum at C speed: a large report has many branch lines)
-        totals = list(map(_total, branches.values()))
-        covered = list(map(min, map(_covered, branches.values()), totals))
-        n.branches = sum(totals)
-        n.branches_covered = sum(covered)
-        ran = map(gt, map(lines.get, branches, repeat(0)), repeat(0))
-        n.partial = sum(map(and_, map(lt, covered, totals), ran))  # (lines that ran with an outcome missed)
-    return n
-
-
-_total, _covered = attrgetter("total"), attrgetter("covered")
+    """The counts of `lines` (line -> hits) and their `branches`: statements, missed (0 hits), branch outcomes and
+    those taken (at most the line's outcomes), and partial lines (lines that ran with an outcome missed). Counted
+    by native/python/native_numbers.cpp (`line_counts`), which counts many methods' at once."""
+    statements, missed, outcomes, covered, partial, _complexity = line_counts([(lines, branches or {})])[0]
+    return Numbers(0, statements, missed, excluded, not_measured, outcomes, covered, partial)
 
 
 # --- complexity and CRAP -----------------------------------------------------------
@@ -160,12 +144,10 @@ def cyclomatic_complexity(branches: dict[int, BranchCoverage]) -> int:
     over the same outcomes the branch columns count. coverlet's max(1, outcomes) gives the same for a
     method without branches (1) and one with a single two-way condition (2).
     """
-    n = 1  # (a loop: a method has few branch lines, and a hundred thousand methods ask)
-    for b in branches.values():
-        for _offset, hits in b.outcome_hits or branch_outcomes(b):
-            if hits:
-                n += len(hits) - 1
-    return n
+    return line_counts([(_NO_LINES, branches)])[0][5]  # (native_numbers.cpp)
+
+
+_NO_LINES: dict[int, int] = {}
 
 
 def crap_score(complexity: int, covered: int, statements: int) -> float:
@@ -198,6 +180,7 @@ class MethodAnalysis:
     record_member: bool = False  # model.MethodCoverage.record_member
     _complexity: int | None = field(default=None, init=False, repr=False, compare=False)  # see `complexity`
     _numbers: Numbers | None = field(default=None, init=False, repr=False, compare=False)  # see `numbers`
+    _counts: tuple | None = field(default=None, init=False, repr=False, compare=False)  # see `count_methods`
 
     @property
     def display_name(self) -> str:
@@ -243,7 +226,7 @@ class MethodAnalysis:
         """`cyclomatic_complexity` of its branches, computed when first asked for (the file's numbers,
         Cobertura's method, class and package ask for it): the analysis is finished by then."""
         if self._complexity is None:
-            self._complexity = cyclomatic_complexity(self.branches)
+            count_methods([self])
         return self._complexity
 
     @property
@@ -256,10 +239,21 @@ class MethodAnalysis:
         """Its numbers, computed when first asked for (the analysis is finished by then) and kept: readers
         must not modify them."""
         if self._numbers is None:
-            n = self._numbers = line_numbers(self.lines, self.branches)
-            n.methods, n.methods_covered = 1, int(n.missed < n.statements)  # (`ran`, from the counts)
-            n.complexity = self.complexity
+            if self._counts is None:
+                count_methods([self])
+            statements, missed, outcomes, covered, partial, complexity = self._counts
+            # (`ran` from the counts: a line with hits)
+            self._numbers = Numbers(0, statements, missed, 0, 0, outcomes, covered, partial, 1,
+                                    int(missed < statements), complexity)
         return self._numbers
+
+
+def count_methods(methods: list[MethodAnalysis]) -> None:
+    """Counts the methods' lines and branches (`line_numbers`, `cyclomatic_complexity`) in one native call, for
+    their `numbers` and `complexity` (a report asks them of every method)."""
+    for m, counts in zip(methods, line_counts([(m.lines, m.branches) for m in methods])):
+        m._counts = counts
+        m._complexity = counts[5]
 
 
 def _set_unsorted_points(m: MethodAnalysis, points) -> None:
@@ -404,6 +398,7 @@ def _single_class(cc: ClassCoverage, memo: dict[int, ClassAnalysis] | None = Non
                     lines[line] = max(lines.get(line, 0), hits)
     method_lines = _sorted_maps(method_lines)
     methods = list(map(_method_of, measured, method_lines, _sorted_maps(list(map(_branches, measured)))))
+    count_methods(methods)
     firsts = list(map(next, map(iter, method_lines)))
     if not all(map(lt, firsts, firsts[1:])):  # by first line, name, signature (stable)
         keys = list(zip(firsts, map(_name, measured), map(_signature, measured)))
