@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import partial
 from itertools import chain
 from operator import attrgetter, eq, lt
 from typing import Callable, Iterable
@@ -180,7 +179,6 @@ class MethodAnalysis:
     record_member: bool = False  # model.MethodCoverage.record_member
     _complexity: int | None = field(default=None, init=False, repr=False, compare=False)  # see `complexity`
     _numbers: Numbers | None = field(default=None, init=False, repr=False, compare=False)  # see `numbers`
-    _counts: tuple | None = field(default=None, init=False, repr=False, compare=False)  # see `count_methods`
 
     @property
     def display_name(self) -> str:
@@ -239,32 +237,30 @@ class MethodAnalysis:
         """Its numbers, computed when first asked for (the analysis is finished by then) and kept: readers
         must not modify them."""
         if self._numbers is None:
-            if self._counts is None:
-                count_methods([self])
-            statements, missed, outcomes, covered, partial, complexity = self._counts
-            # (`ran` from the counts: a line with hits)
-            self._numbers = Numbers(0, statements, missed, 0, 0, outcomes, covered, partial, 1,
-                                    int(missed < statements), complexity)
+            count_methods([self])
         return self._numbers
 
 
 def count_methods(methods: list[MethodAnalysis]) -> None:
     """Counts the methods' lines and branches (`line_numbers`, `cyclomatic_complexity`) in one native call, for
     their `numbers` and `complexity` (a report asks them of every method)."""
-    for m, counts in zip(methods, line_counts([(m.lines, m.branches) for m in methods])):
-        m._counts = counts
-        m._complexity = counts[5]
+    for m, (statements, missed, outcomes, covered, partial, complexity) in zip(
+            methods, line_counts([(m.lines, m.branches) for m in methods])):
+        # (`ran` from the counts: a line with hits)
+        m._numbers = Numbers(0, statements, missed, 0, 0, outcomes, covered, partial, 1, int(missed < statements),
+                             complexity)
+        m._complexity = complexity
 
 
 def _set_unsorted_points(m: MethodAnalysis, points) -> None:
-    """Points in any order (a list, or a function giving it), sorted when first read: Cobertura and the table
+    """Points in any order (a list, or the model method whose points they are), sorted when first read: Cobertura and the table
     never read them (sorting every point would be a large share of `dotcov xml`'s own time)."""
     defer(m, "points", points)
 
 
 def _sorted_points(unsorted) -> list[PointCoverage]:
-    if callable(unsorted):  # (a model method's points, themselves made when first read)
-        unsorted = unsorted()
+    if isinstance(unsorted, MethodCoverage):  # (a model method's points, themselves made when first read)
+        unsorted = unsorted.points
     return sorted(unsorted, key=point_order)
 
 
@@ -417,9 +413,8 @@ def _sorted_maps(maps: list[dict]) -> list[dict]:
 
 def _method_of(mc: MethodCoverage, lines: dict[int, int], branches: dict[int, BranchCoverage]) -> MethodAnalysis:
     m = MethodAnalysis(mc.name, mc.signature, mc.token, lines, [], branches, mc.display, mc.record_member)
-    # The points read when needed, sorted stably then (already sorted points keep their order); through partial
-    # (picklable, unlike a lambda).
-    _set_unsorted_points(m, partial(getattr, mc, "points"))
+    # The points read from `mc` when needed, sorted stably then (already sorted points keep their order).
+    _set_unsorted_points(m, mc)
     return m
 
 
