@@ -389,15 +389,31 @@ def test_method_and_class_numbers_are_computed_once():
     assert m.crap == crap_score(2, 1, 2)
 
 
+def _columns(*method):
+    """`cobertura_class`'s methods columns of one method (name, signature, line rate, branch rate, complexity,
+    lines, branches), or of none."""
+    return tuple([v] for v in method) if method else ([],) * 7
+
+
 def test_native_class_writer_refuses_what_it_cannot_write():
     from dotcov._native import cobertura_class
 
+    with pytest.raises(TypeError):  # a line number that is no int
+        cobertura_class("<class>", _columns("m", "()", "1", "1", 1, {1.5: 1}, {}), {}, {}, "")
+    with pytest.raises(TypeError):  # not seven columns
+        cobertura_class("<class>", _columns("m", "()", "1", "1", 1, {1: 1}, {})[:6], {}, {}, "")
+    with pytest.raises(TypeError):  # a column that is not a list
+        cobertura_class("<class>", ("m", ["()"], ["1"], ["1"], [1], [{1: 1}], [{}]), {}, {}, "")
+    with pytest.raises(ValueError):  # columns of other lengths
+        cobertura_class("<class>", (["m", "n"], *_columns("()", "1", "1", 1, {1: 1}, {})), {}, {}, "")
+    with pytest.raises(TypeError):  # a name that is no str
+        cobertura_class("<class>", _columns(b"m", "()", "1", "1", 1, {1: 1}, {}), {}, {}, "")
     with pytest.raises(TypeError):
-        cobertura_class("<class>", [("<method>", {1.5: 1}, {})], {}, {}, "")  # a line number that is no int
-    with pytest.raises(TypeError):
-        cobertura_class("<class>", [("<method>", {1: 1})], {}, {}, "")  # not (start, lines, branches)
-    with pytest.raises(TypeError):
-        cobertura_class("<class>", [], {1: 1}, {1: "50%"}, "")  # outcomes that are not a tuple
-    assert cobertura_class("<c>", [], {2: True, 1: 2.0}, {}, "") == \
+        cobertura_class("<class>", _columns(), {1: 1}, {1: "50%"}, "")  # outcomes that are not a tuple
+    assert cobertura_class("<c>", _columns(), {2: True, 1: 2.0}, {}, "") == \
         b'<c>\n  <methods />\n  <lines>\n    <line number="1" hits="2" branch="False" />\n' \
         b'    <line number="2" hits="1" branch="False" />\n  </lines>\n</class>\n'  # as "%d" writes them
+    assert cobertura_class("<c>", _columns("m&amp;", "(x)", "0.5", "0", HUGE, {3: 0}, {}), {}, {}, "") == \
+        b'<c>\n  <methods>\n    <method name="m&amp;" signature="(x)" line-rate="0.5" branch-rate="0" ' \
+        b'complexity="18446744073709551623">\n      <lines>\n        <line number="3" hits="0" branch="False" />\n' \
+        b'      </lines>\n    </method>\n  </methods>\n  <lines />\n</class>\n'

@@ -180,29 +180,50 @@ void AppendLines(Buffer& out, PyObject* lines, PyObject* branches, const std::st
   out.Append("</lines>\n");
 }
 
+// A list argument's item `i` (the columns of `methods` are lists of one length).
+PyObject* Item(PyObject* list, Py_ssize_t i) { return PyList_GET_ITEM(list, i); }
+
 // A `<class>` at `indent`, ending in a newline: its start tag `start` (cobertura.py makes it), then `<methods>` with
-// each method's start tag, `<lines>` and end tag, then the class's own `<lines>`. `methods` is a list of (start
-// tag, lines, branches); lines and branches as AppendLines takes them. Each level of nesting two spaces further
-// (xmlwriter.INDENT).
-py::bytes CoberturaClass(py::str start, py::list methods, py::dict lines, py::dict branches, py::str indent) {
+// each method's start tag, `<lines>` and end tag, then the class's own `<lines>`. `methods` is a tuple of columns,
+// one item per method: (escaped names, escaped signatures, line rates, branch rates, complexities, lines,
+// branches), each a list; the texts as they are written, lines and branches as AppendLines takes them. Each level
+// of nesting two spaces further (xmlwriter.INDENT).
+py::bytes CoberturaClass(py::str start, py::tuple methods, py::dict lines, py::dict branches, py::str indent) {
   const std::string at(Utf8(indent.ptr())), inner = at + "  ", method_at = inner + "  ", method_inner = method_at + "  ";
+  if (methods.size() != 7) throw py::type_error("methods are (names, signatures, line rates, branch rates, "
+                                                "complexities, lines, branches) lists");
+  PyObject* columns[7];
+  for (size_t c = 0; c < 7; ++c) {
+    columns[c] = methods[c].ptr();
+    if (!PyList_Check(columns[c])) throw py::type_error("each column of methods must be a list");
+  }
+  const Py_ssize_t count = PyList_GET_SIZE(columns[0]);
+  for (PyObject* column : columns)
+    if (PyList_GET_SIZE(column) != count) throw py::value_error("the columns of methods differ in length");
   Buffer out;
   out.Append(at);
   out.Append(Utf8(start.ptr()));
   out.Append("\n");
-  if (methods.empty()) {
+  if (count == 0) {
     out.Append(inner);
     out.Append("<methods />\n");
   } else {
     out.Append(inner);
     out.Append("<methods>\n");
-    for (py::handle item : methods) {
-      if (!PyTuple_Check(item.ptr()) || PyTuple_GET_SIZE(item.ptr()) != 3)
-        throw py::type_error("each method is (start tag str, lines dict, branches dict)");
+    for (Py_ssize_t i = 0; i < count; ++i) {
       out.Append(method_at);
-      out.Append(Utf8(PyTuple_GET_ITEM(item.ptr(), 0)));
-      out.Append("\n");
-      AppendLines(out, PyTuple_GET_ITEM(item.ptr(), 1), PyTuple_GET_ITEM(item.ptr(), 2), method_inner);
+      out.Append("<method name=\"");
+      out.Append(Utf8(Item(columns[0], i)));
+      out.Append("\" signature=\"");
+      out.Append(Utf8(Item(columns[1], i)));
+      out.Append("\" line-rate=\"");
+      out.Append(Utf8(Item(columns[2], i)));
+      out.Append("\" branch-rate=\"");
+      out.Append(Utf8(Item(columns[3], i)));
+      out.Append("\" complexity=\"");
+      AppendInt(out, Item(columns[4], i));
+      out.Append("\">\n");
+      AppendLines(out, Item(columns[5], i), Item(columns[6], i), method_inner);
       out.Append(method_at);
       out.Append("</method>\n");
     }
@@ -221,7 +242,7 @@ void RegisterXml(py::module_& m) {
   m.def("cobertura_class", &CoberturaClass, py::arg("start"), py::arg("methods"), py::arg("lines"),
         py::arg("branches"), py::arg("indent"),
         "Cobertura's <class> element at `indent` as UTF-8 bytes, ending in a newline, from its start tag `start`, "
-        "`methods` [(start tag, lines, branches)], and its own `lines` (number -> hits) and `branches` (number -> "
-        "(condition-coverage, tuple of <condition> texts, ...)); lines in ascending order, those in `branches` as "
-        "branch lines.");
+        "`methods` (columns: escaped names, escaped signatures, line rates, branch rates, complexities, lines, "
+        "branches), and its own `lines` (number -> hits) and `branches` (number -> (condition-coverage, tuple of "
+        "<condition> texts, ...)); lines in ascending order, those in `branches` as branch lines.");
 }
