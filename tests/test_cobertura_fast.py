@@ -23,7 +23,8 @@ from dotcov.analysis.numbers import (Analysis, ClassAnalysis, MethodAnalysis, _s
                              crap_score, cyclomatic_complexity, line_numbers, merge_classes, point_order)
 from dotcov.reports.cobertura import cobertura_xml, line_branches, write_cobertura  # noqa: E402
 from dotcov.analysis.model import (AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult,  # noqa: E402
-                          FileCoverage, MethodCoverage, PointCoverage)
+                          FileCoverage, MethodColumns, MethodCoverage, PointCoverage)
+from dotcov.data.deferred import pending  # noqa: E402
 from dotcov.analysis.paths import relative_path
 from dotcov.reports.output import truncated_percent  # noqa: E402
 from dotcov.reports.xmlwriter import INDENT, XmlWriter  # noqa: E402
@@ -355,6 +356,34 @@ def test_a_class_one_build_has_is_analysed_as_the_general_merge_does():
         single = merge_classes([cc])
         general = merge_classes([cc, _as_zero(cc)])
         assert [_shape(c) for c in single] == [_shape(c) for c in general]
+
+
+def _deferred(cc: ClassCoverage) -> ClassCoverage:
+    """`cc` with its methods made when first read and their columns given until then (as plans/packed.apply)."""
+    methods = cc.methods
+    lazy = ClassCoverage(cc.name, cc.filename, [], cc.lines)
+    lazy.defer_methods(lambda: methods, lambda: MethodColumns([m.name for m in methods],
+                                                              [m.signature for m in methods],
+                                                              [m.lines for m in methods],
+                                                              [m.branches for m in methods]))
+    return lazy
+
+
+def test_a_class_read_as_columns_is_analysed_and_written_as_its_methods_say():
+    # `_single_class` from a class's method columns (no method object made for Cobertura) against the same
+    # class with its methods made, and the general merge; methods made from the columns when read
+    rng = random.Random(2411)
+    for _ in range(300):
+        cc = _random_class(rng, "N.R")
+        if len({(m.name, m.signature) for m in cc.methods}) != len(cc.methods):
+            continue
+        lazy = _deferred(cc)
+        [c] = merge_classes([lazy])
+        written = fast_class(c)
+        assert pending(lazy, "methods")  # (written, numbers and all, without making them)
+        assert written == check(c) == check(merge_classes([cc])[0]) == check(merge_classes([cc, _as_zero(cc)])[0])
+        assert not pending(lazy, "methods")
+        assert _shape(c) == _shape(merge_classes([cc])[0]) == _shape(merge_classes([cc, _as_zero(cc)])[0])
 
 
 def test_file_complexity_and_methods_at_c_speed_are_the_merged_methods():
