@@ -27,7 +27,10 @@ std::string_view Utf8(PyObject* s) {
 // A bytes object written through a cursor, grown geometrically (one class: a few hundred kilobytes).
 class Buffer {
  public:
-  Buffer() : bytes_(py::reinterpret_steal<py::object>(PyBytes_FromStringAndSize(nullptr, 1 << 16))) {
+  // `expected`: about what will be written (a class is written in one allocation when it is right).
+  explicit Buffer(size_t expected = 1 << 16)
+      : bytes_(py::reinterpret_steal<py::object>(
+            PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(std::max<size_t>(expected, 1 << 12))))) {
     if (!bytes_) throw py::error_already_set();
   }
 
@@ -109,21 +112,26 @@ std::vector<Entry> SortedEntries(PyObject* dict) {
   return out;
 }
 
-// `<line number="N" hits="H" branch="` (the start every line shares).
-void AppendLineStart(Buffer& out, std::string_view indent, long long number, PyObject* hits) {
-  char* at = Buffer::Put(out.Room(indent.size() + 48), indent);
-  at = Buffer::Put(at, "<line number=\"");
-  at = std::to_chars(at, at + 24, number).ptr;
-  out.Done(Buffer::Put(at, "\" hits=\""));
+// `<line number="N" hits="H" branch="` (the start every line shares), ending with "False\" />\n" when `plain`, in
+// one reservation of the buffer when the hits are a 64-bit int.
+void AppendLineStart(Buffer& out, std::string_view indent, long long number, PyObject* hits, bool plain) {
+  static constexpr std::string_view kNumber = "<line number=\"", kHits = "\" hits=\"", kBranch = "\" branch=\"",
+                                    kPlainEnd = "False\" />\n";
   long long h;
-  if (SmallInt(hits, &h)) {
-    at = out.Room(48);
-    at = std::to_chars(at, at + 24, h).ptr;
-    out.Done(Buffer::Put(at, "\" branch=\""));
-  } else {
+  const bool small = SmallInt(hits, &h);
+  char* at = Buffer::Put(out.Room(indent.size() + 128), indent);
+  at = Buffer::Put(at, kNumber);
+  at = std::to_chars(at, at + 24, number).ptr;
+  at = Buffer::Put(at, kHits);
+  if (!small) {
+    out.Done(at);
     AppendInt(out, hits);
-    out.Append("\" branch=\"");
+    at = out.Room(64);
+  } else {
+    at = std::to_chars(at, at + 24, h).ptr;
   }
+  at = Buffer::Put(at, kBranch);
+  out.Done(plain ? Buffer::Put(at, kPlainEnd) : at);
 }
 
 // The rest of a line with branch outcomes: cobertura.py's (condition-coverage attribute, `<condition>` texts, ...).
@@ -169,12 +177,10 @@ void AppendLines(Buffer& out, PyObject* lines, PyObject* branches, const std::st
   out.Append("<lines>\n");
   auto next = special.begin();
   for (const Entry& e : entries) {
-    AppendLineStart(out, line_indent, e.number, e.value);
     while (next != special.end() && next->number < e.number) ++next;
-    if (next != special.end() && next->number == e.number)
-      AppendBranchLineEnd(out, next->value, line_indent);
-    else
-      out.Append("False\" />\n");
+    const bool branch = next != special.end() && next->number == e.number;
+    AppendLineStart(out, line_indent, e.number, e.value, !branch);
+    if (branch) AppendBranchLineEnd(out, next->value, line_indent);
   }
   out.Append(indent);
   out.Append("</lines>\n");
@@ -200,7 +206,11 @@ py::bytes CoberturaClass(py::str start, py::tuple methods, py::dict lines, py::d
   const Py_ssize_t count = PyList_GET_SIZE(columns[0]);
   for (PyObject* column : columns)
     if (PyList_GET_SIZE(column) != count) throw py::value_error("the columns of methods differ in length");
-  Buffer out;
+  // (about what a plain line takes, for the class's and its methods': most are plain)
+  size_t lines_written = static_cast<size_t>(PyDict_Size(lines.ptr()));
+  for (Py_ssize_t i = 0; i < count; ++i)
+    if (PyDict_Check(Item(columns[5], i))) lines_written += static_cast<size_t>(PyDict_GET_SIZE(Item(columns[5], i)));
+  Buffer out(lines_written * (method_inner.size() + 56) + static_cast<size_t>(count) * 256 + 1024);
   out.Append(at);
   out.Append(Utf8(start.ptr()));
   out.Append("\n");
