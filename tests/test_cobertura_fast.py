@@ -23,7 +23,8 @@ from dotcov.analysis.numbers import (Analysis, ClassAnalysis, MethodAnalysis, _s
                              crap_score, cyclomatic_complexity, line_numbers, merge_classes, point_order)
 from dotcov.reports.cobertura import cobertura_xml, line_branches, write_cobertura  # noqa: E402
 from dotcov.analysis.model import (AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult,  # noqa: E402
-                          FileCoverage, MethodCoverage, PointCoverage)
+                          FileCoverage, MethodColumns, MethodCoverage, PointCoverage)
+from dotcov.data.deferred import pending  # noqa: E402
 from dotcov.analysis.paths import relative_path
 from dotcov.reports.output import truncated_percent  # noqa: E402
 from dotcov.reports.xmlwriter import INDENT, XmlWriter  # noqa: E402
@@ -357,6 +358,34 @@ def test_a_class_one_build_has_is_analysed_as_the_general_merge_does():
         assert [_shape(c) for c in single] == [_shape(c) for c in general]
 
 
+def _deferred(cc: ClassCoverage) -> ClassCoverage:
+    """`cc` with its methods made when first read and their columns given until then (as plans/packed.apply)."""
+    methods = cc.methods
+    lazy = ClassCoverage(cc.name, cc.filename, [], cc.lines)
+    lazy.defer_methods(lambda: methods, lambda: MethodColumns([m.name for m in methods],
+                                                              [m.signature for m in methods],
+                                                              [m.lines for m in methods],
+                                                              [m.branches for m in methods]))
+    return lazy
+
+
+def test_a_class_read_as_columns_is_analysed_and_written_as_its_methods_say():
+    # `_single_class` from a class's method columns (no method object made for Cobertura) against the same
+    # class with its methods made, and the general merge; methods made from the columns when read
+    rng = random.Random(2411)
+    for _ in range(300):
+        cc = _random_class(rng, "N.R")
+        if len({(m.name, m.signature) for m in cc.methods}) != len(cc.methods):
+            continue
+        lazy = _deferred(cc)
+        [c] = merge_classes([lazy])
+        written = fast_class(c)
+        assert pending(lazy, "methods")  # (written, numbers and all, without making them)
+        assert written == check(c) == check(merge_classes([cc])[0]) == check(merge_classes([cc, _as_zero(cc)])[0])
+        assert not pending(lazy, "methods")
+        assert _shape(c) == _shape(merge_classes([cc])[0]) == _shape(merge_classes([cc, _as_zero(cc)])[0])
+
+
 def test_file_complexity_and_methods_at_c_speed_are_the_merged_methods():
     # `_unmerged_methods` (no Python step per method) against the sum over the analysed methods, with lines
     # without outcome_hits, instructions without outcomes and methods without lines
@@ -389,15 +418,31 @@ def test_method_and_class_numbers_are_computed_once():
     assert m.crap == crap_score(2, 1, 2)
 
 
+def _columns(*method):
+    """`cobertura_class`'s methods columns of one method (name, signature, line rate, branch rate, complexity,
+    lines, branches), or of none."""
+    return tuple([v] for v in method) if method else ([],) * 7
+
+
 def test_native_class_writer_refuses_what_it_cannot_write():
     from dotcov._native import cobertura_class
 
+    with pytest.raises(TypeError):  # a line number that is no int
+        cobertura_class("<class>", _columns("m", "()", "1", "1", 1, {1.5: 1}, {}), {}, {}, "")
+    with pytest.raises(TypeError):  # not seven columns
+        cobertura_class("<class>", _columns("m", "()", "1", "1", 1, {1: 1}, {})[:6], {}, {}, "")
+    with pytest.raises(TypeError):  # a column that is not a list
+        cobertura_class("<class>", ("m", ["()"], ["1"], ["1"], [1], [{1: 1}], [{}]), {}, {}, "")
+    with pytest.raises(ValueError):  # columns of other lengths
+        cobertura_class("<class>", (["m", "n"], *_columns("()", "1", "1", 1, {1: 1}, {})), {}, {}, "")
+    with pytest.raises(TypeError):  # a name that is no str
+        cobertura_class("<class>", _columns(b"m", "()", "1", "1", 1, {1: 1}, {}), {}, {}, "")
     with pytest.raises(TypeError):
-        cobertura_class("<class>", [("<method>", {1.5: 1}, {})], {}, {}, "")  # a line number that is no int
-    with pytest.raises(TypeError):
-        cobertura_class("<class>", [("<method>", {1: 1})], {}, {}, "")  # not (start, lines, branches)
-    with pytest.raises(TypeError):
-        cobertura_class("<class>", [], {1: 1}, {1: "50%"}, "")  # outcomes that are not a tuple
-    assert cobertura_class("<c>", [], {2: True, 1: 2.0}, {}, "") == \
+        cobertura_class("<class>", _columns(), {1: 1}, {1: "50%"}, "")  # outcomes that are not a tuple
+    assert cobertura_class("<c>", _columns(), {2: True, 1: 2.0}, {}, "") == \
         b'<c>\n  <methods />\n  <lines>\n    <line number="1" hits="2" branch="False" />\n' \
         b'    <line number="2" hits="1" branch="False" />\n  </lines>\n</class>\n'  # as "%d" writes them
+    assert cobertura_class("<c>", _columns("m&amp;", "(x)", "0.5", "0", HUGE, {3: 0}, {}), {}, {}, "") == \
+        b'<c>\n  <methods>\n    <method name="m&amp;" signature="(x)" line-rate="0.5" branch-rate="0" ' \
+        b'complexity="18446744073709551623">\n      <lines>\n        <line number="3" hits="0" branch="False" />\n' \
+        b'      </lines>\n    </method>\n  </methods>\n  <lines />\n</class>\n'

@@ -465,6 +465,30 @@ def test_methods_are_made_when_read_and_the_analysis_counts_them_without(snippet
         [[(c.name, [(m.name, m.numbers) for m in c.methods]) for c in f.classes] for f in want.files]
 
 
+@pytest.mark.parametrize("config", ["Debug", "Release"])
+def test_cobertura_writes_the_methods_without_making_them(snippets, monkeypatch, config):
+    """Cobertura reads a class's methods as the analysis' columns (numbers.MethodTable, from
+    ClassCoverage.method_columns): no method object is made for it where the plan makes them when read (Debug:
+    no switch line to fix), and the document is the reference model's, whose methods are objects."""
+    from dotcov.analysis.numbers import Analysis
+    from dotcov.data.deferred import pending
+    from dotcov.reports.cobertura import cobertura_xml
+
+    cov = module_data(snippets[config])
+    want = cobertura_xml(reference_build(cov, None, monkeypatch), version="1")
+    result = build(cov)
+    analysis = Analysis.of(result)
+    assert cobertura_xml(analysis, version="1") == want
+    classes = [cc for asm in result.assemblies for cc in asm.classes]
+    assert all(pending(cc, "methods") for cc in classes) == (config == "Debug")
+    # (the methods, made when read, are those the columns said)
+    written = [(c.name, c.method_table) for a in analysis.assemblies for c in a.classes]
+    assert [(c.name, [(m.name, m.signature, m.lines, m.branches) for m in c.methods])
+            for a in analysis.assemblies for c in a.classes] == \
+        [(name, list(zip(t.names, t.signatures, t.lines, t.branches))) for name, t in written]
+    assert cobertura_xml(analysis, version="1") == want
+
+
 def test_a_class_with_methods_of_one_name_and_signature_is_counted_from_its_methods(snippets):
     # (analysis merges such methods, so their count is not the native one)
     from dotcov.analysis.plans import packed as packed_plan

@@ -22,6 +22,7 @@
 #include "native_csharp.h"
 #include "native_il.h"
 #include "native_methods.h"
+#include "native_numbers.h"
 #include "native_plan.h"
 #include "native_rows.h"
 #include "native_symbols.h"
@@ -270,6 +271,7 @@ PYBIND11_MODULE(_native, m) {
   RegisterPlan(m);
   RegisterMethods(m);
   RegisterXml(m);
+  RegisterNumbers(m);
   RegisterBranches(m);
   RegisterCsharp(m);
   RegisterRows(m);

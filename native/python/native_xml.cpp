@@ -27,7 +27,10 @@ std::string_view Utf8(PyObject* s) {
 // A bytes object written through a cursor, grown geometrically (one class: a few hundred kilobytes).
 class Buffer {
  public:
-  Buffer() : bytes_(py::reinterpret_steal<py::object>(PyBytes_FromStringAndSize(nullptr, 1 << 16))) {
+  // `expected`: about what will be written (a class is written in one allocation when it is right).
+  explicit Buffer(size_t expected = 1 << 16)
+      : bytes_(py::reinterpret_steal<py::object>(
+            PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(std::max<size_t>(expected, 1 << 12))))) {
     if (!bytes_) throw py::error_already_set();
   }
 
@@ -109,21 +112,26 @@ std::vector<Entry> SortedEntries(PyObject* dict) {
   return out;
 }
 
-// `<line number="N" hits="H" branch="` (the start every line shares).
-void AppendLineStart(Buffer& out, std::string_view indent, long long number, PyObject* hits) {
-  char* at = Buffer::Put(out.Room(indent.size() + 48), indent);
-  at = Buffer::Put(at, "<line number=\"");
-  at = std::to_chars(at, at + 24, number).ptr;
-  out.Done(Buffer::Put(at, "\" hits=\""));
+// `<line number="N" hits="H" branch="` (the start every line shares), ending with "False\" />\n" when `plain`, in
+// one reservation of the buffer when the hits are a 64-bit int.
+void AppendLineStart(Buffer& out, std::string_view indent, long long number, PyObject* hits, bool plain) {
+  static constexpr std::string_view kNumber = "<line number=\"", kHits = "\" hits=\"", kBranch = "\" branch=\"",
+                                    kPlainEnd = "False\" />\n";
   long long h;
-  if (SmallInt(hits, &h)) {
-    at = out.Room(48);
-    at = std::to_chars(at, at + 24, h).ptr;
-    out.Done(Buffer::Put(at, "\" branch=\""));
-  } else {
+  const bool small = SmallInt(hits, &h);
+  char* at = Buffer::Put(out.Room(indent.size() + 128), indent);
+  at = Buffer::Put(at, kNumber);
+  at = std::to_chars(at, at + 24, number).ptr;
+  at = Buffer::Put(at, kHits);
+  if (!small) {
+    out.Done(at);
     AppendInt(out, hits);
-    out.Append("\" branch=\"");
+    at = out.Room(64);
+  } else {
+    at = std::to_chars(at, at + 24, h).ptr;
   }
+  at = Buffer::Put(at, kBranch);
+  out.Done(plain ? Buffer::Put(at, kPlainEnd) : at);
 }
 
 // The rest of a line with branch outcomes: cobertura.py's (condition-coverage attribute, `<condition>` texts, ...).
@@ -169,40 +177,63 @@ void AppendLines(Buffer& out, PyObject* lines, PyObject* branches, const std::st
   out.Append("<lines>\n");
   auto next = special.begin();
   for (const Entry& e : entries) {
-    AppendLineStart(out, line_indent, e.number, e.value);
     while (next != special.end() && next->number < e.number) ++next;
-    if (next != special.end() && next->number == e.number)
-      AppendBranchLineEnd(out, next->value, line_indent);
-    else
-      out.Append("False\" />\n");
+    const bool branch = next != special.end() && next->number == e.number;
+    AppendLineStart(out, line_indent, e.number, e.value, !branch);
+    if (branch) AppendBranchLineEnd(out, next->value, line_indent);
   }
   out.Append(indent);
   out.Append("</lines>\n");
 }
 
+// A list argument's item `i` (the columns of `methods` are lists of one length).
+PyObject* Item(PyObject* list, Py_ssize_t i) { return PyList_GET_ITEM(list, i); }
+
 // A `<class>` at `indent`, ending in a newline: its start tag `start` (cobertura.py makes it), then `<methods>` with
-// each method's start tag, `<lines>` and end tag, then the class's own `<lines>`. `methods` is a list of (start
-// tag, lines, branches); lines and branches as AppendLines takes them. Each level of nesting two spaces further
-// (xmlwriter.INDENT).
-py::bytes CoberturaClass(py::str start, py::list methods, py::dict lines, py::dict branches, py::str indent) {
+// each method's start tag, `<lines>` and end tag, then the class's own `<lines>`. `methods` is a tuple of columns,
+// one item per method: (escaped names, escaped signatures, line rates, branch rates, complexities, lines,
+// branches), each a list; the texts as they are written, lines and branches as AppendLines takes them. Each level
+// of nesting two spaces further (xmlwriter.INDENT).
+py::bytes CoberturaClass(py::str start, py::tuple methods, py::dict lines, py::dict branches, py::str indent) {
   const std::string at(Utf8(indent.ptr())), inner = at + "  ", method_at = inner + "  ", method_inner = method_at + "  ";
-  Buffer out;
+  if (methods.size() != 7) throw py::type_error("methods are (names, signatures, line rates, branch rates, "
+                                                "complexities, lines, branches) lists");
+  PyObject* columns[7];
+  for (size_t c = 0; c < 7; ++c) {
+    columns[c] = methods[c].ptr();
+    if (!PyList_Check(columns[c])) throw py::type_error("each column of methods must be a list");
+  }
+  const Py_ssize_t count = PyList_GET_SIZE(columns[0]);
+  for (PyObject* column : columns)
+    if (PyList_GET_SIZE(column) != count) throw py::value_error("the columns of methods differ in length");
+  // (about what a plain line takes, for the class's and its methods': most are plain)
+  size_t lines_written = static_cast<size_t>(PyDict_Size(lines.ptr()));
+  for (Py_ssize_t i = 0; i < count; ++i)
+    if (PyDict_Check(Item(columns[5], i))) lines_written += static_cast<size_t>(PyDict_GET_SIZE(Item(columns[5], i)));
+  Buffer out(lines_written * (method_inner.size() + 56) + static_cast<size_t>(count) * 256 + 1024);
   out.Append(at);
   out.Append(Utf8(start.ptr()));
   out.Append("\n");
-  if (methods.empty()) {
+  if (count == 0) {
     out.Append(inner);
     out.Append("<methods />\n");
   } else {
     out.Append(inner);
     out.Append("<methods>\n");
-    for (py::handle item : methods) {
-      if (!PyTuple_Check(item.ptr()) || PyTuple_GET_SIZE(item.ptr()) != 3)
-        throw py::type_error("each method is (start tag str, lines dict, branches dict)");
+    for (Py_ssize_t i = 0; i < count; ++i) {
       out.Append(method_at);
-      out.Append(Utf8(PyTuple_GET_ITEM(item.ptr(), 0)));
-      out.Append("\n");
-      AppendLines(out, PyTuple_GET_ITEM(item.ptr(), 1), PyTuple_GET_ITEM(item.ptr(), 2), method_inner);
+      out.Append("<method name=\"");
+      out.Append(Utf8(Item(columns[0], i)));
+      out.Append("\" signature=\"");
+      out.Append(Utf8(Item(columns[1], i)));
+      out.Append("\" line-rate=\"");
+      out.Append(Utf8(Item(columns[2], i)));
+      out.Append("\" branch-rate=\"");
+      out.Append(Utf8(Item(columns[3], i)));
+      out.Append("\" complexity=\"");
+      AppendInt(out, Item(columns[4], i));
+      out.Append("\">\n");
+      AppendLines(out, Item(columns[5], i), Item(columns[6], i), method_inner);
       out.Append(method_at);
       out.Append("</method>\n");
     }
@@ -221,7 +252,7 @@ void RegisterXml(py::module_& m) {
   m.def("cobertura_class", &CoberturaClass, py::arg("start"), py::arg("methods"), py::arg("lines"),
         py::arg("branches"), py::arg("indent"),
         "Cobertura's <class> element at `indent` as UTF-8 bytes, ending in a newline, from its start tag `start`, "
-        "`methods` [(start tag, lines, branches)], and its own `lines` (number -> hits) and `branches` (number -> "
-        "(condition-coverage, tuple of <condition> texts, ...)); lines in ascending order, those in `branches` as "
-        "branch lines.");
+        "`methods` (columns: escaped names, escaped signatures, line rates, branch rates, complexities, lines, "
+        "branches), and its own `lines` (number -> hits) and `branches` (number -> (condition-coverage, tuple of "
+        "<condition> texts, ...)); lines in ascending order, those in `branches` as branch lines.");
 }

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from dotcov.data.deferred import defer, deferred_field
+from dotcov.data.deferred import defer, deferred_field, pending
 
 
 @dataclass(slots=True)
@@ -96,10 +96,36 @@ class ClassCoverage:
     # analysis counts `methods`. Must agree with them: set only by who made them.
     method_numbers: tuple[int, int, int] | None = field(default=None, compare=False, repr=False)
 
-    def defer_methods(self, load: Callable[[], list[MethodCoverage]]) -> None:
+    def defer_methods(self, load: Callable[[], list[MethodCoverage]],
+                      columns: Callable[[], MethodColumns] | None = None) -> None:
         """`methods` made by `load()` when first read (plans/packed.apply: the table never reads them; with
-        `method_numbers` its analysis needs none)."""
+        `method_numbers` its analysis needs none); `columns()`, when given, says what `method_columns` does without
+        making them (the same maps the methods will hold)."""
         defer(self, "methods", load)
+        self._columns = columns
+
+    def method_columns(self) -> MethodColumns:
+        """Its methods' names, signatures, lines and branches as columns, in `methods`' order: read from the
+        methods, or, while they are not made yet, from what they will be made of (Cobertura's analysis reads no
+        more of a method, and makes no object per method for it)."""
+        columns = self._columns
+        if columns is not None and pending(self, "methods"):
+            return columns()
+        ms = self.methods
+        return MethodColumns([m.name for m in ms], [m.signature for m in ms], [m.lines for m in ms],
+                             [m.branches for m in ms])
+
+    _columns = None  # (a class attribute, not a field, until defer_methods sets one)
+
+
+@dataclass
+class MethodColumns:
+    """Methods as columns (ClassCoverage.method_columns): item i of each list is the i-th method's."""
+
+    names: list[str]
+    signatures: list[str]
+    lines: list[dict[int, int]]  # line -> its own hits
+    branches: list[dict[int, BranchCoverage]]
 
 
 deferred_field(ClassCoverage, "methods", lambda load: load(), "the type's methods in this file")

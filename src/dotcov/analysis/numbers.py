@@ -19,10 +19,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import chain, repeat
-from operator import and_, attrgetter, countOf, eq, gt, lt
+from itertools import chain, compress
+from operator import attrgetter, eq, lt, sub
 from typing import Callable, Iterable
 
+from dotcov._native import line_counts
 from dotcov.data.deferred import defer, deferred_field
 from dotcov.analysis.model import (
     add_branches,
@@ -126,28 +127,11 @@ class Numbers:
 
 def line_numbers(lines: dict[int, int], branches: dict[int, BranchCoverage] | None = None,
                  excluded: int = 0, not_measured: int = 0) -> Numbers:
-    statements = len(lines)
-    missed = countOf(lines.values(), 0)
-    n = Numbers(0, statements, missed, excluded, not_measured)
-    if branches and len(branches) < 8:  # (a method's few branch lines: a loop is quicker than the sums below)
-        get = lines.get
-        for line, b in branches.items():
-            total = b.total
-            covered = min(b.covered, total)
-            n.branches += total
-            n.branches_covered += covered
-            n.partial += covered < total and get(line, 0) > 0
-    elif branches:  # (each sum at C speed: a large report has many branch lines)
-        totals = list(map(_total, branches.values()))
-        covered = list(map(min, map(_covered, branches.values()), totals))
-        n.branches = sum(totals)
-        n.branches_covered = sum(covered)
-        ran = map(gt, map(lines.get, branches, repeat(0)), repeat(0))
-        n.partial = sum(map(and_, map(lt, covered, totals), ran))  # (lines that ran with an outcome missed)
-    return n
-
-
-_total, _covered = attrgetter("total"), attrgetter("covered")
+    """The counts of `lines` (line -> hits) and their `branches`: statements, missed (0 hits), branch outcomes and
+    those taken (at most the line's outcomes), and partial lines (lines that ran with an outcome missed). Counted
+    by native/python/native_numbers.cpp (`line_counts`), which counts many methods' at once."""
+    statements, missed, outcomes, covered, partial, _complexity = line_counts([(lines, branches or {})])[0]
+    return Numbers(0, statements, missed, excluded, not_measured, outcomes, covered, partial)
 
 
 # --- complexity and CRAP -----------------------------------------------------------
@@ -160,12 +144,10 @@ def cyclomatic_complexity(branches: dict[int, BranchCoverage]) -> int:
     over the same outcomes the branch columns count. coverlet's max(1, outcomes) gives the same for a
     method without branches (1) and one with a single two-way condition (2).
     """
-    n = 1  # (a loop: a method has few branch lines, and a hundred thousand methods ask)
-    for b in branches.values():
-        for _offset, hits in b.outcome_hits or branch_outcomes(b):
-            if hits:
-                n += len(hits) - 1
-    return n
+    return line_counts([(_NO_LINES, branches)])[0][5]  # (native_numbers.cpp)
+
+
+_NO_LINES: dict[int, int] = {}
 
 
 def crap_score(complexity: int, covered: int, statements: int) -> float:
@@ -243,7 +225,7 @@ class MethodAnalysis:
         """`cyclomatic_complexity` of its branches, computed when first asked for (the file's numbers,
         Cobertura's method, class and package ask for it): the analysis is finished by then."""
         if self._complexity is None:
-            self._complexity = cyclomatic_complexity(self.branches)
+            count_methods([self])
         return self._complexity
 
     @property
@@ -256,25 +238,58 @@ class MethodAnalysis:
         """Its numbers, computed when first asked for (the analysis is finished by then) and kept: readers
         must not modify them."""
         if self._numbers is None:
-            n = self._numbers = line_numbers(self.lines, self.branches)
-            n.methods, n.methods_covered = 1, int(n.missed < n.statements)  # (`ran`, from the counts)
-            n.complexity = self.complexity
+            count_methods([self])
         return self._numbers
 
 
+def count_methods(methods: list[MethodAnalysis]) -> None:
+    """Counts the methods' lines and branches (`line_numbers`, `cyclomatic_complexity`) in one native call, for
+    their `numbers` and `complexity` (a report asks them of every method)."""
+    _set_counts(methods, line_counts([(m.lines, m.branches) for m in methods]))
+
+
+def _set_counts(methods: list[MethodAnalysis], counts: list[tuple]) -> None:
+    """The methods' `numbers` and `complexity` from their `line_counts`."""
+    for m, (statements, missed, outcomes, covered, partial_lines, complexity) in zip(methods, counts):
+        # (`ran` from the counts: a line with hits)
+        m._numbers = Numbers(0, statements, missed, 0, 0, outcomes, covered, partial_lines, 1,
+                             int(missed < statements), complexity)
+        m._complexity = complexity
+
+
 def _set_unsorted_points(m: MethodAnalysis, points) -> None:
-    """Points in any order (a list, or a function giving it), sorted when first read: Cobertura and the table
+    """Points in any order (a list, or the model method whose points they are), sorted when first read: Cobertura and the table
     never read them (sorting every point would be a large share of `dotcov xml`'s own time)."""
     defer(m, "points", points)
 
 
 def _sorted_points(unsorted) -> list[PointCoverage]:
-    if callable(unsorted):  # (a model method's points, themselves made when first read)
-        unsorted = unsorted()
+    if isinstance(unsorted, MethodCoverage):  # (a model method's points, themselves made when first read)
+        unsorted = unsorted.points
     return sorted(unsorted, key=point_order)
 
 
 deferred_field(MethodAnalysis, "points", _sorted_points, "the sequence points, in source order")
+
+
+@dataclass
+class MethodTable:
+    """A class's methods as columns, item i of each being `ClassAnalysis.methods[i]`'s: what a writer reads of every
+    method (Cobertura), without a MethodAnalysis object per method."""
+
+    names: list[str]
+    signatures: list[str]
+    lines: list[dict[int, int]]  # each in line order
+    branches: list[dict[int, BranchCoverage]]  # each in line order
+    counts: list[tuple[int, int, int, int, int, int]]  # `line_counts`: the figures of the methods' `numbers`
+
+    def numbers(self) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
+        """(statements, lines covered, branch outcomes, outcomes covered, complexity) of each method, as its
+        `MethodAnalysis.numbers` has them."""
+        if not self.counts:
+            return [], [], [], [], []
+        statements, missed, outcomes, covered, _partial, complexity = map(list, zip(*self.counts))
+        return statements, list(map(sub, statements, missed)), outcomes, covered, complexity
 
 
 @dataclass
@@ -286,6 +301,20 @@ class ClassAnalysis:
 
     _numbers: Numbers | None = field(default=None, init=False, repr=False, compare=False)  # see `numbers`
     _branches: dict[int, BranchCoverage] | None = field(default=None, init=False, repr=False, compare=False)
+    _table: MethodTable | None = field(default=None, init=False, repr=False, compare=False)  # see `method_table`
+
+    @property
+    def method_table(self) -> MethodTable:
+        """Its methods as columns; made when first asked for from `methods` unless the analysis made the methods
+        from it (`_single_class`). Readers must not modify it."""
+        if self._table is None:  # (methods given as objects: a merged class's, a hand-built one)
+            ms = self.methods
+            count_methods([m for m in ms if m._numbers is None])
+            self._table = MethodTable([m.name for m in ms], [m.signature for m in ms], [m.lines for m in ms],
+                                      [m.branches for m in ms],
+                                      [(n.statements, n.missed, n.branches, n.branches_covered, n.partial,
+                                        n.complexity) for n in (m.numbers for m in ms)])
+        return self._table
 
     @property
     def branches(self) -> dict[int, BranchCoverage]:
@@ -294,8 +323,8 @@ class ClassAnalysis:
         in line order; made when first asked for and kept: readers must not modify them."""
         if self._branches is None:
             lines: dict[int, list[BranchCoverage]] = {}
-            for m in self.methods:
-                for line, b in m.branches.items():
+            for branches in filter(None, self.method_table.branches):
+                for line, b in branches.items():
                     lines.setdefault(line, []).append(b)
             self._branches = {line: bs[0] if len(bs) == 1 else _joined(bs) for line, bs in sorted(lines.items())}
         return self._branches
@@ -305,12 +334,15 @@ class ClassAnalysis:
         """Its numbers, computed when first asked for and kept (as `MethodAnalysis.numbers`)."""
         if self._numbers is None:
             n = line_numbers(self.lines, self.branches)
-            for m in self.methods:
-                n.methods += 1
-                n.methods_covered += int(m.ran)
-                n.complexity += m.complexity
+            statements, covered, _outcomes, _taken, complexity = self.method_table.numbers()
+            n.methods = len(statements)
+            n.methods_covered = sum(map(bool, covered))  # (those that ran: a line with hits)
+            n.complexity = sum(complexity)
             self._numbers = n
         return self._numbers
+
+
+deferred_field(ClassAnalysis, "methods", lambda make: make(), "its methods, by first line, name, signature")
 
 
 def _joined(branches: list[BranchCoverage]) -> BranchCoverage:
@@ -393,22 +425,36 @@ def _single_class(cc: ClassCoverage, memo: dict[int, ClassAnalysis] | None = Non
         if have is None:
             have = memo[id(cc)] = _single_class(cc)
         return have
-    measured = list(filter(_lines, cc.methods))  # (methods without lines are left out)
-    method_lines = list(map(_lines, measured))
+    columns = cc.method_columns()  # (no method object is made for it: see MethodTable)
+    keep = list(compress(range(len(columns.lines)), columns.lines))  # (methods without lines are left out)
+    names, signatures, method_lines, branches = (
+        (c if len(keep) == len(c) else list(map(c.__getitem__, keep)))
+        for c in (columns.names, columns.signatures, columns.lines, columns.branches))
     lines = cc.lines
     if not all(map(lines.__contains__, chain.from_iterable(method_lines))):  # (usually the class has them all)
         lines = dict(lines)
-        for mc in measured:
-            for line, hits in mc.lines.items():
+        for of_method in method_lines:
+            for line, hits in of_method.items():
                 if line not in cc.lines:
                     lines[line] = max(lines.get(line, 0), hits)
-    method_lines = _sorted_maps(method_lines)
-    methods = list(map(_method_of, measured, method_lines, _sorted_maps(list(map(_branches, measured)))))
+    method_lines, branches = _sorted_maps(method_lines), _sorted_maps(branches)
     firsts = list(map(next, map(iter, method_lines)))
     if not all(map(lt, firsts, firsts[1:])):  # by first line, name, signature (stable)
-        keys = list(zip(firsts, map(_name, measured), map(_signature, measured)))
-        methods = [methods[i] for i in sorted(range(len(keys)), key=keys.__getitem__)]
-    return ClassAnalysis(cc.name, cc.filename, _sorted_map(lines), methods)
+        keys = list(zip(firsts, names, signatures))
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        keep, names, signatures, method_lines, branches = (
+            list(map(c.__getitem__, order)) for c in (keep, names, signatures, method_lines, branches))
+    c = ClassAnalysis(cc.name, cc.filename, _sorted_map(lines))
+    c._table = MethodTable(names, signatures, method_lines, branches, line_counts(list(zip(method_lines, branches))))
+    defer(c, "methods", partial(_methods_of, cc, keep, c._table))  # (made only if a writer reads them)
+    return c
+
+
+def _methods_of(cc: ClassCoverage, keep: list[int], table: MethodTable) -> list[MethodAnalysis]:
+    """The MethodAnalysis objects of `table`, `keep` their indexes in `cc.methods`."""
+    methods = list(map(_method_of, map(cc.methods.__getitem__, keep), table.lines, table.branches))
+    _set_counts(methods, table.counts)
+    return methods
 
 
 def _sorted_maps(maps: list[dict]) -> list[dict]:
@@ -422,9 +468,8 @@ def _sorted_maps(maps: list[dict]) -> list[dict]:
 
 def _method_of(mc: MethodCoverage, lines: dict[int, int], branches: dict[int, BranchCoverage]) -> MethodAnalysis:
     m = MethodAnalysis(mc.name, mc.signature, mc.token, lines, [], branches, mc.display, mc.record_member)
-    # The points read when needed, sorted stably then (already sorted points keep their order); through partial
-    # (picklable, unlike a lambda).
-    _set_unsorted_points(m, partial(getattr, mc, "points"))
+    # The points read from `mc` when needed, sorted stably then (already sorted points keep their order).
+    _set_unsorted_points(m, mc)
     return m
 
 
@@ -452,13 +497,14 @@ def _unmerged_methods(sources: list[ClassCoverage]) -> tuple[int, int, int] | No
 
 def _unique_methods(cc: ClassCoverage) -> bool:
     """Whether no two of the class's methods have the same name and signature (one build's class: none)."""
-    n = len(cc.methods)
-    if len(set(map(_name, cc.methods))) == n:  # (no overloads: no pairs to make)
+    columns = cc.method_columns()
+    n = len(columns.names)
+    if len(set(columns.names)) == n:  # (no overloads: no pairs to make)
         return True
-    return len(set(zip(map(_name, cc.methods), map(_signature, cc.methods)))) == n
+    return len(set(zip(columns.names, columns.signatures))) == n
 
 
-_name, _signature, _lines, _branches = (attrgetter(a) for a in ("name", "signature", "lines", "branches"))
+_lines, _branches = attrgetter("lines"), attrgetter("branches")
 
 
 # --- files and assemblies -------------------------------------------------------------

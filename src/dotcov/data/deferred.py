@@ -29,3 +29,8 @@ def deferred_field(cls: type, name: str, make: Callable[[Any], Any], doc: str) -
 def defer(obj: Any, name: str, pending: Any) -> None:
     """Field `name` of `obj` (a deferred_field) made from `pending` when first read."""
     setattr(obj, "_" + name + "_pending", pending)
+
+
+def pending(obj: Any, name: str) -> bool:
+    """Whether field `name` of `obj` (a deferred_field) is still to be made."""
+    return getattr(obj, "_" + name + "_pending") is not None

@@ -45,10 +45,11 @@ Where it departs from coverlet, and why:
 * Everything is sorted (packages by name; classes by name, filename; methods by first line,
   name, signature; lines by number) and the timestamp is the data's, so output is stable.
 
-How it is written (for speed at a million lines): this module makes every start tag (escaped names, rates,
-complexity; names, rates and branch-line texts memoised per document), and `_native.cobertura_class`
-(native/python/native_xml.cpp) writes each `<class>` around them as UTF-8 bytes: the class's and its methods'
-`<line>`s, two million of them at a million statements. The document goes out a class at a time (`write_cobertura`
+How it is written (for speed at a million lines): this module makes every attribute's text (escaped names, rates;
+names, rates and branch-line texts memoised per document) and each class's start tag, reading a class's methods as
+the analysis' columns (`ClassAnalysis.method_table`), and `_native.cobertura_class` (native/python/native_xml.cpp)
+writes each `<class>` from them as UTF-8 bytes: the methods' start tags, the class's and its methods' `<line>`s,
+two million of them at a million statements. The document goes out a class at a time (`write_cobertura`
 never holds all of it). Not lxml: slower than formatting, see xmlwriter.py. tests/test_cobertura_fast.py checks
 this against an element-by-element rendering; docs/benchmarks.md has the figures.
 """
@@ -175,22 +176,27 @@ def _line_branches(lines: dict[int, int], branches: dict[int, BranchCoverage], m
 
 
 def _class_xml(cls: ClassAnalysis, root: str, measured: bool, indent: str, memo: _Memo) -> bytes:
-    """One `<class>` at `indent`, with its methods and lines, in UTF-8: every start tag made here, the rest by
-    `_native.cobertura_class`. Its figures are the analysis's (a method's lines are its own hits)."""
+    """One `<class>` at `indent`, with its methods and lines, in UTF-8: every start tag's texts made here, the rest by
+    `_native.cobertura_class`. Its figures are the analysis's (a method's lines are its own hits), its methods read as
+    the analysis' columns (`ClassAnalysis.method_table`: no step per method here but its branch lines')."""
     escaped, rates = memo.escaped, memo.rates
-    methods = []
-    for m in cls.methods:
-        n = m.numbers
-        methods.append((f'<method name="{escaped[m.name]}" signature="{escaped[m.signature]}" '
-                        f'line-rate="{rates[n.covered, n.statements]}" '
-                        f'branch-rate="{rates[n.branches_covered, n.branches] if measured else "0"}" '
-                        f'complexity="{n.complexity}">', m.lines, _line_branches(m.lines, m.branches, memo)))
+    table = cls.method_table
+    statements, covered, outcomes, taken, complexity = table.numbers()
+    methods = (list(map(escaped.__getitem__, table.names)), list(map(escaped.__getitem__, table.signatures)),
+               list(map(rates.__getitem__, zip(covered, statements))),
+               list(map(rates.__getitem__, zip(taken, outcomes))) if measured else ["0"] * len(statements),
+               complexity, table.lines,
+               [_line_branches(lines, branches, memo) if branches else _NONE
+                for lines, branches in zip(table.lines, table.branches)])
     n = cls.numbers
     start = (f'<class name="{attr(cls.name)}" filename="{attr(relative_path(cls.filename, root))}" '
              f'line-rate="{rates[n.covered, n.statements]}" '
              f'branch-rate="{rates[n.branches_covered, n.branches] if measured else "0"}" '
              f'complexity="{n.complexity}">')
     return cobertura_class(start, methods, cls.lines, _line_branches(cls.lines, cls.branches, memo), indent)
+
+
+_NONE: dict = {}  # (no branch lines: read, never written)
 
 
 def _source_of(root: str) -> str:

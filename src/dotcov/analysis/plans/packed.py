@@ -34,7 +34,8 @@ from dotcov import _native
 from dotcov.analysis import hit_exprs
 from dotcov.analysis.branches.analyse import BranchRecord
 from dotcov.analysis.contexts import site_contexts
-from dotcov.analysis.model import AssemblyCoverage, BranchCoverage, ClassCoverage, FileCoverage, MethodCoverage, PointCoverage
+from dotcov.analysis.model import (AssemblyCoverage, BranchCoverage, ClassCoverage, FileCoverage, MethodColumns,
+                                  MethodCoverage, PointCoverage)
 
 FORM = 3  # (cache.py's MAGIC names it too)
 
@@ -120,7 +121,7 @@ def apply(packed: dict, module, *, contexts: bool = False) -> AssemblyCoverage:
         if eager:
             cc.methods = methods.made(ci, method_lines[ci], method_branches[ci])
         else:
-            cc.defer_methods(partial(methods.of, ci))
+            cc.defer_methods(partial(methods.of, ci), partial(methods.columns, ci))
             if len(set(names)) == len(names) or len(set(zip(names, signatures))) == len(names):
                 cc.method_numbers = numbers  # (analysis._unmerged_methods' figures, counted in native code)
         asm.classes.append(cc)
@@ -170,10 +171,19 @@ class _Methods:
 
     def of(self, ci: int) -> list[MethodCoverage]:
         """Class `ci`'s methods (its lines and branches made in one native call for every class)."""
+        method_lines, method_branches = self._maps()
+        return self.made(ci, method_lines[ci], method_branches[ci])
+
+    def columns(self, ci: int) -> MethodColumns:
+        """What class `ci`'s methods are made of that the analysis reads (the maps `of` gives them), as columns."""
+        method_lines, method_branches = self._maps()
+        _name, _f, _s, _p, names, signatures, *_rest = self.classes[ci]
+        return MethodColumns(names, signatures, method_lines[ci], method_branches[ci])
+
+    def _maps(self) -> tuple[list, list]:
         if self.pending is None:
             self.pending = _native.apply_methods(*self.args)
-        method_lines, method_branches = self.pending
-        return self.made(ci, method_lines[ci], method_branches[ci])
+        return self.pending
 
     def made(self, ci: int, of_lines: list, of_branches: list) -> list[MethodCoverage]:
         _name, _f, _s, _p, names, signatures, rows, displays, record_members = self.classes[ci]
