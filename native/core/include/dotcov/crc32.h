@@ -1,5 +1,6 @@
 // The data file's checksum: the standard CRC-32 (zlib's polynomial, reflected, inverted before and after), zlib's
-// crc32 over any length. Chains: Crc32(b, m, Crc32(a, n)) is the CRC of a's n bytes followed by b's m.
+// crc32 over any length; it catches every burst of up to 32 flipped bits. Chains: Crc32(b, m, Crc32(a, n)) is the
+// CRC of a's n bytes followed by b's m.
 #pragma once
 
 #include <cstddef>
