@@ -282,10 +282,12 @@ class Coverage:
         """Writes the HTML report; returns the path of its index.html. `show_contexts`: each line run by
         tests lists them. `history`: a directory keeping a record of each run (reports/history.py); `warn(message)`
         hears of history records that cannot be read."""
-        from dotcov.reports.history import HistoryError
         from dotcov.html.report import write_html
         from dotcov.html.directory import ReportDirectoryError
 
+        history_error = ()  # (catches nothing) without a history, whose module then is never imported
+        if history is not None:
+            from dotcov.reports.history import HistoryError as history_error
         if show_contexts:
             self._with_contexts()
         analysis = self.analysis()
@@ -295,7 +297,7 @@ class Coverage:
                                   timestamp=analysis.timestamp, relative_to=str(self.source_root),
                                   precision=precision, show_contexts=show_contexts, history=history,
                                   warn=warn)
-        except HistoryError as e:
+        except history_error as e:
             raise CoverageError(str(e)) from e
         except OSError as e:
             raise CoverageError(f"cannot write the HTML report to {directory}: {e.strerror or e}") from e

@@ -1,5 +1,7 @@
 #include "dotcov/data_file.h"
 
+#include "dotcov/crc32.h"
+
 #ifdef _WIN32
 #include <windows.h>
 #else
@@ -90,22 +92,6 @@ std::string ErrnoText(const char* what, const std::string& path) {
 // when sealed).
 constexpr size_t kFlagsAt = 40;
 constexpr size_t kHeaderChecksumAt = 44;
-
-// CRC-32 (the zlib polynomial): catches every burst of up to 32 flipped bits.
-uint32_t Crc32(const uint8_t* p, size_t n, uint32_t crc = 0) {
-  static const auto table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  crc = ~crc;
-  for (size_t i = 0; i < n; ++i) crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
-  return ~crc;
-}
 
 uint32_t HeaderChecksum(const uint8_t* h, bool sealed) {
   uint32_t crc = Crc32(h, sealed ? kFlagsAt : kLostRecordsAt);

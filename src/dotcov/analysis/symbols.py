@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -173,6 +172,8 @@ class SourceChecks:
 
     def stale(self, path: str, algorithm: bytes, expected: bytes) -> str | None:
         """Why `path` is not the file that was compiled, or None (it is, or it cannot be told)."""
+        import uuid  # here (and platform with it): only plans made anew check sources
+
         name = _HASHES.get(str(uuid.UUID(bytes_le=algorithm))) if len(algorithm) == 16 else None
         if name is None or not expected:
             return None

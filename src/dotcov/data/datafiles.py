@@ -18,7 +18,6 @@ import errno as errno_names
 import fcntl
 import os
 import re
-import tempfile
 import time
 from array import array
 from collections.abc import Sequence
@@ -326,6 +325,8 @@ def write(data: CoverageData, path: Path) -> None:
                         "not_measured": m.not_measured, "contexts": m.contexts})
     # The files it holds (and those already held by one it holds): every later read skips them.
     merged = sorted(set(data.identities))
+    import tempfile  # here, as cache_files.py: a command that writes no data file skips its imports
+
     fd, tmp = tempfile.mkstemp(prefix=".combine.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
