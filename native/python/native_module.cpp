@@ -2,7 +2,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,40 +35,6 @@ namespace {
 
 py::bytes ToBytes(const uint8_t* p, size_t n) { return py::bytes(reinterpret_cast<const char*>(p), n); }
 
-// A data file's bytes. A large one (at least a huge page) in memory advised for transparent huge pages: read into
-// a new vector, a big file took its pages one fault at a time; falls back to ordinary pages where the advice is
-// refused. A small one (most per-process files) on the heap, which reuses its memory: a fresh huge-page mapping per
-// small file (a huge page zeroed, then unmapped) would cost each read several times the read itself.
-class FileBytes {
- public:
-  explicit FileBytes(size_t size) {
-    if (size < kHuge) {
-      small_.resize(size);
-      data_ = small_.data();
-      return;
-    }
-    mapped_ = (size + kHuge - 1) / kHuge * kHuge;
-    void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    data_ = static_cast<uint8_t*>(p);
-#ifdef MADV_HUGEPAGE
-    madvise(p, mapped_, MADV_HUGEPAGE);
-#endif
-  }
-  ~FileBytes() {
-    if (mapped_) munmap(data_, mapped_);
-  }
-  FileBytes(const FileBytes&) = delete;
-  FileBytes& operator=(const FileBytes&) = delete;
-  uint8_t* data() { return data_; }
-
- private:
-  static constexpr size_t kHuge = size_t{2} << 20;
-  std::vector<uint8_t> small_;
-  size_t mapped_ = 0;
-  uint8_t* data_ = nullptr;
-};
-
 [[noreturn]] void RaiseOsError(const std::string& path) {
   PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
   throw py::error_already_set();
@@ -90,7 +55,7 @@ py::dict ReadDataFile(const std::string& path) {
   }
   // One read of the whole file as it is now (a file cut short meanwhile is parsed as cut short: the parser says so).
   const size_t size = st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
-  FileBytes buffer(size);
+  std::vector<uint8_t> buffer(size);
   size_t got = 0;
   while (got < size) {
     const ssize_t n = read(fd, buffer.data() + got, size - got);
