@@ -365,7 +365,9 @@ def _deferred(cc: ClassCoverage) -> ClassCoverage:
     lazy.defer_methods(lambda: methods, lambda: MethodColumns([m.name for m in methods],
                                                               [m.signature for m in methods],
                                                               [m.lines for m in methods],
-                                                              [m.branches for m in methods]))
+                                                              [m.branches for m in methods],
+                                                              [m.display for m in methods],
+                                                              [m.record_member for m in methods]))
     return lazy
 
 

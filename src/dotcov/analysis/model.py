@@ -113,7 +113,7 @@ class ClassCoverage:
             return columns()
         ms = self.methods
         return MethodColumns([m.name for m in ms], [m.signature for m in ms], [m.lines for m in ms],
-                             [m.branches for m in ms])
+                             [m.branches for m in ms], [m.display for m in ms], [m.record_member for m in ms])
 
     _columns = None  # (a class attribute, not a field, until defer_methods sets one)
 
@@ -126,6 +126,8 @@ class MethodColumns:
     signatures: list[str]
     lines: list[dict[int, int]]  # line -> its own hits
     branches: list[dict[int, BranchCoverage]]
+    displays: list[str]  # MethodCoverage.display
+    record_members: list[bool]  # MethodCoverage.record_member
 
 
 deferred_field(ClassCoverage, "methods", lambda load: load(), "the type's methods in this file")

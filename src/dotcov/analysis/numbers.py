@@ -282,6 +282,16 @@ class MethodTable:
     lines: list[dict[int, int]]  # each in line order
     branches: list[dict[int, BranchCoverage]]  # each in line order
     counts: list[tuple[int, int, int, int, int, int]]  # `line_counts`: the figures of the methods' `numbers`
+    displays: list[str]  # MethodAnalysis.display
+    record_members: list[bool]  # MethodAnalysis.record_member
+
+    def display_names(self) -> list[str]:
+        """Each method's `MethodAnalysis.display_name`."""
+        return [d or f"{n}{s}" for d, n, s in zip(self.displays, self.names, self.signatures)]
+
+    def first_lines(self) -> list[int]:
+        """Each method's `MethodAnalysis.first_line`."""
+        return [min(lines, default=0) for lines in self.lines]
 
     def numbers(self) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
         """(statements, lines covered, branch outcomes, outcomes covered, complexity) of each method, as its
@@ -313,7 +323,8 @@ class ClassAnalysis:
             self._table = MethodTable([m.name for m in ms], [m.signature for m in ms], [m.lines for m in ms],
                                       [m.branches for m in ms],
                                       [(n.statements, n.missed, n.branches, n.branches_covered, n.partial,
-                                        n.complexity) for n in (m.numbers for m in ms)])
+                                        n.complexity) for n in (m.numbers for m in ms)],
+                                      [m.display for m in ms], [m.record_member for m in ms])
         return self._table
 
     @property
@@ -427,9 +438,10 @@ def _single_class(cc: ClassCoverage, memo: dict[int, ClassAnalysis] | None = Non
         return have
     columns = cc.method_columns()  # (no method object is made for it: see MethodTable)
     keep = list(compress(range(len(columns.lines)), columns.lines))  # (methods without lines are left out)
-    names, signatures, method_lines, branches = (
+    names, signatures, method_lines, branches, displays, record_members = (
         (c if len(keep) == len(c) else list(map(c.__getitem__, keep)))
-        for c in (columns.names, columns.signatures, columns.lines, columns.branches))
+        for c in (columns.names, columns.signatures, columns.lines, columns.branches, columns.displays,
+                  columns.record_members))
     lines = cc.lines
     if not all(map(lines.__contains__, chain.from_iterable(method_lines))):  # (usually the class has them all)
         lines = dict(lines)
@@ -442,10 +454,12 @@ def _single_class(cc: ClassCoverage, memo: dict[int, ClassAnalysis] | None = Non
     if not all(map(lt, firsts, firsts[1:])):  # by first line, name, signature (stable)
         keys = list(zip(firsts, names, signatures))
         order = sorted(range(len(keys)), key=keys.__getitem__)
-        keep, names, signatures, method_lines, branches = (
-            list(map(c.__getitem__, order)) for c in (keep, names, signatures, method_lines, branches))
+        keep, names, signatures, method_lines, branches, displays, record_members = (
+            list(map(c.__getitem__, order))
+            for c in (keep, names, signatures, method_lines, branches, displays, record_members))
     c = ClassAnalysis(cc.name, cc.filename, _sorted_map(lines))
-    c._table = MethodTable(names, signatures, method_lines, branches, line_counts(list(zip(method_lines, branches))))
+    c._table = MethodTable(names, signatures, method_lines, branches, line_counts(list(zip(method_lines, branches))),
+                           displays, record_members)
     defer(c, "methods", partial(_methods_of, cc, keep, c._table))  # (made only if a writer reads them)
     return c
 

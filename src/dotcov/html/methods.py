@@ -3,7 +3,8 @@
 
 A hotspot is what ReportGenerator calls one, with its default thresholds: a method whose CRAP score (as
 ReportGenerator shows it, a whole number) is above 30 or whose cyclomatic complexity is above 15. Hotspots
-are listed by CRAP score, highest first. Numbers come from the analysis (analysis.MethodAnalysis).
+are listed by CRAP score, highest first. Numbers come from the analysis (each class's `method_table`: columns, no
+object per method).
 
 Speed: at a million statements there are ~70,000 methods. Their rows are made in one pass (`method_table`)
 as a few references each: the cells of a class, a method name and a file are made once, and the number
@@ -19,18 +20,12 @@ from typing import Callable, Iterator
 
 from markupsafe import escape
 
-from dotcov.analysis.numbers import FileAnalysis, MethodAnalysis, crap_score, crap_shown
+from dotcov.analysis.numbers import FileAnalysis, crap_score, crap_shown
 from dotcov.analysis.numbers import percent
 from dotcov.reports.output import display_percent
 
 CRAP_THRESHOLD = 30
 COMPLEXITY_THRESHOLD = 15
-
-
-def counts(m: MethodAnalysis) -> tuple[int, int, int, int, int]:
-    """(statements, covered, branch outcomes, outcomes covered, complexity) of `m`, as the analysis counts them."""
-    n = m.numbers
-    return n.statements, n.covered, n.branches, n.branches_covered, n.complexity
 
 
 @dataclass(slots=True)
@@ -87,19 +82,19 @@ def method_table(files: list[tuple[FileAnalysis, str, str]], precision: int, has
         href = _escape(page) + "#L"
         for c in fa.classes:
             cls = f'  <td class="name" data-sort="{_escape(c.name)}">{wrap_name(c.name)}</td>\n'
-            for m in c.methods:
-                key = counts(m)
+            methods = c.method_table  # (columns: no object per method)
+            for key, name, first, record_member in zip(zip(*methods.numbers()), methods.display_names(),
+                                                       methods.first_lines(), methods.record_members):
                 shape = shapes.get(key)
                 if shape is None:
                     shape = shapes[key] = _shape(*key, precision, has_branches)
-                name = m.display_name
                 cells = names.get(name)
                 if cells is None:
                     cells = names[name] = (_escape(name), wrap_name(name))
                 if shape.hot:
                     hot.append((-shape.crap, -shape.complexity, len(rows)))
-                rows.append((cls, cells[0], f"{href}{m.first_line}", title, shape, cells[1], m.record_member))
-                table.record_members += m.record_member
+                rows.append((cls, cells[0], f"{href}{first}", title, shape, cells[1], record_member))
+                table.record_members += record_member
                 covers.append(shape.cover)
     hot.sort()
     table.hot = [i for _crap, _complexity, i in hot]

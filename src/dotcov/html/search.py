@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from dotcov.analysis.numbers import FileAnalysis
+from dotcov.analysis.numbers import FileAnalysis, percent
 from dotcov.html import directory as html_dir
 from dotcov.reports.output import display_percent
 
@@ -77,7 +77,7 @@ def prepare(files: list[tuple[FileAnalysis, str, str, str]],
     method's display cover when the caller has them already (the method pages do), one per method in the order
     of `files`, their classes and the classes' methods (html_methods.MethodTable.covers)."""
     if method_covers is not None:
-        count = sum(len(c.methods) for fa, *_ in files for c in fa.classes)
+        count = sum(len(c.method_table.names) for fa, *_ in files for c in fa.classes)
         if count != len(method_covers):
             raise ValueError(f"{len(method_covers)} method covers for {count} methods")
     index_files, classes, methods = [], [], []
@@ -85,14 +85,15 @@ def prepare(files: list[tuple[FileAnalysis, str, str, str]],
     for fi, (fa, name, page, cover) in enumerate(files):
         index_files.append([name, page, cover])
         for c in fa.classes:
-            if "<" in c.name and not c.methods:  # a compiler-generated class (closures, state machines)
+            table = c.method_table
+            if "<" in c.name and not table.names:  # a compiler-generated class (closures, state machines)
                 continue
             ci = len(classes)
             classes.append([c.name, fi, _first_line(c.lines)])
-            for m in c.methods:
-                shown = (method_covers[k] if method_covers is not None
-                         else display_percent(m.numbers.percent, precision))
-                methods.append([m.display_name, ci, _first_line(m.lines), shown])
+            statements, covered, *_ = table.numbers()
+            for name, first, n, hit in zip(table.display_names(), table.first_lines(), statements, covered):
+                shown = method_covers[k] if method_covers is not None else display_percent(percent(hit, n), precision)
+                methods.append([name, ci, first, shown])
                 k += 1
 
     chunks: list[list[tuple[int, str]]] = []

@@ -177,8 +177,8 @@ class _Methods:
     def columns(self, ci: int) -> MethodColumns:
         """What class `ci`'s methods are made of that the analysis reads (the maps `of` gives them), as columns."""
         method_lines, method_branches = self._maps()
-        _name, _f, _s, _p, names, signatures, *_rest = self.classes[ci]
-        return MethodColumns(names, signatures, method_lines[ci], method_branches[ci])
+        _name, _f, _s, _p, names, signatures, _rows, displays, record_members = self.classes[ci]
+        return MethodColumns(names, signatures, method_lines[ci], method_branches[ci], displays, record_members)
 
     def _maps(self) -> tuple[list, list]:
         if self.pending is None:
