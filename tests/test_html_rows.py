@@ -138,6 +138,16 @@ def test_odd_values_raise_python_errors_not_crash(bad):
     both(range(1, 3), ["a", "b"], job({1: 0, 2: 1}))  # and the next page is made as ever
 
 
+def test_escape_is_markupsafes_rule():
+    """The rows' escaping is the one Jinja's autoescape applies around them (markupsafe's), spelling `"` as
+    `&quot;` as the file pages always have."""
+    from markupsafe import escape
+
+    rnd = random.Random(7)
+    for text in ODD + [odd_text(rnd) for _ in range(2000)]:
+        assert _native.html_escape(text) == str(escape(text)).replace("&#34;", "&quot;")
+
+
 def test_escape_takes_only_text():
     with pytest.raises(TypeError):
         _native.html_escape(5)

@@ -105,9 +105,9 @@ class ClassCoverage:
         self._columns = columns
 
     def method_columns(self) -> MethodColumns:
-        """Its methods' names, signatures, lines and branches as columns, in `methods`' order: read from the
-        methods, or, while they are not made yet, from what they will be made of (Cobertura's analysis reads no
-        more of a method, and makes no object per method for it)."""
+        """Its methods' names, signatures, lines, branches, display names and record flags as columns, in `methods`'
+        order: read from the methods, or, while they are not made yet, from what they will be made of (the analysis,
+        Cobertura and the HTML method pages read no more of a method, and make no object per method for it)."""
         columns = self._columns
         if columns is not None and pending(self, "methods"):
             return columns()
