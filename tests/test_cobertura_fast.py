@@ -23,7 +23,7 @@ from dotcov.analysis.numbers import (Analysis, ClassAnalysis, MethodAnalysis, _s
                              crap_score, cyclomatic_complexity, line_numbers, merge_classes, point_order)
 from dotcov.reports.cobertura import cobertura_xml, line_branches, write_cobertura  # noqa: E402
 from dotcov.analysis.model import (AssemblyCoverage, BranchCoverage, ClassCoverage, CoverageResult,  # noqa: E402
-                          FileCoverage, MethodColumns, MethodCoverage, PointCoverage)
+                          FileCoverage, MethodCoverage, PointCoverage)
 from dotcov.data.deferred import pending  # noqa: E402
 from dotcov.analysis.paths import relative_path
 from dotcov.reports.output import truncated_percent  # noqa: E402
@@ -345,14 +345,19 @@ def _shape(c: ClassAnalysis):
               [(p.start_line, p.il_offset, p.hits) for p in m.points]) for m in c.methods])
 
 
+def _one_build_classes(seed: int, n: int = 300):
+    """Random classes as one build has them: no two methods of the same name and signature."""
+    rng = random.Random(seed)
+    for _ in range(n):
+        cc = _random_class(rng, "N.R")
+        if len({(m.name, m.signature) for m in cc.methods}) == len(cc.methods):
+            yield cc
+
+
 def test_a_class_one_build_has_is_analysed_as_the_general_merge_does():
     # the single-build shortcut (`_single_class`) against the general merge of the same class with a build that
     # ran nothing (every hit 0: the same lines, outcomes, order and points)
-    rng = random.Random(715)
-    for _ in range(300):
-        cc = _random_class(rng, "N.R")
-        if len({(m.name, m.signature) for m in cc.methods}) != len(cc.methods):
-            continue
+    for cc in _one_build_classes(715):
         single = merge_classes([cc])
         general = merge_classes([cc, _as_zero(cc)])
         assert [_shape(c) for c in single] == [_shape(c) for c in general]
@@ -362,23 +367,14 @@ def _deferred(cc: ClassCoverage) -> ClassCoverage:
     """`cc` with its methods made when first read and their columns given until then (as plans/packed.apply)."""
     methods = cc.methods
     lazy = ClassCoverage(cc.name, cc.filename, [], cc.lines)
-    lazy.defer_methods(lambda: methods, lambda: MethodColumns([m.name for m in methods],
-                                                              [m.signature for m in methods],
-                                                              [m.lines for m in methods],
-                                                              [m.branches for m in methods],
-                                                              [m.display for m in methods],
-                                                              [m.record_member for m in methods]))
+    lazy.defer_methods(lambda: methods, cc.method_columns)  # (cc's methods are made: columns read from them)
     return lazy
 
 
 def test_a_class_read_as_columns_is_analysed_and_written_as_its_methods_say():
     # `_single_class` from a class's method columns (no method object made for Cobertura) against the same
     # class with its methods made, and the general merge; methods made from the columns when read
-    rng = random.Random(2411)
-    for _ in range(300):
-        cc = _random_class(rng, "N.R")
-        if len({(m.name, m.signature) for m in cc.methods}) != len(cc.methods):
-            continue
+    for cc in _one_build_classes(2411):
         lazy = _deferred(cc)
         [c] = merge_classes([lazy])
         written = fast_class(c)

@@ -10,13 +10,11 @@ from itertools import repeat
 from operator import itemgetter
 
 from dotcov.analysis import lines as line_rule
-from dotcov.analysis.exclusions import ExclusionOptions, excluded_methods
-from dotcov.analysis.filters import Filters
 from dotcov.analysis.plans.plan import (
-    document_paths,
     kept_records,
     line_plans,
     plan_files,
+    plan_inputs,
     point_columns,
     stale_sources,
     unclassified_methods,
@@ -51,11 +49,7 @@ class _Method:
 def make_plan_py(module, sym, options, mapper, checks, branch_rows) -> dict:
     """plan._make_plan with its loops in Python (`branch_rows`: a callable giving branch_rows' rows)."""
     raw = sym.raw
-    name = raw["assembly_name"]
-    filters = options.filters or Filters()
-    excluded = excluded_methods(sym, name, ExclusionOptions(filters, options.skip_auto_properties))
-    documents = raw["documents"]
-    unmeasured = {token & 0x00FFFFFF: why for token, why in getattr(module, "unmeasured", {}).items()}
+    name, excluded, unmeasured, doc_paths = plan_inputs(module, sym, options, mapper)
     classes: dict[tuple[int, str], _Class] = {}
     methods: dict[tuple[int, str, int], _Method] = {}
     files: dict[str, dict] = {}  # path -> {"excluded": set, "not_measured": dict}; insertion order is the model's
@@ -64,8 +58,7 @@ def make_plan_py(module, sym, options, mapper, checks, branch_rows) -> dict:
     points: list[tuple] = []  # id -> the PDB's (offset, start line, start column, end line, end column, document)
     point_tokens: list[int] = []  # id -> its method's token
 
-    doc_paths = document_paths(documents, mapper, module.path, filters)
-    n_docs = len(documents)
+    n_docs = len(raw["documents"])
 
     type_names: dict[int, tuple[int, str]] = {}  # type rid -> (its user type, that type's name)
     # (Bound once: this loop runs once per method.)

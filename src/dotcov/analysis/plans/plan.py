@@ -43,12 +43,7 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     method, a lambda or local function for the first method of its user method's name in that class (one made of
     that name when there is none). The user's methods are read first, then the generated ones, each part by rid."""
     raw = sym.raw
-    name = raw["assembly_name"]
-    filters = options.filters or Filters()
-    excluded = excluded_methods(sym, name, ExclusionOptions(filters, options.skip_auto_properties))
-    documents = raw["documents"]
-    unmeasured = {token & 0x00FFFFFF: why for token, why in getattr(module, "unmeasured", {}).items()}
-    doc_paths = document_paths(documents, mapper, module.path, filters)
+    name, excluded, unmeasured, doc_paths = plan_inputs(module, sym, options, mapper)
     sequence_points, kickoff, raw_methods = raw["sequence_points"], raw["kickoff"], raw["methods"]
     attributes = raw.get("attributes", {})
     generated = [g and g.group(1) for g in map(GENERATED_METHOD.match, map(itemgetter(0), raw_methods))]
@@ -76,6 +71,16 @@ def _make_plan(module, sym, options, mapper, checks, branch_rows) -> dict:
     record_rows = core.records(records, {path: lp[0] for path, lp in line_plan.items()}, kept)
     return {"name": name, "files": file_rows, "classes": class_rows, "records": record_rows,
             "points": columns, "problems": problems, "unclassified": unclassified}
+
+
+def plan_inputs(module, sym, options, mapper) -> tuple[str, dict[int, str], dict[int, str], list[str | None]]:
+    """What a module's plan starts from: its assembly name, the methods excluded from coverage, the methods the agent
+    could not measure (each rid -> why) and each PDB document's path (`document_paths`)."""
+    name = sym.raw["assembly_name"]
+    filters = options.filters or Filters()
+    excluded = excluded_methods(sym, name, ExclusionOptions(filters, options.skip_auto_properties))
+    unmeasured = {token & 0x00FFFFFF: why for token, why in getattr(module, "unmeasured", {}).items()}
+    return name, excluded, unmeasured, document_paths(sym.raw["documents"], mapper, module.path, filters)
 
 
 def document_paths(documents: list[str], mapper, near: str, filters: Filters) -> list[str | None]:
