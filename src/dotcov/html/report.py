@@ -49,7 +49,7 @@ from dotcov.analysis.model import BranchCoverage, CoverageResult
 from dotcov.analysis.paths import display_path, relative_path
 from dotcov.reports.output import display_percent
 
-__all__ = ["write_html", "templates_dir", "highlight_lines", "page_name", "search_text"]
+__all__ = ["write_html", "templates_dir", "highlight_lines", "page_name"]
 
 ASSETS = ("style.css", "dotcov.js")
 METHOD_PAGES = ("methods.html", "hotspots.html")
@@ -288,20 +288,17 @@ def _context_cells(contexts: dict[int, frozenset[str]], context_sets: dict[int, 
 
 
 def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict) -> str | None:
-    """Writes the page of `job`; returns its source text as the page numbers its lines (search_text), None when
+    """Writes the page of `job`; returns its source text as the page numbers its lines (normalized), None when
     the file cannot be read: the search index takes it from here rather than read and normalize the file again."""
-    try:
-        data = Path(job.path).read_bytes()
-    except OSError:
-        data = None
+    text = read_source(job.path)
     last = max((max(lines) for lines in (job.lines, job.excluded, job.branches, job.not_measured) if lines),
                default=0)  # the data's last line
-    if data is None:
-        text = source = None
+    if text is None:
+        source = None
         numbers: Iterable[int] = sorted(set(job.lines) | job.excluded | set(job.branches) | set(job.not_measured))
         beyond = False
     else:
-        text = _normalize(_decode(data), job.path)
+        text = _normalize(text, job.path)
         source = _highlight(text, job.path)
         numbers = range(1, max(len(source), last) + 1)
         beyond = last > len(source)
@@ -330,12 +327,6 @@ def _write_page(path: Path, env: jinja2.Environment, job: PageJob, common: dict)
     return text
 
 
-def search_text(path: str) -> str | None:
-    """A file's source text as its page numbers the lines (for the search index)."""
-    text = read_source(path)
-    return _normalize(text, path) if text is not None else None
-
-
 def _write(path: Path, text: str) -> None:
     html_dir.write_file(path, [text.encode("utf-8", "surrogatepass")])
 
@@ -362,7 +353,7 @@ def _encoded(*parts: Iterable[str | bytes]) -> Iterable[bytes]:
 
 
 def write_pages(directory: str, jobs: list[PageJob], common: dict) -> list[str | None]:
-    """Writes the file pages of `jobs` into `directory`; returns their source texts (search_text, in order)."""
+    """Writes the file pages of `jobs` into `directory`; returns their source texts (as _write_page, in order)."""
     env = _environment()
     out = Path(directory)
     return [_write_page(out / job.page, env, job, common) for job in jobs]
