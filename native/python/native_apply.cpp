@@ -5,6 +5,7 @@
 // objects themselves (no new ints), and each line number is made once per file and shared by the file's, its
 // classes' and its methods' maps.
 #include "native_apply.h"
+#include "py_objects.h"
 
 #include <Python.h>
 
@@ -17,6 +18,8 @@
 namespace py = pybind11;
 
 namespace {
+
+using dotcov_py::Steal;
 
 struct Ints {
   const int32_t* p = nullptr;
@@ -32,11 +35,6 @@ Ints IntsOf(py::handle blob, const char* what) {
 }
 
 [[noreturn]] void Damaged(const char* what) { throw py::value_error(std::string("packed plan: ") + what); }
-
-py::object Steal(PyObject* o) {
-  if (o == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(o);
-}
 
 bool Compare(PyObject* a, PyObject* b, int op) {
   const int r = PyObject_RichCompareBool(a, b, op);

@@ -6,6 +6,7 @@
 // arms, value probes' operators, operand probes, null tests' IL, and the notes' text rules (once per statement
 // shape). Outcomes are hit_exprs codes: a counter's index, ("c", n), or (op, a, b).
 #include "native_branches.h"
+#include "py_objects.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -26,13 +27,10 @@ using namespace dotcov;
 
 namespace {
 
+using dotcov_py::Steal;
+
 constexpr uint32_t kSwitch = 0x45, kBrtrueS = 0x2D;  // (analysis/branches/il.py's opcodes)
 bool Unary(uint32_t op) { return op == 0x2C || op == 0x2D || op == 0x39 || op == 0x3A; }
-
-py::object Steal(PyObject* p) {
-  if (p == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(p);
-}
 
 int64_t AsInt(PyObject* p) {
   long long v = PyLong_AsLongLong(p);

@@ -3,6 +3,7 @@
 // points' renumbering, and where each branch record lands. Python objects are read and made with the GIL held
 // throughout (every value here is one).
 #include "native_methods.h"
+#include "py_objects.h"
 
 #include <pybind11/stl.h>
 
@@ -22,6 +23,9 @@ namespace py = pybind11;
 
 namespace {
 
+using dotcov_py::Item;
+using dotcov_py::Steal;
+
 constexpr int64_t kMethodDef = 0x06000000;
 constexpr int64_t kRidMask = 0x00FFFFFF;
 
@@ -33,16 +37,7 @@ int64_t Int(PyObject* value) {
   return v;
 }
 
-py::object Own(PyObject* p) {
-  if (p == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(p);
-}
-
 py::object Borrow(PyObject* p) { return py::reinterpret_borrow<py::object>(p); }
-
-PyObject* Item(PyObject* seq, Py_ssize_t i) {
-  return PyList_Check(seq) ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i);
-}
 
 Py_ssize_t SequenceSize(PyObject* seq, const char* what) {
   if (!PyList_Check(seq) && !PyTuple_Check(seq)) throw py::type_error(std::string(what) + ": a list or tuple");
@@ -65,7 +60,7 @@ PyObject* Get(PyObject* d, PyObject* key) {
 }
 
 PyObject* GetInt(PyObject* d, int64_t key) {
-  py::object k = Own(PyLong_FromLongLong(key));
+  py::object k = Steal(PyLong_FromLongLong(key));
   return Get(d, k.ptr());
 }
 
@@ -148,7 +143,7 @@ class MethodPlan {
       py::object own_name;  // (a new string per method read, as each regex match in Python makes)
       if (is_generated && True(gen)) {
         if (!PyUnicode_Check(gen)) throw py::type_error("a generated method's name is a str");
-        own_name = Own(PyUnicode_FromKindAndData(PyUnicode_KIND(gen), PyUnicode_DATA(gen), PyUnicode_GET_LENGTH(gen)));
+        own_name = Steal(PyUnicode_FromKindAndData(PyUnicode_KIND(gen), PyUnicode_DATA(gen), PyUnicode_GET_LENGTH(gen)));
         mname = own_name.ptr();
       }
       auto named = type_names.find(type_rid);
@@ -183,7 +178,7 @@ class MethodPlan {
           auto first = static_cast<int32_t>(PyList_GET_SIZE(points_.ptr()));
           methods_[mi].runs.emplace_back(first, static_cast<int32_t>(n));
           Append(found, py::make_tuple(first, n, place).ptr());
-          py::object tok = Own(PyLong_FromLongLong(token));
+          py::object tok = Steal(PyLong_FromLongLong(token));
           for (Py_ssize_t i = 0; i < n; ++i) {
             Append(points_.ptr(), Item(rid_points, i));
             Append(tokens_.ptr(), tok.ptr());
@@ -193,7 +188,7 @@ class MethodPlan {
       }
       int32_t last_path = -1, mi = -1;
       PyObject *fc = nullptr, *found = nullptr;
-      py::object place, tok = Own(PyLong_FromLongLong(token));
+      py::object place, tok = Steal(PyLong_FromLongLong(token));
       for (Py_ssize_t i = 0; i < n; ++i) {
         PyObject* p = Item(rid_points, i);
         int64_t d = Int(PointField(p, 5));
@@ -209,7 +204,7 @@ class MethodPlan {
           int64_t from = Int(PyTuple_GET_ITEM(p, 1)), to = Int(PyTuple_GET_ITEM(p, 3));
           PyObject* lines = is_excluded ? PyDict_GetItemString(fc, "excluded") : PyDict_GetItemString(fc, "not_measured");
           for (int64_t line = from; line <= to; ++line) {
-            py::object l = Own(PyLong_FromLongLong(line));
+            py::object l = Steal(PyLong_FromLongLong(line));
             if (is_excluded ? PySet_Add(lines, l.ptr()) != 0 : PyDict_SetDefault(lines, l.ptr(), why) == nullptr)
               throw py::error_already_set();
             if (line == INT64_MAX) break;
@@ -279,9 +274,9 @@ class MethodPlan {
       return false;
     });
     auto lines_of = [&](int32_t ref) {
-      py::object key = Own(PyLong_FromLong(ref));
+      py::object key = Steal(PyLong_FromLong(ref));
       PyObject* spec = Get(lines.ptr(), key.ptr());
-      return spec ? Borrow(spec) : Own(PyList_New(0));
+      return spec ? Borrow(spec) : Steal(PyList_New(0));
     };
     size_t n_points = static_cast<size_t>(PyList_GET_SIZE(points_.ptr()));
     std::vector<int32_t> order, renumber(n_points, 0);
@@ -289,7 +284,7 @@ class MethodPlan {
     for (size_t ci = 0; ci < ordered.size(); ++ci) {
       Class& cc = classes_[ordered[ci]];
       py::list method_rows;
-      py::object ci_int = Own(PyLong_FromSize_t(ci));  // (one object in every index of the class, as in Python)
+      py::object ci_int = Steal(PyLong_FromSize_t(ci));  // (one object in every index of the class, as in Python)
       for (size_t k = 0; k < cc.methods.size(); ++k) {
         Method& mc = methods_[cc.methods[k]];
         mc.index = py::make_tuple(ci_int, k);
@@ -373,7 +368,7 @@ class MethodPlan {
         const std::vector<int64_t>& all = in_file->second;
         for (int32_t mi : cc.methods) {
           const Method& mc = methods_[static_cast<size_t>(mi)];
-          py::object key = Own(PyLong_FromLong(mc.ref));
+          py::object key = Steal(PyLong_FromLong(mc.ref));
           PyObject* spec = Get(lines_.ptr(), key.ptr());
           auto at = [&](int64_t line) {
             if (lines_wanted->second.count(line)) methods_at[{cc.path_id, line}].push_back(mi);
@@ -402,10 +397,10 @@ class MethodPlan {
       if (known != same.end()) return Borrow(known->second);
       py::object key;
       if (PyDict_CheckExact(value)) {
-        py::object items = Own(PyDict_Items(value));
-        key = Own(PyList_AsTuple(items.ptr()));
+        py::object items = Steal(PyDict_Items(value));
+        key = Steal(PyList_AsTuple(items.ptr()));
       } else if (PyList_CheckExact(value)) {
-        key = Own(PyList_AsTuple(value));
+        key = Steal(PyList_AsTuple(value));
       } else {
         key = Borrow(value);
       }
@@ -485,7 +480,7 @@ class MethodPlan {
     if (path == last_path_) return last_path_id_;  // (a file's records and points come together)
     PyObject* found = Get(path_ids_.ptr(), path);
     if (found == nullptr) {
-      py::object id = Own(PyLong_FromSsize_t(PyDict_GET_SIZE(path_ids_.ptr())));
+      py::object id = Steal(PyLong_FromSsize_t(PyDict_GET_SIZE(path_ids_.ptr())));
       if (PyDict_SetItem(path_ids_.ptr(), path, id.ptr()) != 0) throw py::error_already_set();
       found = id.ptr();
     }
@@ -532,7 +527,7 @@ class MethodPlan {
       mi = static_cast<int32_t>(methods_.size());
       methods_.push_back({ci, NextRef(), Borrow(mname), owner_rid, generated, {}, py::none()});
       classes_[ci].methods.push_back(mi);
-      py::object index = Own(PyLong_FromLong(mi));
+      py::object index = Steal(PyLong_FromLong(mi));
       if (PyDict_SetDefault(classes_[ci].by_name.ptr(), mname, index.ptr()) == nullptr) throw py::error_already_set();
       if (!generated) method_of_[{user_type, path_id, owner_rid}] = mi;
     }
@@ -570,7 +565,6 @@ class MethodPlan {
   int32_t last_path_id_ = -1;
 };
 
-
 // packed.pack's branch records (see packed.py's layout): per record (file index or -1, line, IL offset, class
 // index or -1, method index or -1, is switch, outcome count, a code per outcome in kind order), a code that is not
 // an int being the next of `expressions` (-1 - its index); each record's missed-outcome descriptions, `describe`
@@ -582,7 +576,7 @@ py::tuple PackRecords(const py::list& records, const py::dict& file_index, const
   py::list missed, expressions, fixes;
   std::unordered_map<PyObject*, std::vector<Py_ssize_t>> orders;  // kinds -> its outcomes in kind order
   py::dict described;  // shape -> (descriptions, none ran)
-  py::object minus_one = Own(PyLong_FromLong(-1));
+  py::object minus_one = Steal(PyLong_FromLong(-1));
   auto i32 = [&](PyObject* v) {  // (array("i")'s refusals)
     if (!PyLong_Check(v)) throw py::type_error("an integer is required");
     long long x = PyLong_AsLongLong(v);
@@ -637,9 +631,9 @@ py::tuple PackRecords(const py::list& records, const py::dict& file_index, const
     }
     // (The descriptions depend on these only, not on the record's place: once per distinct shape.)
     // (kinds, generated, is switch, text, arms, notes)
-    py::tuple shape = py::make_tuple(Own(PyLong_FromVoidPtr(kinds)), Borrow(f(7)), Borrow(f(8)),
-                                     Own(PyLong_FromVoidPtr(f(9))), Own(PyLong_FromVoidPtr(f(10))),
-                                     Own(PyLong_FromVoidPtr(f(11))));
+    py::tuple shape = py::make_tuple(Steal(PyLong_FromVoidPtr(kinds)), Borrow(f(7)), Borrow(f(8)),
+                                     Steal(PyLong_FromVoidPtr(f(9))), Steal(PyLong_FromVoidPtr(f(10))),
+                                     Steal(PyLong_FromVoidPtr(f(11))));
     PyObject* known = Get(described.ptr(), shape.ptr());
     py::object made;
     if (known == nullptr) {
@@ -651,7 +645,7 @@ py::tuple PackRecords(const py::list& records, const py::dict& file_index, const
     }
     PyObject* none_ran = PyTuple_GET_ITEM(known, 1);
     missed.append(py::make_tuple(Borrow(PyTuple_GET_ITEM(known, 0)),
-                                 none_ran == Py_None ? py::object(py::none()) : Own(PySequence_List(none_ran))));
+                                 none_ran == Py_None ? py::object(py::none()) : Steal(PySequence_List(none_ran))));
     if (fix != Py_None) {
       py::list outcome_codes(order.size());
       for (size_t k = 0; k < order.size(); ++k) {
@@ -660,7 +654,7 @@ py::tuple PackRecords(const py::list& records, const py::dict& file_index, const
         PyList_SET_ITEM(outcome_codes.ptr(), static_cast<Py_ssize_t>(k), code);
       }
       py::list methods;
-      for (Py_ssize_t i = 0, n = SequenceSize(fix, "fix"); i < n; ++i) methods.append(Own(PySequence_Tuple(Item(fix, i))));
+      for (Py_ssize_t i = 0, n = SequenceSize(fix, "fix"); i < n; ++i) methods.append(Steal(PySequence_Tuple(Item(fix, i))));
       fixes.append(py::make_tuple(Borrow(index), Borrow(f(3)), outcome_codes, methods, Borrow(f(0)), Borrow(f(1))));
     }
   }

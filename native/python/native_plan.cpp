@@ -1,4 +1,5 @@
 #include "native_plan.h"
+#include "py_objects.h"
 
 #include <algorithm>
 #include <climits>
@@ -13,15 +14,13 @@ namespace py = pybind11;
 
 namespace {
 
+using dotcov_py::Item;
+
 // An int's value. Only ints: PyLong_AsLongLong would call another object's __index__, Python code that could
 // change the lists read here.
 long long Long(PyObject* value) {
   if (!PyLong_Check(value)) throw py::type_error("not an int");
   return PyLong_AsLongLong(value);
-}
-
-PyObject* Item(PyObject* seq, Py_ssize_t i) {
-  return PyList_Check(seq) ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i);
 }
 
 void CheckSequence(const py::handle& seq, const char* what) {

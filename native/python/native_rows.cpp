@@ -3,6 +3,7 @@
 // this writes the rows from those plain values as UTF-8 bytes, ready to write. Every value is read as Python would
 // format it in an f-string, so odd input gives the text the Python rows gave or a Python exception, never a crash.
 #include "native_rows.h"
+#include "py_objects.h"
 
 #include <algorithm>
 #include <charconv>
@@ -18,10 +19,8 @@ namespace py = pybind11;
 
 namespace {
 
-py::object Steal(PyObject* p) {
-  if (p == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(p);
-}
+using dotcov_py::SmallInt;
+using dotcov_py::Steal;
 
 // The UTF-8 of a str, lone surrogates written as "surrogatepass" writes them (as the page is encoded).
 void AppendStr(std::string& out, PyObject* s) {
@@ -35,15 +34,6 @@ void AppendStr(std::string& out, PyObject* s) {
   PyErr_Clear();
   py::object bytes = Steal(PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass"));
   out.append(PyBytes_AS_STRING(bytes.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(bytes.ptr())));
-}
-
-// An exact int within 64 bits (else false, with no error set).
-bool SmallInt(PyObject* value, long long* out) {
-  if (!PyLong_CheckExact(value)) return false;
-  int overflow = 0;
-  *out = PyLong_AsLongLongAndOverflow(value, &overflow);
-  if (*out == -1 && PyErr_Occurred()) throw py::error_already_set();
-  return overflow == 0;
 }
 
 void AppendInt(std::string& out, long long v) {

@@ -3,6 +3,7 @@
 // text" is here; reports/cobertura.py decides everything else (every start tag's attributes: escaping, rates; what
 // a branch line says). The element comes back as UTF-8 bytes, ready to write: no str to encode again.
 #include "native_xml.h"
+#include "py_objects.h"
 
 #include <algorithm>
 #include <charconv>
@@ -14,6 +15,8 @@
 namespace py = pybind11;
 
 namespace {
+
+using dotcov_py::SmallInt;
 
 // A Python object's text: `str` as UTF-8 (cobertura.py has cleaned it of what XML cannot carry).
 std::string_view Utf8(PyObject* s) {
@@ -63,14 +66,6 @@ class Buffer {
   py::object bytes_;
   size_t size_ = 0;
 };
-
-// An exact int within 64 bits (else false: written through Python, see AppendInt).
-bool SmallInt(PyObject* value, long long* out) {
-  if (!PyLong_CheckExact(value)) return false;
-  int overflow = 0;
-  *out = PyLong_AsLongLongAndOverflow(value, &overflow);
-  return overflow == 0 && !(*out == -1 && PyErr_Occurred());
-}
 
 // An integer as Python's "%d" writes it: any number through int(), beyond 64 bits (a sum of counters can be) too.
 void AppendInt(Buffer& out, PyObject* value) {

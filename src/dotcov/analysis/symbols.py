@@ -134,7 +134,6 @@ class Symbols:
                         context = contexts.get(0x02000000 | t)
                         t = types[t - 1][2]
                     context = type_context[type_rid] = context or 0
-            context = context or 0
             type_params = generic.get(0x02000000 | type_rid, [])
             method_params = generic.get(0x06000000 | rid, [])
             params = params_of.get(rid, [])
